@@ -1,0 +1,959 @@
+//! The lease authority: who holds a lock, until when, and with which fencing token.
+//!
+//! The rules, in one place (an [`Authority`] guards one lock; a `LockTable` many, with the same
+//! rules):
+//!
+//! * A grant issues the next token of a strictly increasing sequence. Past [`Token::MAX`] nothing
+//!   more is issued: [`AcquireError::Exhausted`], never a wrap.
+//! * A lease is live while `now < expires_at`; at `now >= expires_at` it has expired.
+//! * After an **expiry** (not after a clean release) an optional lock-delay keeps the lock free of
+//!   new grants until `expires_at + lock_delay_ms`, giving a paused holder's in-flight requests time
+//!   to drain.
+//! * A holder that acquires again while its lease is live re-enters: it keeps its token, the depth
+//!   counts up to [`Config::max_reentry`], and the expiry is refreshed.
+//! * Renew and release need the holder **and** the token to match a live lease; otherwise ownership
+//!   was lost ([`LeaseError::Lost`]). An expired lease can never be renewed back to life.
+//! * Time only moves forward: an earlier `now` than one already seen is clamped (see
+//!   [`crate::time::Timeline`]).
+//!
+//! ## Persisting: the host's contract
+//!
+//! Tokens are reserved in blocks of [`Config::reserve_block`]. When a grant needs a new block it
+//! carries a [`Reservation`] in [`Grant::reservation`]. **The host must persist that reservation (or
+//! a snapshot taken after the grant) durably before it hands the grant to the holder.** A restore
+//! then resumes above the whole reserved block, so no token that may have been handed out is ever
+//! issued again, even if every grant after the last persisted snapshot was lost. A block of 1
+//! means "persist on every grant"; larger blocks trade skipped token numbers after a crash for
+//! fewer writes.
+
+use core::fmt;
+
+use crate::time::{Clock, Timeline};
+use crate::token::Token;
+
+/// How an authority behaves. Build it with [`Config::new`] and the `with_*` methods.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
+pub struct Config {
+    /// Default lease length in milliseconds (> 0).
+    pub ttl_ms: u64,
+    /// After an expiry, no new grant until `expires_at + lock_delay_ms`. 0 disables it.
+    pub lock_delay_ms: u64,
+    /// Deepest re-entry allowed for one holder (>= 1; 1 means not re-entrant).
+    pub max_reentry: u32,
+    /// The first token this authority issues (a host resuming at 33 can say so).
+    pub first_token: Token,
+    /// How many tokens one persisted reservation covers (>= 1).
+    pub reserve_block: u64,
+}
+
+impl Config {
+    /// A config with the given lease length, no lock-delay, re-entry up to `u32::MAX`, first token
+    /// 1 and reservation blocks of 1 (persist every grant).
+    pub const fn new(ttl_ms: u64) -> Config {
+        Config {
+            ttl_ms,
+            lock_delay_ms: 0,
+            max_reentry: u32::MAX,
+            first_token: Token::MIN,
+            reserve_block: 1,
+        }
+    }
+
+    /// Sets the lock-delay after an expiry.
+    pub const fn with_lock_delay(mut self, ms: u64) -> Config {
+        self.lock_delay_ms = ms;
+        self
+    }
+
+    /// Sets the deepest re-entry (1 = not re-entrant).
+    pub const fn with_max_reentry(mut self, depth: u32) -> Config {
+        self.max_reentry = depth;
+        self
+    }
+
+    /// Sets the first token to issue.
+    pub const fn with_first_token(mut self, token: Token) -> Config {
+        self.first_token = token;
+        self
+    }
+
+    /// Sets the size of a token reservation block.
+    pub const fn with_reserve_block(mut self, tokens: u64) -> Config {
+        self.reserve_block = tokens;
+        self
+    }
+
+    /// Checks the config.
+    pub const fn validate(&self) -> Result<(), ConfigError> {
+        if self.ttl_ms == 0 {
+            return Err(ConfigError::ZeroTtl);
+        }
+        if self.max_reentry == 0 {
+            return Err(ConfigError::ZeroReentry);
+        }
+        if self.reserve_block == 0 {
+            return Err(ConfigError::ZeroReserveBlock);
+        }
+        Ok(())
+    }
+}
+
+/// A config value that cannot work.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// `ttl_ms` was 0: every lease would be born expired.
+    ZeroTtl,
+    /// `max_reentry` was 0: not even the first acquire could succeed.
+    ZeroReentry,
+    /// `reserve_block` was 0: no token could ever be reserved.
+    ZeroReserveBlock,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ConfigError::ZeroTtl => "ttl_ms must be greater than 0",
+            ConfigError::ZeroReentry => "max_reentry must be at least 1",
+            ConfigError::ZeroReserveBlock => "reserve_block must be at least 1",
+        })
+    }
+}
+
+impl core::error::Error for ConfigError {}
+
+/// Tokens up to and including `through` may have been handed out. Persist it before returning the
+/// grant that carried it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Reservation {
+    /// Highest token covered by the reservation.
+    pub through: u64,
+}
+
+/// The strictly increasing token sequence, with its persisted reservation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct TokenSequence {
+    /// The next token to issue; `None` once [`Token::MAX`] was issued.
+    pub(crate) next: Option<Token>,
+    /// Highest token covered by a reservation (0: none yet).
+    pub(crate) reserved_through: u64,
+}
+
+impl TokenSequence {
+    pub(crate) const fn starting_at(first: Token) -> TokenSequence {
+        TokenSequence {
+            next: Some(first),
+            reserved_through: first.get() - 1,
+        }
+    }
+
+    /// Resumes above everything a persisted reservation may have covered (and not below a
+    /// configured first token).
+    pub(crate) fn resume(reserved_through: u64, first: Token) -> TokenSequence {
+        if reserved_through < first.get() {
+            return TokenSequence::starting_at(first);
+        }
+        TokenSequence {
+            next: reserved_through.checked_add(1).and_then(Token::new),
+            reserved_through,
+        }
+    }
+
+    /// The highest token issued so far, if any.
+    pub(crate) fn last_issued(&self, first: Token) -> Option<Token> {
+        match self.next {
+            Some(next) if next <= first => None,
+            Some(next) => Token::new(next.get() - 1),
+            None => Some(Token::MAX),
+        }
+    }
+
+    #[inline]
+    pub(crate) fn issue(&mut self, block: u64) -> Result<(Token, Option<Reservation>), Exhausted> {
+        let token = self.next.ok_or(Exhausted)?;
+        let reservation = if token.get() > self.reserved_through {
+            self.reserved_through = token.get().saturating_add(block - 1);
+            Some(Reservation {
+                through: self.reserved_through,
+            })
+        } else {
+            None
+        };
+        self.next = token.next();
+        Ok((token, reservation))
+    }
+}
+
+/// The token sequence ran past `u64::MAX`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Exhausted;
+
+/// A live (or last known) lease.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Lease<H> {
+    /// Who holds it.
+    pub holder: H,
+    /// Its fencing token.
+    pub token: Token,
+    /// When it was first granted.
+    pub granted_at: u64,
+    /// First instant at which it is no longer held.
+    pub expires_at: u64,
+    /// Re-entry depth (1 after the first acquire).
+    pub depth: u32,
+}
+
+/// A successful acquire.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Grant {
+    /// The fencing token to present to resources.
+    pub token: Token,
+    /// The authority time of this grant.
+    pub granted_at: u64,
+    /// First instant at which the lease is no longer held.
+    pub expires_at: u64,
+    /// Re-entry depth after this acquire (1 for a fresh grant).
+    pub depth: u32,
+    /// A new token reservation the host must persist before returning this grant.
+    pub reservation: Option<Reservation>,
+}
+
+impl Grant {
+    /// Whether this acquire re-entered a lease the holder already had.
+    pub const fn reentered(&self) -> bool {
+        self.depth > 1
+    }
+
+    /// The last instant, on the holder's own clock, at which it may still *start* a side effect.
+    ///
+    /// `sent_at` is the holder's clock reading when it sent the acquire request (the grant happened
+    /// after that, so counting from it is safe whatever the network did). `drift_ppm` bounds how
+    /// much faster the authority's clock may run than the holder's, in parts per million; `margin_ms`
+    /// covers how long the side effect takes to reach the resource. The result never exceeds what the
+    /// lease allows and saturates at `sent_at` when nothing is left.
+    pub fn safe_until(&self, sent_at: u64, drift_ppm: u32, margin_ms: u64) -> u64 {
+        let ttl = u128::from(self.expires_at.saturating_sub(self.granted_at));
+        let drift = u128::from(drift_ppm.min(1_000_000));
+        // Round the usable budget down: the holder's clock may measure a lease-length interval as
+        // only ttl * (1 - drift) long.
+        let budget = ttl * (1_000_000 - drift) / 1_000_000;
+        let budget = u64::try_from(budget).unwrap_or(u64::MAX);
+        sent_at.saturating_add(budget.saturating_sub(margin_ms))
+    }
+}
+
+/// A successful renew.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Renewal {
+    /// The unchanged token.
+    pub token: Token,
+    /// The new expiry.
+    pub expires_at: u64,
+}
+
+/// A successful release.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Released {
+    /// The lock is free (no lock-delay follows a clean release).
+    Free,
+    /// One re-entry level was released; the holder still holds the lock at this depth.
+    Held {
+        /// Remaining depth.
+        depth: u32,
+    },
+}
+
+/// A lease that ran out, reported once when the authority notices it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Expired<H> {
+    /// Who held it.
+    pub holder: H,
+    /// Its token.
+    pub token: Token,
+    /// When it expired (`expires_at`, not when it was noticed).
+    pub at: u64,
+    /// No new grant before this instant (equal to `at` without lock-delay).
+    pub free_at: u64,
+}
+
+/// Why an acquire did not grant.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum AcquireError<H> {
+    /// Another holder has a live lease.
+    Held {
+        /// The current holder.
+        holder: H,
+        /// When its lease expires unless renewed.
+        until: u64,
+    },
+    /// The lock is in its lock-delay after an expiry.
+    LockDelay {
+        /// First instant a grant is possible.
+        until: u64,
+    },
+    /// The holder re-entered as deep as allowed.
+    ReentryLimit {
+        /// The configured limit.
+        max: u32,
+    },
+    /// Every token up to `u64::MAX` was issued.
+    Exhausted,
+}
+
+impl<H> AcquireError<H> {
+    /// The earliest instant at which trying again could succeed, if waiting can help.
+    pub fn retry_at(&self) -> Option<u64> {
+        match self {
+            AcquireError::Held { until, .. } | AcquireError::LockDelay { until } => Some(*until),
+            AcquireError::ReentryLimit { .. } | AcquireError::Exhausted => None,
+        }
+    }
+}
+
+impl<H: fmt::Debug> fmt::Display for AcquireError<H> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AcquireError::Held { holder, until } => {
+                write!(f, "lock is held by {holder:?} until {until}")
+            }
+            AcquireError::LockDelay { until } => {
+                write!(f, "lock is in its lock-delay until {until}")
+            }
+            AcquireError::ReentryLimit { max } => {
+                write!(f, "holder already re-entered {max} times")
+            }
+            AcquireError::Exhausted => f.write_str("fencing tokens are exhausted"),
+        }
+    }
+}
+
+impl<H: fmt::Debug> core::error::Error for AcquireError<H> {}
+
+/// Why a renew or release failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum LeaseError {
+    /// The caller does not hold a live lease with this token: it expired, was taken over, was
+    /// released, or never belonged to the caller. Stop acting as the owner.
+    Lost,
+}
+
+impl fmt::Display for LeaseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("lease lost: the caller no longer holds this lock with this token")
+    }
+}
+
+impl core::error::Error for LeaseError {}
+
+/// The state of one lock apart from its token sequence.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Slot<H> {
+    pub(crate) lease: Option<Lease<H>>,
+    /// No grant before this instant (lock-delay after an expiry).
+    pub(crate) free_at: u64,
+}
+
+impl<H> Default for Slot<H> {
+    fn default() -> Slot<H> {
+        Slot {
+            lease: None,
+            free_at: 0,
+        }
+    }
+}
+
+impl<H: Clone + Eq> Slot<H> {
+    /// Ends the lease if it ran out by `now`.
+    #[inline]
+    pub(crate) fn settle(&mut self, now: u64, cfg: &Config) -> Option<Expired<H>> {
+        match &self.lease {
+            Some(lease) if now >= lease.expires_at => {
+                let lease = self.lease.take()?;
+                let at = lease.expires_at;
+                self.free_at = at.saturating_add(cfg.lock_delay_ms);
+                Some(Expired {
+                    holder: lease.holder,
+                    token: lease.token,
+                    at,
+                    free_at: self.free_at,
+                })
+            }
+            _ => None,
+        }
+    }
+
+    #[cfg(feature = "alloc")]
+    /// Whether the slot holds nothing worth remembering at `now` (no lease, no pending delay).
+    pub(crate) fn is_idle(&self, now: u64) -> bool {
+        self.lease.is_none() && now >= self.free_at
+    }
+
+    #[inline]
+    pub(crate) fn acquire(
+        &mut self,
+        seq: &mut TokenSequence,
+        cfg: &Config,
+        holder: &H,
+        ttl_ms: u64,
+        now: u64,
+    ) -> Result<Grant, AcquireError<H>> {
+        self.settle(now, cfg);
+        let expires_at = now.saturating_add(ttl_ms.max(1));
+        if let Some(lease) = &mut self.lease {
+            if lease.holder != *holder {
+                return Err(AcquireError::Held {
+                    holder: lease.holder.clone(),
+                    until: lease.expires_at,
+                });
+            }
+            if lease.depth >= cfg.max_reentry {
+                return Err(AcquireError::ReentryLimit {
+                    max: cfg.max_reentry,
+                });
+            }
+            lease.depth += 1;
+            lease.expires_at = lease.expires_at.max(expires_at);
+            return Ok(Grant {
+                token: lease.token,
+                granted_at: now,
+                expires_at: lease.expires_at,
+                depth: lease.depth,
+                reservation: None,
+            });
+        }
+        if now < self.free_at {
+            return Err(AcquireError::LockDelay {
+                until: self.free_at,
+            });
+        }
+        let (token, reservation) = seq
+            .issue(cfg.reserve_block)
+            .map_err(|_| AcquireError::Exhausted)?;
+        self.lease = Some(Lease {
+            holder: holder.clone(),
+            token,
+            granted_at: now,
+            expires_at,
+            depth: 1,
+        });
+        Ok(Grant {
+            token,
+            granted_at: now,
+            expires_at,
+            depth: 1,
+            reservation,
+        })
+    }
+
+    fn held_by(
+        &mut self,
+        holder: &H,
+        token: Token,
+        now: u64,
+        cfg: &Config,
+    ) -> Option<&mut Lease<H>> {
+        self.settle(now, cfg);
+        self.lease
+            .as_mut()
+            .filter(|l| l.holder == *holder && l.token == token)
+    }
+
+    #[inline]
+    pub(crate) fn renew(
+        &mut self,
+        cfg: &Config,
+        holder: &H,
+        token: Token,
+        ttl_ms: u64,
+        now: u64,
+    ) -> Result<Renewal, LeaseError> {
+        let lease = self
+            .held_by(holder, token, now, cfg)
+            .ok_or(LeaseError::Lost)?;
+        lease.expires_at = now.saturating_add(ttl_ms.max(1));
+        Ok(Renewal {
+            token,
+            expires_at: lease.expires_at,
+        })
+    }
+
+    #[inline]
+    pub(crate) fn release(
+        &mut self,
+        cfg: &Config,
+        holder: &H,
+        token: Token,
+        now: u64,
+    ) -> Result<Released, LeaseError> {
+        let lease = self
+            .held_by(holder, token, now, cfg)
+            .ok_or(LeaseError::Lost)?;
+        if lease.depth > 1 {
+            lease.depth -= 1;
+            return Ok(Released::Held { depth: lease.depth });
+        }
+        self.lease = None;
+        // A clean release frees the lock at once: no lock-delay.
+        self.free_at = 0;
+        Ok(Released::Free)
+    }
+}
+
+/// The lease authority for one lock.
+///
+/// `H` identifies holders: anything `Clone + Eq` (a worker number, a name, a session id).
+///
+/// ```
+/// use fencepost::{Authority, Config, Token, AcquireError};
+///
+/// let mut auth = Authority::new(Config::new(30_000).with_first_token(Token::new(33).unwrap())).unwrap();
+/// let a = auth.try_acquire(&"A", 0).unwrap();
+/// assert_eq!(a.token.get(), 33);
+/// assert_eq!(auth.try_acquire(&"B", 10_000), Err(AcquireError::Held { holder: "A", until: 30_000 }));
+/// let b = auth.try_acquire(&"B", 45_000).unwrap();
+/// assert_eq!(b.token.get(), 34);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Authority<H> {
+    pub(crate) cfg: Config,
+    pub(crate) seq: TokenSequence,
+    pub(crate) slot: Slot<H>,
+    pub(crate) time: Timeline,
+}
+
+impl<H: Clone + Eq> Authority<H> {
+    /// A fresh authority. Its first grant issues `cfg.first_token`.
+    pub fn new(cfg: Config) -> Result<Authority<H>, ConfigError> {
+        cfg.validate()?;
+        Ok(Authority {
+            cfg,
+            seq: TokenSequence::starting_at(cfg.first_token),
+            slot: Slot::default(),
+            time: Timeline::default(),
+        })
+    }
+
+    /// The config.
+    pub const fn config(&self) -> &Config {
+        &self.cfg
+    }
+
+    /// Acquires with the default TTL, without waiting.
+    #[inline]
+    pub fn try_acquire(&mut self, holder: &H, now: u64) -> Result<Grant, AcquireError<H>> {
+        self.try_acquire_for(holder, self.cfg.ttl_ms, now)
+    }
+
+    /// Acquires with a TTL of `ttl_ms` (0 is treated as 1), without waiting.
+    #[inline]
+    pub fn try_acquire_for(
+        &mut self,
+        holder: &H,
+        ttl_ms: u64,
+        now: u64,
+    ) -> Result<Grant, AcquireError<H>> {
+        let now = self.time.observe(now).now;
+        self.slot
+            .acquire(&mut self.seq, &self.cfg, holder, ttl_ms, now)
+    }
+
+    /// Acquires, waiting for the lock until `deadline` on `clock`.
+    ///
+    /// Whenever the lock is held or in lock-delay, `wait(until)` is called with the instant to wait
+    /// for (never past `deadline`); it should sleep (or, in a test, move the clock). Gives up with the
+    /// last refusal once the clock reaches `deadline`.
+    pub fn acquire<C: Clock>(
+        &mut self,
+        holder: &H,
+        clock: &C,
+        deadline: u64,
+        mut wait: impl FnMut(u64),
+    ) -> Result<Grant, AcquireError<H>> {
+        loop {
+            let now = clock.now_ms();
+            match self.try_acquire(holder, now) {
+                Ok(grant) => return Ok(grant),
+                Err(err) => match err.retry_at() {
+                    Some(_) if now >= deadline => return Err(err),
+                    Some(at) => wait(at.min(deadline).max(now)),
+                    None => return Err(err),
+                },
+            }
+        }
+    }
+
+    /// Extends the holder's live lease to `now + ttl` (default TTL). Same token.
+    #[inline]
+    pub fn renew(&mut self, holder: &H, token: Token, now: u64) -> Result<Renewal, LeaseError> {
+        self.renew_for(holder, token, self.cfg.ttl_ms, now)
+    }
+
+    /// Extends the holder's live lease to `now + ttl_ms`. Same token.
+    #[inline]
+    pub fn renew_for(
+        &mut self,
+        holder: &H,
+        token: Token,
+        ttl_ms: u64,
+        now: u64,
+    ) -> Result<Renewal, LeaseError> {
+        let now = self.time.observe(now).now;
+        self.slot.renew(&self.cfg, holder, token, ttl_ms, now)
+    }
+
+    /// Releases one level of the holder's live lease.
+    #[inline]
+    pub fn release(&mut self, holder: &H, token: Token, now: u64) -> Result<Released, LeaseError> {
+        let now = self.time.observe(now).now;
+        self.slot.release(&self.cfg, holder, token, now)
+    }
+
+    /// Notices an expiry: returns it once, the first time it is asked at or after `expires_at`.
+    pub fn expire(&mut self, now: u64) -> Option<Expired<H>> {
+        let now = self.time.observe(now).now;
+        self.slot.settle(now, &self.cfg)
+    }
+
+    /// The live lease at `now`, if any (settles an expiry first).
+    pub fn lease(&mut self, now: u64) -> Option<&Lease<H>> {
+        self.expire(now);
+        self.slot.lease.as_ref()
+    }
+
+    /// The lease as last recorded, without looking at the time (it may have expired since).
+    pub const fn recorded_lease(&self) -> Option<&Lease<H>> {
+        self.slot.lease.as_ref()
+    }
+
+    /// When the next grant could happen if the lock is free (end of a lock-delay).
+    pub const fn free_at(&self) -> u64 {
+        self.slot.free_at
+    }
+
+    /// The token the next fresh grant will carry, or `None` when exhausted.
+    pub const fn next_token(&self) -> Option<Token> {
+        self.seq.next
+    }
+
+    /// The highest token issued so far.
+    pub fn last_issued(&self) -> Option<Token> {
+        self.seq.last_issued(self.cfg.first_token)
+    }
+
+    /// Highest token covered by the current reservation.
+    pub const fn reserved_through(&self) -> u64 {
+        self.seq.reserved_through
+    }
+
+    /// The authority's view of time: latest instant seen and clamp count.
+    pub const fn timeline(&self) -> &Timeline {
+        &self.time
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::ManualClock;
+
+    fn t(v: u64) -> Token {
+        Token::new(v).unwrap()
+    }
+
+    fn auth(cfg: Config) -> Authority<&'static str> {
+        Authority::new(cfg).unwrap()
+    }
+
+    #[test]
+    fn the_story_tokens() {
+        let mut a = auth(Config::new(30_000).with_first_token(t(33)));
+        let ga = a.try_acquire(&"A", 0).unwrap();
+        assert_eq!((ga.token, ga.expires_at, ga.depth), (t(33), 30_000, 1));
+        assert_eq!(
+            a.try_acquire(&"B", 29_999),
+            Err(AcquireError::Held {
+                holder: "A",
+                until: 30_000
+            })
+        );
+        let gb = a.try_acquire(&"B", 45_000).unwrap();
+        assert_eq!((gb.token, gb.expires_at), (t(34), 75_000));
+        assert_eq!(a.last_issued(), Some(t(34)));
+    }
+
+    #[test]
+    fn expiry_is_at_expires_at() {
+        let mut a = auth(Config::new(100));
+        a.try_acquire(&"A", 0).unwrap();
+        assert!(a.try_acquire(&"B", 99).is_err());
+        assert_eq!(a.try_acquire(&"B", 100).unwrap().token, t(2));
+    }
+
+    #[test]
+    fn expire_reports_once() {
+        let mut a = auth(Config::new(100).with_lock_delay(50));
+        a.try_acquire(&"A", 10).unwrap();
+        assert_eq!(a.expire(109), None);
+        assert_eq!(
+            a.expire(500),
+            Some(Expired {
+                holder: "A",
+                token: t(1),
+                at: 110,
+                free_at: 160
+            })
+        );
+        assert_eq!(a.expire(600), None);
+    }
+
+    #[test]
+    fn config_errors() {
+        assert_eq!(
+            Authority::<u8>::new(Config::new(0)).unwrap_err(),
+            ConfigError::ZeroTtl
+        );
+        assert_eq!(
+            Authority::<u8>::new(Config::new(1).with_max_reentry(0)).unwrap_err(),
+            ConfigError::ZeroReentry
+        );
+        assert_eq!(
+            Authority::<u8>::new(Config::new(1).with_reserve_block(0)).unwrap_err(),
+            ConfigError::ZeroReserveBlock
+        );
+        assert_eq!(
+            std::format!("{}", ConfigError::ZeroTtl),
+            "ttl_ms must be greater than 0"
+        );
+    }
+
+    #[test]
+    fn lock_delay_after_expiry_only() {
+        let mut a = auth(Config::new(100).with_lock_delay(1_000));
+        a.try_acquire(&"A", 0).unwrap();
+        assert_eq!(
+            a.try_acquire(&"B", 150),
+            Err(AcquireError::LockDelay { until: 1_100 })
+        );
+        assert_eq!(
+            a.try_acquire(&"B", 1_099),
+            Err(AcquireError::LockDelay { until: 1_100 })
+        );
+        let gb = a.try_acquire(&"B", 1_100).unwrap();
+        assert_eq!(gb.token, t(2));
+        // A clean release has no delay.
+        assert_eq!(a.release(&"B", t(2), 1_150), Ok(Released::Free));
+        assert_eq!(a.try_acquire(&"C", 1_150).unwrap().token, t(3));
+    }
+
+    #[test]
+    fn reentry_keeps_token_and_counts_depth() {
+        let mut a = auth(Config::new(100).with_max_reentry(2));
+        let g1 = a.try_acquire(&"A", 0).unwrap();
+        let g2 = a.try_acquire(&"A", 50).unwrap();
+        assert_eq!(g2.token, g1.token);
+        assert_eq!((g2.depth, g2.expires_at), (2, 150));
+        assert!(g2.reentered());
+        assert_eq!(
+            a.try_acquire(&"A", 60),
+            Err(AcquireError::ReentryLimit { max: 2 })
+        );
+        assert_eq!(
+            a.release(&"A", g1.token, 70),
+            Ok(Released::Held { depth: 1 })
+        );
+        assert!(matches!(
+            a.try_acquire(&"B", 70),
+            Err(AcquireError::Held { .. })
+        ));
+        assert_eq!(a.release(&"A", g1.token, 71), Ok(Released::Free));
+        assert_eq!(a.try_acquire(&"B", 72).unwrap().token, t(2));
+    }
+
+    #[test]
+    fn not_reentrant_when_max_is_one() {
+        let mut a = auth(Config::new(100).with_max_reentry(1));
+        a.try_acquire(&"A", 0).unwrap();
+        assert_eq!(
+            a.try_acquire(&"A", 1),
+            Err(AcquireError::ReentryLimit { max: 1 })
+        );
+    }
+
+    #[test]
+    fn renew_extends_live_lease_only() {
+        let mut a = auth(Config::new(100));
+        let g = a.try_acquire(&"A", 0).unwrap();
+        assert_eq!(
+            a.renew(&"A", g.token, 60),
+            Ok(Renewal {
+                token: g.token,
+                expires_at: 160
+            })
+        );
+        assert_eq!(a.renew(&"B", g.token, 61), Err(LeaseError::Lost));
+        assert_eq!(a.renew(&"A", t(9), 61), Err(LeaseError::Lost));
+        // Expired: cannot be revived, even though nobody took it.
+        assert_eq!(a.renew(&"A", g.token, 160), Err(LeaseError::Lost));
+        assert_eq!(a.release(&"A", g.token, 161), Err(LeaseError::Lost));
+    }
+
+    #[test]
+    fn renew_and_release_after_takeover_are_lost() {
+        let mut a = auth(Config::new(100));
+        let ga = a.try_acquire(&"A", 0).unwrap();
+        let gb = a.try_acquire(&"B", 100).unwrap();
+        assert_eq!(a.renew(&"A", ga.token, 101), Err(LeaseError::Lost));
+        assert_eq!(a.release(&"A", ga.token, 101), Err(LeaseError::Lost));
+        assert_eq!(a.release(&"A", gb.token, 101), Err(LeaseError::Lost));
+        assert_eq!(a.release(&"B", gb.token, 101), Ok(Released::Free));
+        assert_eq!(
+            std::format!("{}", LeaseError::Lost),
+            "lease lost: the caller no longer holds this lock with this token"
+        );
+    }
+
+    #[test]
+    fn backwards_clock_cannot_revive_or_extend() {
+        let mut a = auth(Config::new(100));
+        let g = a.try_acquire(&"A", 1_000).unwrap();
+        // Time jumps far ahead: the lease expires.
+        assert!(a.expire(5_000).is_some());
+        // The clock steps back inside the old lease: still expired, and renew is refused.
+        assert_eq!(a.renew(&"A", g.token, 1_050), Err(LeaseError::Lost));
+        assert_eq!(a.timeline().clamps(), 1);
+        // A grant made with a backwards clock is measured from the latest instant.
+        let gb = a.try_acquire(&"B", 10).unwrap();
+        assert_eq!((gb.granted_at, gb.expires_at), (5_000, 5_100));
+        assert_eq!(a.timeline().clamps(), 2);
+        assert_eq!(a.timeline().latest(), 5_000);
+    }
+
+    #[test]
+    fn exhausted_never_wraps() {
+        let mut a = auth(Config::new(10).with_first_token(t(u64::MAX - 1)));
+        assert_eq!(a.try_acquire(&"A", 0).unwrap().token, t(u64::MAX - 1));
+        assert_eq!(a.try_acquire(&"B", 10).unwrap().token, Token::MAX);
+        assert_eq!(a.next_token(), None);
+        assert_eq!(a.last_issued(), Some(Token::MAX));
+        assert_eq!(a.try_acquire(&"C", 20), Err(AcquireError::Exhausted));
+        assert_eq!(AcquireError::<u8>::Exhausted.retry_at(), None);
+        assert_eq!(
+            std::format!("{}", AcquireError::<u8>::Exhausted),
+            "fencing tokens are exhausted"
+        );
+    }
+
+    #[test]
+    fn reservations_come_in_blocks() {
+        let mut a = auth(Config::new(10).with_reserve_block(3));
+        let r: std::vec::Vec<_> = (0..7)
+            .map(|i| a.try_acquire(&"A", i * 10).unwrap().reservation)
+            .collect();
+        assert_eq!(
+            r,
+            [
+                Some(Reservation { through: 3 }),
+                None,
+                None,
+                Some(Reservation { through: 6 }),
+                None,
+                None,
+                Some(Reservation { through: 9 })
+            ]
+        );
+        assert_eq!(a.reserved_through(), 9);
+    }
+
+    #[test]
+    fn reservation_near_max_saturates() {
+        let mut a = auth(
+            Config::new(10)
+                .with_first_token(Token::MAX)
+                .with_reserve_block(100),
+        );
+        let g = a.try_acquire(&"A", 0).unwrap();
+        assert_eq!(g.reservation, Some(Reservation { through: u64::MAX }));
+    }
+
+    #[test]
+    fn safe_until_subtracts_drift_and_margin() {
+        let g = Grant {
+            token: t(1),
+            granted_at: 1_000,
+            expires_at: 31_000,
+            depth: 1,
+            reservation: None,
+        };
+        // 30 s lease, 1% drift (10_000 ppm) -> 29.7 s, minus 200 ms margin, from sent_at 900.
+        assert_eq!(g.safe_until(900, 10_000, 200), 900 + 29_500);
+        assert_eq!(g.safe_until(900, 0, 0), 30_900);
+        assert_eq!(g.safe_until(900, 2_000_000, 0), 900);
+        assert_eq!(g.safe_until(900, 0, 40_000), 900);
+        assert_eq!(g.safe_until(u64::MAX - 5, 0, 0), u64::MAX);
+    }
+
+    #[test]
+    fn blocking_acquire_waits_for_expiry_and_lock_delay() {
+        let mut a = auth(Config::new(100).with_lock_delay(50));
+        a.try_acquire(&"A", 0).unwrap();
+        let clock = ManualClock::new(10);
+        let mut waits = std::vec::Vec::new();
+        let g = a
+            .acquire(&"B", &clock, 1_000, |until| {
+                waits.push(until);
+                clock.set(until);
+            })
+            .unwrap();
+        assert_eq!(waits, [100, 150]);
+        assert_eq!((g.token, g.granted_at), (t(2), 150));
+    }
+
+    #[test]
+    fn blocking_acquire_gives_up_at_deadline() {
+        let mut a = auth(Config::new(100));
+        a.try_acquire(&"A", 0).unwrap();
+        let clock = ManualClock::new(10);
+        let mut waits = std::vec::Vec::new();
+        let err = a
+            .acquire(&"B", &clock, 40, |until| {
+                waits.push(until);
+                clock.set(until);
+            })
+            .unwrap_err();
+        assert_eq!(waits, [40]);
+        assert_eq!(
+            err,
+            AcquireError::Held {
+                holder: "A",
+                until: 100
+            }
+        );
+    }
+
+    #[test]
+    fn ttl_zero_request_means_one_ms() {
+        let mut a = auth(Config::new(100));
+        let g = a.try_acquire_for(&"A", 0, 5).unwrap();
+        assert_eq!(g.expires_at, 6);
+    }
+
+    #[test]
+    fn expiry_saturates_at_the_end_of_time() {
+        let mut a = auth(Config::new(u64::MAX).with_lock_delay(u64::MAX));
+        let g = a.try_acquire(&"A", 10).unwrap();
+        assert_eq!(g.expires_at, u64::MAX);
+        assert!(a.lease(u64::MAX - 1).is_some());
+        assert!(a.lease(u64::MAX).is_none());
+        assert_eq!(a.free_at(), u64::MAX);
+    }
+}

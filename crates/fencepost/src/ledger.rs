@@ -1,0 +1,262 @@
+//! Idempotency: stop a retry from applying twice.
+//!
+//! An [`IdempotencyLedger`] remembers the outcome of the last `N` operations, keyed by
+//! `(token, operation id)`, in a fixed array (no allocation). When it is full, recording a new
+//! operation evicts the **oldest** one; a retry of an evicted operation looks fresh again, so pick
+//! `N` larger than the number of operations that can be retried at once. Lookups scan the array,
+//! which is fast for the few dozen entries a ledger usually holds.
+//!
+//! A ledger does not stop a stale owner: a paused owner's *new* operation has a new id and sails
+//! through. [`FencedResource`] puts a ledger and a [`Guard`] together, in this order:
+//!
+//! 1. **Ledger first.** A retry of an operation already applied gets the first outcome back and
+//!    nothing is applied again, even if its token has become stale since: the operation did happen,
+//!    and answering "stale" would tell the caller it did not.
+//! 2. **Then the guard.** Anything else must present a token that is not stale; only then is the
+//!    operation applied and its outcome recorded.
+
+use crate::guard::{Admission, Guard};
+use crate::token::Token;
+
+/// What a ledger knows about an operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Idempotency<O> {
+    /// Never recorded (or evicted): it may be applied.
+    Fresh,
+    /// Already applied, with this outcome.
+    Duplicate(O),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Entry<O> {
+    token: Token,
+    op: u64,
+    outcome: O,
+}
+
+/// The outcomes of the last `N` operations, by `(token, operation id)`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IdempotencyLedger<O, const N: usize> {
+    entries: [Option<Entry<O>>; N],
+    /// Slot the next record goes to; also the oldest entry once the ledger is full.
+    cursor: usize,
+    len: usize,
+}
+
+impl<O: Copy, const N: usize> Default for IdempotencyLedger<O, N> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<O: Copy, const N: usize> IdempotencyLedger<O, N> {
+    /// An empty ledger. `N` must be at least 1 (checked at compile time).
+    pub const fn new() -> Self {
+        const { assert!(N > 0, "an idempotency ledger needs room for one entry") };
+        IdempotencyLedger {
+            entries: [const { None }; N],
+            cursor: 0,
+            len: 0,
+        }
+    }
+
+    /// What the ledger knows about `(token, op)`.
+    pub fn lookup(&self, token: Token, op: u64) -> Idempotency<O> {
+        self.entries
+            .iter()
+            .flatten()
+            .find(|e| e.token == token && e.op == op)
+            .map_or(Idempotency::Fresh, |e| Idempotency::Duplicate(e.outcome))
+    }
+
+    /// Records an outcome. Returns the `(token, op)` evicted to make room, if any. Recording a key
+    /// that is already present replaces nothing and returns `None`: the first outcome stands.
+    pub fn record(&mut self, token: Token, op: u64, outcome: O) -> Option<(Token, u64)> {
+        if let Idempotency::Duplicate(_) = self.lookup(token, op) {
+            return None;
+        }
+        let evicted = self.entries[self.cursor].map(|e| (e.token, e.op));
+        self.entries[self.cursor] = Some(Entry { token, op, outcome });
+        self.cursor = (self.cursor + 1) % N;
+        self.len = (self.len + 1).min(N);
+        evicted
+    }
+
+    /// Number of entries held.
+    pub const fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether nothing is recorded.
+    pub const fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Capacity.
+    pub const fn capacity(&self) -> usize {
+        N
+    }
+}
+
+/// What happened to one write to a [`FencedResource`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WriteOutcome<O> {
+    /// Applied now; this is its outcome.
+    Applied(O),
+    /// A retry of an operation already applied: not applied again; this was its first outcome.
+    Duplicate(O),
+    /// Refused: an owner with a newer token has written.
+    Stale {
+        /// The token presented.
+        presented: Token,
+        /// The highest token already accepted.
+        highest: Token,
+    },
+    /// Refused: token 0 is never granted.
+    Invalid,
+}
+
+/// A guard plus an idempotency ledger, for a resource whose writes can be retried.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FencedResource<O, const N: usize> {
+    guard: Guard,
+    ledger: IdempotencyLedger<O, N>,
+}
+
+impl<O: Copy, const N: usize> Default for FencedResource<O, N> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<O: Copy, const N: usize> FencedResource<O, N> {
+    /// A resource that has accepted nothing.
+    pub const fn new() -> Self {
+        FencedResource {
+            guard: Guard::new(),
+            ledger: IdempotencyLedger::new(),
+        }
+    }
+
+    /// Runs `apply` at most once per `(token, op)`, and never for a stale token. See the module
+    /// docs for the order of the two checks.
+    pub fn write(&mut self, token: u64, op: u64, apply: impl FnOnce() -> O) -> WriteOutcome<O> {
+        let Some(token) = Token::new(token) else {
+            return WriteOutcome::Invalid;
+        };
+        if let Idempotency::Duplicate(first) = self.ledger.lookup(token, op) {
+            return WriteOutcome::Duplicate(first);
+        }
+        match self.guard.admit(token) {
+            Admission::Advanced { .. } | Admission::Current => {
+                let outcome = apply();
+                self.ledger.record(token, op, outcome);
+                WriteOutcome::Applied(outcome)
+            }
+            Admission::Stale { presented, highest } => WriteOutcome::Stale { presented, highest },
+            Admission::Invalid => WriteOutcome::Invalid,
+        }
+    }
+
+    /// The guard.
+    pub const fn guard(&self) -> &Guard {
+        &self.guard
+    }
+
+    /// The ledger.
+    pub const fn ledger(&self) -> &IdempotencyLedger<O, N> {
+        &self.ledger
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(v: u64) -> Token {
+        Token::new(v).unwrap()
+    }
+
+    #[test]
+    fn duplicate_returns_first_outcome() {
+        let mut l: IdempotencyLedger<u32, 4> = IdempotencyLedger::new();
+        assert_eq!(l.lookup(t(1), 7), Idempotency::Fresh);
+        assert_eq!(l.record(t(1), 7, 100), None);
+        assert_eq!(l.record(t(1), 7, 999), None);
+        assert_eq!(l.lookup(t(1), 7), Idempotency::Duplicate(100));
+        // Same op id under another token is another key.
+        assert_eq!(l.lookup(t(2), 7), Idempotency::Fresh);
+        assert_eq!(l.len(), 1);
+    }
+
+    #[test]
+    fn oldest_is_evicted_first() {
+        let mut l: IdempotencyLedger<u8, 3> = IdempotencyLedger::new();
+        assert!(l.is_empty());
+        assert_eq!(l.record(t(1), 1, 1), None);
+        assert_eq!(l.record(t(1), 2, 2), None);
+        assert_eq!(l.record(t(1), 3, 3), None);
+        assert_eq!(l.len(), 3);
+        assert_eq!(l.record(t(1), 4, 4), Some((t(1), 1)));
+        assert_eq!(l.lookup(t(1), 1), Idempotency::Fresh);
+        assert_eq!(l.lookup(t(1), 2), Idempotency::Duplicate(2));
+        assert_eq!(l.record(t(1), 5, 5), Some((t(1), 2)));
+        assert_eq!(l.len(), 3);
+        assert_eq!(l.capacity(), 3);
+    }
+
+    #[test]
+    fn fenced_resource_checks_ledger_then_guard() {
+        let mut r: FencedResource<u32, 8> = FencedResource::new();
+        let mut applied = std::vec::Vec::new();
+        // A (33) applies op 1.
+        assert_eq!(
+            r.write(33, 1, || {
+                applied.push("A:1");
+                10
+            }),
+            WriteOutcome::Applied(10)
+        );
+        // B (34) takes over and writes.
+        assert_eq!(
+            r.write(34, 2, || {
+                applied.push("B:2");
+                20
+            }),
+            WriteOutcome::Applied(20)
+        );
+        // A retries op 1 (it never saw the ack): the first outcome, nothing applied again.
+        assert_eq!(
+            r.write(33, 1, || {
+                applied.push("A:1 again");
+                11
+            }),
+            WriteOutcome::Duplicate(10)
+        );
+        // A's new op 3 is stale: the ledger alone would have let it in.
+        assert_eq!(
+            r.write(33, 3, || {
+                applied.push("A:3");
+                30
+            }),
+            WriteOutcome::Stale {
+                presented: t(33),
+                highest: t(34)
+            }
+        );
+        // B retries op 2: duplicate.
+        assert_eq!(r.write(34, 2, || 21), WriteOutcome::Duplicate(20));
+        assert_eq!(r.write(0, 9, || 0), WriteOutcome::Invalid);
+        assert_eq!(applied, ["A:1", "B:2"]);
+        assert_eq!(r.guard().highest(), Some(t(34)));
+        assert_eq!(r.ledger().len(), 2);
+    }
+
+    #[test]
+    fn ledger_alone_lets_a_stale_owner_in() {
+        // What idempotency keys cannot do, shown with the ledger by itself.
+        let mut l: IdempotencyLedger<(), 8> = IdempotencyLedger::new();
+        l.record(t(34), 1, ());
+        assert_eq!(l.lookup(t(33), 2), Idempotency::Fresh);
+    }
+}

@@ -1,0 +1,425 @@
+//! Signed tokens (feature `signed`): stop a client from poisoning a resource.
+//!
+//! A plain guard trusts whatever number it is shown; a client that presents `u64::MAX` would lock
+//! every honest owner out forever. With a key shared by the authority and the resource, the
+//! authority attaches an HMAC-SHA-256 over `(lock name, token)` to each grant, and the resource
+//! verifies it (in constant time) **before** the token can touch the guard's high-water mark.
+//!
+//! MAC input: the bytes `fencepost/token/v1`, a zero byte, the lock name's length as `u16`
+//! big-endian, the lock name, and the token as 8 bytes big-endian.
+//!
+//! Encodings: 40 bytes (token big-endian, then the 32-byte MAC), or the `Fencing-Token` header
+//! value `<decimal token>.<64 lowercase hex digits>`, e.g. `34.9c1f…`.
+
+use core::fmt;
+
+use hmac::{Hmac, Mac};
+use sha2::Sha256;
+
+use crate::guard::{Admission, Guard};
+use crate::token::{MAX_DECIMAL_LEN, ParseTokenError, Token, parse_decimal_bytes};
+
+/// Length of a MAC in bytes.
+pub const MAC_LEN: usize = 32;
+/// Length of the byte form of a signed token.
+pub const SIGNED_LEN: usize = 8 + MAC_LEN;
+/// Longest header value of a signed token.
+pub const SIGNED_HEADER_MAX: usize = MAX_DECIMAL_LEN + 1 + 2 * MAC_LEN;
+/// Shortest key accepted, in bytes.
+pub const MIN_KEY_LEN: usize = 16;
+/// Longest lock name that can be signed, in bytes.
+pub const MAX_LOCK_NAME: usize = u16::MAX as usize;
+
+const DOMAIN: &[u8] = b"fencepost/token/v1\0";
+
+/// A token with the authority's MAC.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct SignedToken {
+    /// The fencing token.
+    pub token: Token,
+    /// HMAC-SHA-256 over the lock name and the token.
+    pub mac: [u8; MAC_LEN],
+}
+
+impl fmt::Debug for SignedToken {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "SignedToken({}, mac ", self.token)?;
+        for b in &self.mac[..4] {
+            write!(f, "{b:02x}")?;
+        }
+        f.write_str("…)")
+    }
+}
+
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+impl SignedToken {
+    /// The 40-byte form.
+    pub fn to_bytes(&self) -> [u8; SIGNED_LEN] {
+        let mut out = [0; SIGNED_LEN];
+        out[..8].copy_from_slice(&self.token.to_be_bytes());
+        out[8..].copy_from_slice(&self.mac);
+        out
+    }
+
+    /// Parses the 40-byte form.
+    pub fn from_bytes(bytes: &[u8]) -> Result<SignedToken, ParseSignedError> {
+        if bytes.len() < SIGNED_LEN {
+            return Err(ParseSignedError::Truncated { len: bytes.len() });
+        }
+        if bytes.len() > SIGNED_LEN {
+            return Err(ParseSignedError::TooLong { len: bytes.len() });
+        }
+        let token = Token::from_be_slice(&bytes[..8]).map_err(ParseSignedError::Token)?;
+        let mut mac = [0; MAC_LEN];
+        mac.copy_from_slice(&bytes[8..]);
+        Ok(SignedToken { token, mac })
+    }
+
+    /// Writes the header value into `buf` and returns it.
+    pub fn to_header<'b>(&self, buf: &'b mut [u8; SIGNED_HEADER_MAX]) -> &'b str {
+        let mut dec = [0; MAX_DECIMAL_LEN];
+        let digits = self.token.to_decimal(&mut dec).as_bytes();
+        let n = digits.len();
+        buf[..n].copy_from_slice(digits);
+        buf[n] = b'.';
+        for (i, b) in self.mac.iter().enumerate() {
+            buf[n + 1 + 2 * i] = HEX[usize::from(b >> 4)];
+            buf[n + 2 + 2 * i] = HEX[usize::from(b & 15)];
+        }
+        core::str::from_utf8(&buf[..n + 1 + 2 * MAC_LEN]).unwrap_or("")
+    }
+
+    /// Parses a header value `<decimal>.<64 lowercase hex>`.
+    pub fn from_header(value: &[u8]) -> Result<SignedToken, ParseSignedError> {
+        let Some(dot) = value.iter().position(|&b| b == b'.') else {
+            parse_decimal_bytes(value).map_err(ParseSignedError::Token)?;
+            return Err(ParseSignedError::MissingMac);
+        };
+        let token = parse_decimal_bytes(&value[..dot]).map_err(ParseSignedError::Token)?;
+        let hex = &value[dot + 1..];
+        if let Some(at) = hex
+            .iter()
+            .position(|b| !matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+        {
+            return Err(ParseSignedError::BadHex { at: dot + 1 + at });
+        }
+        if hex.len() < 2 * MAC_LEN {
+            return Err(ParseSignedError::Truncated { len: hex.len() / 2 });
+        }
+        if hex.len() > 2 * MAC_LEN {
+            return Err(ParseSignedError::TooLong { len: hex.len() / 2 });
+        }
+        let mut mac = [0; MAC_LEN];
+        for (i, pair) in hex.chunks_exact(2).enumerate() {
+            mac[i] = (nibble(pair[0]) << 4) | nibble(pair[1]);
+        }
+        Ok(SignedToken { token, mac })
+    }
+}
+
+fn nibble(c: u8) -> u8 {
+    match c {
+        b'0'..=b'9' => c - b'0',
+        _ => c - b'a' + 10,
+    }
+}
+
+/// Why a signed token could not be parsed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ParseSignedError {
+    /// The token part is bad.
+    Token(ParseTokenError),
+    /// A plain token with no MAC.
+    MissingMac,
+    /// The MAC is shorter than 32 bytes (`len` bytes were there).
+    Truncated {
+        /// Bytes of MAC (or of the whole byte form) present.
+        len: usize,
+    },
+    /// The MAC (or the byte form) is longer than it can be.
+    TooLong {
+        /// Bytes present.
+        len: usize,
+    },
+    /// A character that is not a lowercase hex digit at byte `at`.
+    BadHex {
+        /// Byte offset in the header value.
+        at: usize,
+    },
+}
+
+impl fmt::Display for ParseSignedError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ParseSignedError::Token(e) => write!(f, "{e}"),
+            ParseSignedError::MissingMac => f.write_str("token has no signature"),
+            ParseSignedError::Truncated { len } => {
+                write!(f, "signature is truncated: {len} bytes, expected {MAC_LEN}")
+            }
+            ParseSignedError::TooLong { len } => {
+                write!(f, "signature is too long: {len} bytes, expected {MAC_LEN}")
+            }
+            ParseSignedError::BadHex { at } => {
+                write!(f, "signature has a non-hex character at byte {at}")
+            }
+        }
+    }
+}
+
+impl core::error::Error for ParseSignedError {}
+
+/// Why a key or a signature was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SignatureError {
+    /// The MAC does not match this lock and token: forged, tampered, or for another lock.
+    Forged,
+    /// The key is shorter than [`MIN_KEY_LEN`] bytes.
+    KeyTooShort {
+        /// The length given.
+        len: usize,
+    },
+    /// The lock name is longer than [`MAX_LOCK_NAME`] bytes.
+    LockNameTooLong,
+}
+
+impl fmt::Display for SignatureError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SignatureError::Forged => f.write_str("token signature does not verify for this lock"),
+            SignatureError::KeyTooShort { len } => {
+                write!(
+                    f,
+                    "signing key is {len} bytes; at least {MIN_KEY_LEN} are required"
+                )
+            }
+            SignatureError::LockNameTooLong => f.write_str("lock name is too long to sign"),
+        }
+    }
+}
+
+impl core::error::Error for SignatureError {}
+
+/// Signs and verifies tokens with one secret key. Both the authority and the resource hold it.
+#[derive(Clone)]
+pub struct TokenSigner {
+    keyed: Hmac<Sha256>,
+}
+
+impl fmt::Debug for TokenSigner {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("TokenSigner(..)")
+    }
+}
+
+impl TokenSigner {
+    /// A signer for `key` (at least [`MIN_KEY_LEN`] bytes of secret randomness).
+    pub fn new(key: &[u8]) -> Result<TokenSigner, SignatureError> {
+        if key.len() < MIN_KEY_LEN {
+            return Err(SignatureError::KeyTooShort { len: key.len() });
+        }
+        let keyed = <Hmac<Sha256> as Mac>::new_from_slice(key)
+            .map_err(|_| SignatureError::KeyTooShort { len: key.len() })?;
+        Ok(TokenSigner { keyed })
+    }
+
+    fn mac(&self, lock: &[u8], token: Token) -> Result<Hmac<Sha256>, SignatureError> {
+        let len = u16::try_from(lock.len()).map_err(|_| SignatureError::LockNameTooLong)?;
+        let mut m = self.keyed.clone();
+        m.update(DOMAIN);
+        m.update(&len.to_be_bytes());
+        m.update(lock);
+        m.update(&token.to_be_bytes());
+        Ok(m)
+    }
+
+    /// Signs `token` for the lock named `lock`.
+    pub fn sign(&self, lock: &[u8], token: Token) -> Result<SignedToken, SignatureError> {
+        let mac = self.mac(lock, token)?.finalize().into_bytes();
+        let mut out = [0; MAC_LEN];
+        out.copy_from_slice(&mac);
+        Ok(SignedToken { token, mac: out })
+    }
+
+    /// Verifies a signed token for `lock` in constant time; returns the token if genuine.
+    pub fn verify(&self, lock: &[u8], signed: &SignedToken) -> Result<Token, SignatureError> {
+        self.mac(lock, signed.token)?
+            .verify_slice(&signed.mac)
+            .map(|()| signed.token)
+            .map_err(|_| SignatureError::Forged)
+    }
+}
+
+impl Guard {
+    /// Verifies `signed` for `lock`, then admits its token. A forged token is refused before it can
+    /// move the high-water mark.
+    pub fn admit_signed(
+        &mut self,
+        signer: &TokenSigner,
+        lock: &[u8],
+        signed: &SignedToken,
+    ) -> Result<Admission, SignatureError> {
+        let token = signer.verify(lock, signed)?;
+        Ok(self.admit(token))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::string::ToString;
+
+    const KEY: &[u8] = b"0123456789abcdef0123456789abcdef";
+
+    fn t(v: u64) -> Token {
+        Token::new(v).unwrap()
+    }
+
+    #[test]
+    fn sign_and_verify() {
+        let s = TokenSigner::new(KEY).unwrap();
+        let st = s.sign(b"orders", t(34)).unwrap();
+        assert_eq!(s.verify(b"orders", &st), Ok(t(34)));
+        // Same token, other lock.
+        assert_eq!(s.verify(b"invoices", &st), Err(SignatureError::Forged));
+        // Tampered token keeps the old MAC.
+        let forged = SignedToken {
+            token: Token::MAX,
+            mac: st.mac,
+        };
+        assert_eq!(s.verify(b"orders", &forged), Err(SignatureError::Forged));
+        // Another key.
+        let other = TokenSigner::new(b"another key of 16+ bytes").unwrap();
+        assert_eq!(other.verify(b"orders", &st), Err(SignatureError::Forged));
+        // Any flipped bit in the MAC.
+        for i in 0..MAC_LEN * 8 {
+            let mut bad = st;
+            bad.mac[i / 8] ^= 1 << (i % 8);
+            assert_eq!(s.verify(b"orders", &bad), Err(SignatureError::Forged));
+        }
+    }
+
+    #[test]
+    fn mac_is_stable() {
+        // A fixed vector, so other implementations (and future versions) can check themselves.
+        let s = TokenSigner::new(KEY).unwrap();
+        let mut buf = [0; SIGNED_HEADER_MAX];
+        let header = s
+            .sign(b"orders", t(34))
+            .unwrap()
+            .to_header(&mut buf)
+            .to_string();
+        assert!(header.starts_with("34."));
+        assert_eq!(header.len(), 3 + 64);
+        let again = s.sign(b"orders", t(34)).unwrap();
+        assert_eq!(SignedToken::from_header(header.as_bytes()), Ok(again));
+    }
+
+    #[test]
+    fn key_and_lock_limits() {
+        assert_eq!(
+            TokenSigner::new(b"short").unwrap_err(),
+            SignatureError::KeyTooShort { len: 5 }
+        );
+        let s = TokenSigner::new(KEY).unwrap();
+        let long = std::vec![b'x'; MAX_LOCK_NAME + 1];
+        assert_eq!(
+            s.sign(&long, t(1)).unwrap_err(),
+            SignatureError::LockNameTooLong
+        );
+        assert!(s.sign(&long[..MAX_LOCK_NAME], t(1)).is_ok());
+        assert_eq!(std::format!("{:?}", s), "TokenSigner(..)");
+    }
+
+    #[test]
+    fn header_errors() {
+        let s = TokenSigner::new(KEY).unwrap();
+        let mut buf = [0; SIGNED_HEADER_MAX];
+        let good = s.sign(b"l", t(34)).unwrap().to_header(&mut buf).to_string();
+        let cases: &[(&str, ParseSignedError)] = &[
+            ("34", ParseSignedError::MissingMac),
+            ("", ParseSignedError::Token(ParseTokenError::Empty)),
+            (
+                "abc",
+                ParseSignedError::Token(ParseTokenError::NotADigit { at: 0 }),
+            ),
+            ("-1.00", ParseSignedError::Token(ParseTokenError::Sign)),
+            ("0.00", ParseSignedError::Token(ParseTokenError::Zero)),
+            (".00", ParseSignedError::Token(ParseTokenError::Empty)),
+            ("34.", ParseSignedError::Truncated { len: 0 }),
+            ("34.abcd", ParseSignedError::Truncated { len: 2 }),
+            ("34.ABCD", ParseSignedError::BadHex { at: 3 }),
+            ("34.zz", ParseSignedError::BadHex { at: 3 }),
+            ("34.00.00", ParseSignedError::BadHex { at: 5 }),
+        ];
+        for (input, want) in cases {
+            assert_eq!(
+                SignedToken::from_header(input.as_bytes()),
+                Err(*want),
+                "{input:?}"
+            );
+        }
+        assert_eq!(
+            SignedToken::from_header(&good.as_bytes()[..good.len() - 1]),
+            Err(ParseSignedError::Truncated { len: 31 })
+        );
+        let longer = std::format!("{good}00");
+        assert_eq!(
+            SignedToken::from_header(longer.as_bytes()),
+            Err(ParseSignedError::TooLong { len: 33 })
+        );
+        // The unsigned parser points at the signed one.
+        assert_eq!(
+            Token::from_header(good.as_bytes()),
+            Err(ParseTokenError::Signed)
+        );
+    }
+
+    #[test]
+    fn byte_form() {
+        let s = TokenSigner::new(KEY).unwrap();
+        let st = s.sign(b"l", t(34)).unwrap();
+        let b = st.to_bytes();
+        assert_eq!(SignedToken::from_bytes(&b), Ok(st));
+        assert_eq!(
+            SignedToken::from_bytes(&b[..39]),
+            Err(ParseSignedError::Truncated { len: 39 })
+        );
+        let mut long = b.to_vec();
+        long.push(0);
+        assert_eq!(
+            SignedToken::from_bytes(&long),
+            Err(ParseSignedError::TooLong { len: 41 })
+        );
+        assert_eq!(
+            SignedToken::from_bytes(&[0; 40]),
+            Err(ParseSignedError::Token(ParseTokenError::Zero))
+        );
+    }
+
+    #[test]
+    fn poisoning_is_refused_by_a_verifying_guard() {
+        let s = TokenSigner::new(KEY).unwrap();
+        let mut g = Guard::new();
+        let b = s.sign(b"orders", t(34)).unwrap();
+        assert_eq!(
+            g.admit_signed(&s, b"orders", &b),
+            Ok(Admission::Advanced { previous: None })
+        );
+        // A client invents u64::MAX with a made-up MAC.
+        let poison = SignedToken {
+            token: Token::MAX,
+            mac: [0xAA; MAC_LEN],
+        };
+        assert_eq!(
+            g.admit_signed(&s, b"orders", &poison),
+            Err(SignatureError::Forged)
+        );
+        assert_eq!(g.highest(), Some(t(34)));
+        // The honest next owner still gets in.
+        let c = s.sign(b"orders", t(35)).unwrap();
+        assert!(g.admit_signed(&s, b"orders", &c).unwrap().is_accepted());
+    }
+}

@@ -1,0 +1,781 @@
+//! Snapshots: an authority's state as plain data, and a compact versioned binary form.
+//!
+//! Restoring never re-issues a token: the restored authority resumes above
+//! [`AuthoritySnapshot::reserved_through`], the highest token that may have been handed out (see
+//! the host's contract in [`crate::authority`]). Times in a snapshot are on the host's timeline, so
+//! a host that restores in another process must use a timeline that survives restarts (wall-clock
+//! milliseconds, say); a restored authority clamps any earlier `now` to the snapshot's latest time.
+//!
+//! ## Binary form, version 1
+//!
+//! All integers big-endian.
+//!
+//! ```text
+//! magic      4  "FPst"
+//! version    1  1
+//! kind       1  1 = one authority, 2 = a lock table
+//! body          see below
+//! crc32      4  CRC-32 (IEEE) of every byte before it
+//! ```
+//!
+//! Authority body: `flags u8` (bit 0: tokens exhausted, bit 1: a lease follows), `next_token u64`
+//! (0 when exhausted), `reserved_through u64`, `free_at u64`, `latest_now u64`, `clamps u64`, then
+//! the lease if flagged: `token u64, granted_at u64, expires_at u64, depth u32, holder` where a
+//! holder (or a lock name) is `len u16` then `len` bytes.
+//!
+//! Table body: `flags u8` (bit 0: exhausted), `next_token u64`, `reserved_through u64`,
+//! `latest_now u64`, `clamps u64`, `count u32`, then per lock: `name`, `flags u8` (bit 1: a lease
+//! follows), `free_at u64`, and the lease as above.
+//!
+//! Any damage, truncation, unknown version or inconsistent value is a [`SnapshotError`]; decoding
+//! never panics.
+
+use core::fmt;
+
+use crate::authority::{Authority, Config, ConfigError, Lease, Slot, TokenSequence};
+use crate::time::Timeline;
+use crate::token::Token;
+
+pub(crate) const MAGIC: [u8; 4] = *b"FPst";
+/// The binary format version this crate writes and reads.
+pub const FORMAT_VERSION: u8 = 1;
+pub(crate) const KIND_AUTHORITY: u8 = 1;
+#[cfg(feature = "alloc")]
+pub(crate) const KIND_TABLE: u8 = 2;
+/// Longest holder id or lock name a snapshot may carry, in bytes.
+pub const MAX_ID_LEN: usize = 1024;
+
+const FLAG_EXHAUSTED: u8 = 1;
+const FLAG_LEASE: u8 = 2;
+
+/// Holder ids and lock names that can be written into a binary snapshot.
+pub trait SnapshotCodec: Sized {
+    /// Bytes `encode_into` writes (at most [`MAX_ID_LEN`]).
+    fn encoded_len(&self) -> usize;
+    /// Writes exactly `encoded_len()` bytes into `out`.
+    fn encode_into(&self, out: &mut [u8]);
+    /// Reads a value back; `None` if the bytes are not a valid value.
+    fn decode_from(bytes: &[u8]) -> Option<Self>;
+}
+
+macro_rules! int_codec {
+    ($($t:ty),*) => {$(
+        impl SnapshotCodec for $t {
+            fn encoded_len(&self) -> usize {
+                core::mem::size_of::<$t>()
+            }
+            fn encode_into(&self, out: &mut [u8]) {
+                out.copy_from_slice(&self.to_be_bytes());
+            }
+            fn decode_from(bytes: &[u8]) -> Option<Self> {
+                Some(<$t>::from_be_bytes(bytes.try_into().ok()?))
+            }
+        }
+    )*};
+}
+int_codec!(u8, u16, u32, u64, u128);
+
+impl<const N: usize> SnapshotCodec for [u8; N] {
+    fn encoded_len(&self) -> usize {
+        N
+    }
+    fn encode_into(&self, out: &mut [u8]) {
+        out.copy_from_slice(self);
+    }
+    fn decode_from(bytes: &[u8]) -> Option<Self> {
+        bytes.try_into().ok()
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl SnapshotCodec for alloc::string::String {
+    fn encoded_len(&self) -> usize {
+        self.len()
+    }
+    fn encode_into(&self, out: &mut [u8]) {
+        out.copy_from_slice(self.as_bytes());
+    }
+    fn decode_from(bytes: &[u8]) -> Option<Self> {
+        core::str::from_utf8(bytes)
+            .ok()
+            .map(alloc::string::String::from)
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl SnapshotCodec for alloc::vec::Vec<u8> {
+    fn encoded_len(&self) -> usize {
+        self.len()
+    }
+    fn encode_into(&self, out: &mut [u8]) {
+        out.copy_from_slice(self);
+    }
+    fn decode_from(bytes: &[u8]) -> Option<Self> {
+        Some(bytes.to_vec())
+    }
+}
+
+/// Why a snapshot could not be encoded, decoded or restored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SnapshotError {
+    /// The input ended early: `needed` bytes were required, `got` were there.
+    Truncated {
+        /// Bytes required to go on.
+        needed: usize,
+        /// Bytes available.
+        got: usize,
+    },
+    /// Not a fencepost snapshot (wrong magic bytes).
+    BadMagic,
+    /// A format version this build does not read.
+    UnsupportedVersion(u8),
+    /// A snapshot of another kind (a table where an authority was expected, or the reverse).
+    WrongKind(u8),
+    /// The checksum does not match: the bytes were damaged.
+    Checksum,
+    /// Bytes after the end of the snapshot.
+    TrailingBytes(usize),
+    /// A field holds a value that cannot be right; names the field.
+    Invalid(&'static str),
+    /// A holder id or lock name longer than [`MAX_ID_LEN`] or not decodable.
+    BadId,
+    /// The output buffer is too small: `needed` bytes are required.
+    BufferTooSmall {
+        /// Bytes required.
+        needed: usize,
+    },
+    /// The config given to restore is invalid.
+    Config(ConfigError),
+}
+
+impl fmt::Display for SnapshotError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SnapshotError::Truncated { needed, got } => {
+                write!(f, "snapshot is truncated: needed {needed} bytes, got {got}")
+            }
+            SnapshotError::BadMagic => f.write_str("not a fencepost snapshot (bad magic bytes)"),
+            SnapshotError::UnsupportedVersion(v) => {
+                write!(
+                    f,
+                    "snapshot format version {v} is not supported (expected {FORMAT_VERSION})"
+                )
+            }
+            SnapshotError::WrongKind(k) => write!(f, "snapshot is of another kind ({k})"),
+            SnapshotError::Checksum => {
+                f.write_str("snapshot checksum mismatch: the bytes are damaged")
+            }
+            SnapshotError::TrailingBytes(n) => write!(f, "{n} unexpected bytes after the snapshot"),
+            SnapshotError::Invalid(field) => write!(f, "snapshot field `{field}` is inconsistent"),
+            SnapshotError::BadId => {
+                f.write_str("snapshot holds a holder id or lock name that cannot be decoded")
+            }
+            SnapshotError::BufferTooSmall { needed } => {
+                write!(f, "output buffer too small: {needed} bytes needed")
+            }
+            SnapshotError::Config(e) => write!(f, "invalid config: {e}"),
+        }
+    }
+}
+
+impl core::error::Error for SnapshotError {}
+
+impl From<ConfigError> for SnapshotError {
+    fn from(e: ConfigError) -> SnapshotError {
+        SnapshotError::Config(e)
+    }
+}
+
+/// CRC-32 (IEEE 802.3, reflected, polynomial 0xEDB88320).
+pub(crate) fn crc32(bytes: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &b in bytes {
+        crc ^= u32::from(b);
+        for _ in 0..8 {
+            let mask = (crc & 1).wrapping_neg();
+            crc = (crc >> 1) ^ (0xEDB8_8320 & mask);
+        }
+    }
+    !crc
+}
+
+/// Writes into a fixed buffer, counting what would not fit.
+pub(crate) struct Writer<'a> {
+    out: &'a mut [u8],
+    pos: usize,
+}
+
+impl<'a> Writer<'a> {
+    pub(crate) fn new(out: &'a mut [u8]) -> Writer<'a> {
+        Writer { out, pos: 0 }
+    }
+    pub(crate) fn bytes(&mut self, b: &[u8]) {
+        let end = self.pos + b.len();
+        if let Some(dst) = self.out.get_mut(self.pos..end) {
+            dst.copy_from_slice(b);
+        }
+        self.pos = end;
+    }
+    pub(crate) fn u8(&mut self, v: u8) {
+        self.bytes(&[v]);
+    }
+    pub(crate) fn u16(&mut self, v: u16) {
+        self.bytes(&v.to_be_bytes());
+    }
+    pub(crate) fn u32(&mut self, v: u32) {
+        self.bytes(&v.to_be_bytes());
+    }
+    pub(crate) fn u64(&mut self, v: u64) {
+        self.bytes(&v.to_be_bytes());
+    }
+    pub(crate) fn id<T: SnapshotCodec>(&mut self, v: &T) -> Result<(), SnapshotError> {
+        let len = v.encoded_len();
+        if len > MAX_ID_LEN {
+            return Err(SnapshotError::BadId);
+        }
+        self.u16(len as u16);
+        let end = self.pos + len;
+        if let Some(dst) = self.out.get_mut(self.pos..end) {
+            v.encode_into(dst);
+        }
+        self.pos = end;
+        Ok(())
+    }
+    pub(crate) fn lease<H: SnapshotCodec>(&mut self, l: &Lease<H>) -> Result<(), SnapshotError> {
+        self.u64(l.token.get());
+        self.u64(l.granted_at);
+        self.u64(l.expires_at);
+        self.u32(l.depth);
+        self.id(&l.holder)
+    }
+    /// Header, then `body`, then the checksum; returns the length written.
+    pub(crate) fn framed(
+        out: &mut [u8],
+        kind: u8,
+        body: impl FnOnce(&mut Writer<'_>) -> Result<(), SnapshotError>,
+    ) -> Result<usize, SnapshotError> {
+        let mut w = Writer::new(out);
+        w.bytes(&MAGIC);
+        w.u8(FORMAT_VERSION);
+        w.u8(kind);
+        body(&mut w)?;
+        let needed = w.pos + 4;
+        if needed > w.out.len() {
+            return Err(SnapshotError::BufferTooSmall { needed });
+        }
+        let crc = crc32(&w.out[..w.pos]);
+        w.u32(crc);
+        Ok(needed)
+    }
+}
+
+/// Reads from a slice; every read is checked.
+pub(crate) struct Reader<'a> {
+    b: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    pub(crate) fn take(&mut self, n: usize) -> Result<&'a [u8], SnapshotError> {
+        let end = self.pos.checked_add(n).filter(|&e| e <= self.b.len());
+        match end {
+            Some(end) => {
+                let s = &self.b[self.pos..end];
+                self.pos = end;
+                Ok(s)
+            }
+            None => Err(SnapshotError::Truncated {
+                needed: self.pos.saturating_add(n),
+                got: self.b.len(),
+            }),
+        }
+    }
+    pub(crate) fn u8(&mut self) -> Result<u8, SnapshotError> {
+        Ok(self.take(1)?[0])
+    }
+    pub(crate) fn u16(&mut self) -> Result<u16, SnapshotError> {
+        Ok(u16::from_be_bytes(
+            self.take(2)?
+                .try_into()
+                .map_err(|_| SnapshotError::BadMagic)?,
+        ))
+    }
+    pub(crate) fn u32(&mut self) -> Result<u32, SnapshotError> {
+        Ok(u32::from_be_bytes(
+            self.take(4)?
+                .try_into()
+                .map_err(|_| SnapshotError::BadMagic)?,
+        ))
+    }
+    pub(crate) fn u64(&mut self) -> Result<u64, SnapshotError> {
+        Ok(u64::from_be_bytes(
+            self.take(8)?
+                .try_into()
+                .map_err(|_| SnapshotError::BadMagic)?,
+        ))
+    }
+    pub(crate) fn id<T: SnapshotCodec>(&mut self) -> Result<T, SnapshotError> {
+        let len = usize::from(self.u16()?);
+        if len > MAX_ID_LEN {
+            return Err(SnapshotError::BadId);
+        }
+        T::decode_from(self.take(len)?).ok_or(SnapshotError::BadId)
+    }
+    pub(crate) fn lease<H: SnapshotCodec>(&mut self) -> Result<Lease<H>, SnapshotError> {
+        let token = Token::new(self.u64()?).ok_or(SnapshotError::Invalid("lease.token"))?;
+        let granted_at = self.u64()?;
+        let expires_at = self.u64()?;
+        let depth = self.u32()?;
+        let holder = self.id()?;
+        Ok(Lease {
+            holder,
+            token,
+            granted_at,
+            expires_at,
+            depth,
+        })
+    }
+    pub(crate) fn next_token(&mut self, flags: u8) -> Result<Option<Token>, SnapshotError> {
+        let raw = self.u64()?;
+        if flags & FLAG_EXHAUSTED != 0 {
+            if raw != 0 {
+                return Err(SnapshotError::Invalid("next_token"));
+            }
+            Ok(None)
+        } else {
+            Token::new(raw)
+                .map(Some)
+                .ok_or(SnapshotError::Invalid("next_token"))
+        }
+    }
+    /// Checks magic, version, kind and checksum; returns a reader over the body.
+    pub(crate) fn open(bytes: &'a [u8], kind: u8) -> Result<Reader<'a>, SnapshotError> {
+        let mut head = Reader { b: bytes, pos: 0 };
+        if head.take(4)? != MAGIC {
+            return Err(SnapshotError::BadMagic);
+        }
+        let version = head.u8()?;
+        if version != FORMAT_VERSION {
+            return Err(SnapshotError::UnsupportedVersion(version));
+        }
+        let got_kind = head.u8()?;
+        if bytes.len() < head.pos + 4 {
+            return Err(SnapshotError::Truncated {
+                needed: head.pos + 4,
+                got: bytes.len(),
+            });
+        }
+        let (data, crc) = bytes.split_at(bytes.len() - 4);
+        let crc = u32::from_be_bytes(crc.try_into().map_err(|_| SnapshotError::Checksum)?);
+        if crc32(data) != crc {
+            return Err(SnapshotError::Checksum);
+        }
+        if got_kind != kind {
+            return Err(SnapshotError::WrongKind(got_kind));
+        }
+        Ok(Reader {
+            b: data,
+            pos: head.pos,
+        })
+    }
+    pub(crate) fn finish(&self) -> Result<(), SnapshotError> {
+        match self.b.len() - self.pos {
+            0 => Ok(()),
+            n => Err(SnapshotError::TrailingBytes(n)),
+        }
+    }
+}
+
+pub(crate) fn flags(next: Option<Token>, has_lease: bool) -> u8 {
+    (if next.is_none() { FLAG_EXHAUSTED } else { 0 }) | (if has_lease { FLAG_LEASE } else { 0 })
+}
+
+pub(crate) fn has_lease(flags: u8) -> bool {
+    flags & FLAG_LEASE != 0
+}
+
+/// Checks the token bookkeeping of a snapshot: nothing issued above the reservation.
+pub(crate) fn check_tokens<'l, H: 'l>(
+    next: Option<Token>,
+    reserved_through: u64,
+    leases: impl IntoIterator<Item = (Option<&'l Lease<H>>, u64)>,
+    latest_now: u64,
+) -> Result<(), SnapshotError> {
+    if let Some(next) = next {
+        if next.get() - 1 > reserved_through {
+            return Err(SnapshotError::Invalid("next_token"));
+        }
+    } else if reserved_through != u64::MAX {
+        return Err(SnapshotError::Invalid("reserved_through"));
+    }
+    for (lease, free_at) in leases {
+        let _ = free_at;
+        if let Some(l) = lease {
+            if l.token.get() > reserved_through || next.is_some_and(|n| l.token >= n) {
+                return Err(SnapshotError::Invalid("lease.token"));
+            }
+            if l.depth == 0 {
+                return Err(SnapshotError::Invalid("lease.depth"));
+            }
+            if l.expires_at < l.granted_at || l.granted_at > latest_now {
+                return Err(SnapshotError::Invalid("lease.expires_at"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// An authority's whole state, as plain data.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct AuthoritySnapshot<H> {
+    /// The next token to issue (`None`: exhausted).
+    pub next_token: Option<Token>,
+    /// Highest token that may have been handed out. Restore resumes above it.
+    pub reserved_through: u64,
+    /// The lease at snapshot time.
+    pub lease: Option<Lease<H>>,
+    /// End of a pending lock-delay.
+    pub free_at: u64,
+    /// Latest instant the authority had seen.
+    pub latest_now: u64,
+    /// Clamped readings so far.
+    pub clamps: u64,
+}
+
+impl<H: SnapshotCodec> AuthoritySnapshot<H> {
+    /// Encodes into `out`; returns the length written.
+    pub fn encode(&self, out: &mut [u8]) -> Result<usize, SnapshotError> {
+        Writer::framed(out, KIND_AUTHORITY, |w| {
+            w.u8(flags(self.next_token, self.lease.is_some()));
+            w.u64(self.next_token.map_or(0, Token::get));
+            w.u64(self.reserved_through);
+            w.u64(self.free_at);
+            w.u64(self.latest_now);
+            w.u64(self.clamps);
+            if let Some(l) = &self.lease {
+                w.lease(l)?;
+            }
+            Ok(())
+        })
+    }
+
+    /// The encoded length.
+    pub fn encoded_len(&self) -> usize {
+        let lease = self
+            .lease
+            .as_ref()
+            .map_or(0, |l| 8 * 3 + 4 + 2 + l.holder.encoded_len());
+        6 + 1 + 8 * 5 + lease + 4
+    }
+
+    /// Encodes into a new vector.
+    #[cfg(feature = "alloc")]
+    pub fn to_bytes(&self) -> Result<alloc::vec::Vec<u8>, SnapshotError> {
+        let mut v = alloc::vec![0; self.encoded_len()];
+        let n = self.encode(&mut v)?;
+        v.truncate(n);
+        Ok(v)
+    }
+
+    /// Decodes and checks a binary snapshot.
+    pub fn decode(bytes: &[u8]) -> Result<AuthoritySnapshot<H>, SnapshotError> {
+        let mut r = Reader::open(bytes, KIND_AUTHORITY)?;
+        let flags = r.u8()?;
+        if flags & !(FLAG_EXHAUSTED | FLAG_LEASE) != 0 {
+            return Err(SnapshotError::Invalid("flags"));
+        }
+        let next_token = r.next_token(flags)?;
+        let reserved_through = r.u64()?;
+        let free_at = r.u64()?;
+        let latest_now = r.u64()?;
+        let clamps = r.u64()?;
+        let lease = if has_lease(flags) {
+            Some(r.lease()?)
+        } else {
+            None
+        };
+        r.finish()?;
+        let snap = AuthoritySnapshot {
+            next_token,
+            reserved_through,
+            lease,
+            free_at,
+            latest_now,
+            clamps,
+        };
+        snap.validate()?;
+        Ok(snap)
+    }
+}
+
+impl<H> AuthoritySnapshot<H> {
+    /// Checks the snapshot's fields agree with each other.
+    pub fn validate(&self) -> Result<(), SnapshotError> {
+        check_tokens(
+            self.next_token,
+            self.reserved_through,
+            [(self.lease.as_ref(), self.free_at)],
+            self.latest_now,
+        )
+    }
+}
+
+impl<H: Clone + Eq> Authority<H> {
+    /// The whole state, as plain data.
+    pub fn snapshot(&self) -> AuthoritySnapshot<H> {
+        AuthoritySnapshot {
+            next_token: self.seq.next,
+            reserved_through: self.seq.reserved_through,
+            lease: self.slot.lease.clone(),
+            free_at: self.slot.free_at,
+            latest_now: self.time.latest(),
+            clamps: self.time.clamps(),
+        }
+    }
+
+    /// An authority resuming from a snapshot. It issues nothing at or below
+    /// `snapshot.reserved_through`, so no token it may have handed out before is issued again.
+    /// The snapshot's lease stays in force until it expires.
+    pub fn restore(
+        cfg: Config,
+        snapshot: AuthoritySnapshot<H>,
+    ) -> Result<Authority<H>, SnapshotError> {
+        cfg.validate()?;
+        snapshot.validate()?;
+        let seq = TokenSequence::resume(snapshot.reserved_through, cfg.first_token);
+        let time = Timeline::resume(snapshot.latest_now, snapshot.clamps);
+        Ok(Authority {
+            cfg,
+            seq,
+            slot: Slot {
+                lease: snapshot.lease,
+                free_at: snapshot.free_at,
+            },
+            time,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::string::String;
+    use std::vec::Vec;
+
+    fn t(v: u64) -> Token {
+        Token::new(v).unwrap()
+    }
+
+    #[test]
+    fn crc32_known_value() {
+        assert_eq!(crc32(b"123456789"), 0xCBF4_3926);
+        assert_eq!(crc32(b""), 0);
+    }
+
+    fn sample() -> Authority<String> {
+        let mut a = Authority::new(
+            Config::new(30_000)
+                .with_first_token(t(33))
+                .with_reserve_block(10),
+        )
+        .unwrap();
+        a.try_acquire(&String::from("A"), 0).unwrap();
+        a.try_acquire(&String::from("B"), 45_000).unwrap();
+        a.renew(&String::from("B"), t(34), 40_000).unwrap();
+        a
+    }
+
+    #[test]
+    fn round_trip_binary() {
+        let a = sample();
+        let snap = a.snapshot();
+        assert_eq!(snap.reserved_through, 42);
+        assert_eq!(snap.clamps, 1);
+        let bytes = snap.to_bytes().unwrap();
+        assert_eq!(bytes.len(), snap.encoded_len());
+        assert_eq!(&bytes[..6], b"FPst\x01\x01");
+        let back = AuthoritySnapshot::<String>::decode(&bytes).unwrap();
+        assert_eq!(back, snap);
+    }
+
+    #[test]
+    fn restore_resumes_above_the_reservation() {
+        let a = sample();
+        let snap = a.snapshot();
+        // The host persisted the snapshot; grants after it were lost in a crash.
+        let mut b = Authority::restore(*a.config(), snap).unwrap();
+        assert_eq!(b.next_token(), Some(t(43)));
+        assert_eq!(b.timeline().latest(), 45_000);
+        assert_eq!(b.timeline().clamps(), 1);
+        // B's lease survives the restore.
+        assert!(matches!(
+            b.try_acquire(&String::from("C"), 46_000),
+            Err(crate::AcquireError::Held { .. })
+        ));
+        assert_eq!(
+            b.try_acquire(&String::from("C"), 75_000).unwrap().token,
+            t(43)
+        );
+    }
+
+    #[test]
+    fn restore_respects_a_higher_first_token() {
+        let a = sample();
+        let cfg = Config::new(10).with_first_token(t(1_000));
+        let b = Authority::restore(cfg, a.snapshot()).unwrap();
+        assert_eq!(b.next_token(), Some(t(1_000)));
+    }
+
+    #[test]
+    fn exhausted_round_trips() {
+        let mut a: Authority<u32> =
+            Authority::new(Config::new(10).with_first_token(Token::MAX)).unwrap();
+        a.try_acquire(&7, 0).unwrap();
+        let snap = a.snapshot();
+        let back = AuthoritySnapshot::<u32>::decode(&snap.to_bytes().unwrap()).unwrap();
+        assert_eq!(back.next_token, None);
+        let mut b = Authority::restore(*a.config(), back).unwrap();
+        assert_eq!(b.try_acquire(&8, 100), Err(crate::AcquireError::Exhausted));
+    }
+
+    #[test]
+    fn damage_is_a_typed_error() {
+        let bytes = sample().snapshot().to_bytes().unwrap();
+        for cut in 0..bytes.len() {
+            let err = AuthoritySnapshot::<String>::decode(&bytes[..cut]).unwrap_err();
+            assert!(
+                matches!(
+                    err,
+                    SnapshotError::Truncated { .. }
+                        | SnapshotError::Checksum
+                        | SnapshotError::BadMagic
+                ),
+                "cut at {cut}: {err:?}"
+            );
+        }
+        for i in 0..bytes.len() {
+            let mut b = bytes.clone();
+            b[i] ^= 0x40;
+            assert!(
+                AuthoritySnapshot::<String>::decode(&b).is_err(),
+                "flip at {i}"
+            );
+        }
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert!(AuthoritySnapshot::<String>::decode(&longer).is_err());
+        let mut v2 = bytes.clone();
+        v2[4] = 2;
+        assert_eq!(
+            AuthoritySnapshot::<String>::decode(&v2),
+            Err(SnapshotError::UnsupportedVersion(2))
+        );
+        assert_eq!(
+            AuthoritySnapshot::<String>::decode(b"nope-not-a-snapshot"),
+            Err(SnapshotError::BadMagic)
+        );
+    }
+
+    /// Re-frames a body with a valid checksum, to reach the checks behind it.
+    fn reframe(body: &[u8]) -> Vec<u8> {
+        let mut v = Vec::from(&b"FPst\x01\x01"[..]);
+        v.extend_from_slice(body);
+        let c = crc32(&v);
+        v.extend_from_slice(&c.to_be_bytes());
+        v
+    }
+
+    #[test]
+    fn inconsistent_fields_are_named() {
+        let bytes = sample().snapshot().to_bytes().unwrap();
+        let body = &bytes[6..bytes.len() - 4];
+        // next_token (bytes 1..9 of the body) above the reservation.
+        let mut b = body.to_vec();
+        b[1..9].copy_from_slice(&100u64.to_be_bytes());
+        assert_eq!(
+            AuthoritySnapshot::<String>::decode(&reframe(&b)),
+            Err(SnapshotError::Invalid("next_token"))
+        );
+        // Unknown flag bit.
+        let mut b = body.to_vec();
+        b[0] |= 0x80;
+        assert_eq!(
+            AuthoritySnapshot::<String>::decode(&reframe(&b)),
+            Err(SnapshotError::Invalid("flags"))
+        );
+        // Holder that is not UTF-8.
+        let mut b = body.to_vec();
+        let last = b.len() - 1;
+        b[last] = 0xFF;
+        assert_eq!(
+            AuthoritySnapshot::<String>::decode(&reframe(&b)),
+            Err(SnapshotError::BadId)
+        );
+        // Wrong kind.
+        let mut v = reframe(body);
+        v[5] = 2;
+        let n = v.len() - 4;
+        let c = crc32(&v[..n]);
+        v[n..].copy_from_slice(&c.to_be_bytes());
+        assert_eq!(
+            AuthoritySnapshot::<String>::decode(&v),
+            Err(SnapshotError::WrongKind(2))
+        );
+    }
+
+    #[test]
+    fn encode_reports_small_buffers() {
+        let snap = sample().snapshot();
+        let mut buf = [0u8; 10];
+        assert_eq!(
+            snap.encode(&mut buf),
+            Err(SnapshotError::BufferTooSmall {
+                needed: snap.encoded_len()
+            })
+        );
+        let long = AuthoritySnapshot {
+            lease: Some(Lease {
+                holder: "x".repeat(MAX_ID_LEN + 1),
+                token: t(1),
+                granted_at: 0,
+                expires_at: 1,
+                depth: 1,
+            }),
+            next_token: Some(t(2)),
+            reserved_through: 1,
+            free_at: 0,
+            latest_now: 0,
+            clamps: 0,
+        };
+        assert_eq!(long.to_bytes(), Err(SnapshotError::BadId));
+    }
+
+    #[test]
+    fn restore_refuses_inconsistent_plain_data() {
+        let mut snap = sample().snapshot();
+        snap.reserved_through = 33;
+        assert_eq!(
+            Authority::restore(Config::new(10), snap).unwrap_err(),
+            SnapshotError::Invalid("next_token")
+        );
+        assert_eq!(
+            Authority::<u8>::restore(
+                Config::new(0),
+                Authority::<u8>::new(Config::new(1)).unwrap().snapshot()
+            )
+            .unwrap_err(),
+            SnapshotError::Config(ConfigError::ZeroTtl)
+        );
+    }
+
+    #[cfg(feature = "serde")]
+    #[test]
+    fn plain_data_is_serde() {
+        let snap = sample().snapshot();
+        let json = serde_json::to_string(&snap).unwrap();
+        let back: AuthoritySnapshot<String> = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, snap);
+    }
+}

@@ -1,0 +1,508 @@
+//! Many named locks behind one authority (feature `alloc`).
+//!
+//! A [`LockTable`] applies exactly the rules of [`crate::Authority`] to each lock. All locks draw
+//! from **one** token sequence, so a token is unique across the table and each lock sees a strictly
+//! increasing subsequence. That is what lets the table forget a lock once it is free (no lease, no
+//! pending lock-delay): nothing about it needs remembering to keep tokens increasing, so memory
+//! follows the locks in use, not every lock ever named.
+
+use alloc::collections::BTreeMap;
+use alloc::vec::Vec;
+
+use crate::authority::{
+    AcquireError, Config, ConfigError, Expired, Grant, Lease, LeaseError, Released, Renewal, Slot,
+    TokenSequence,
+};
+use crate::snapshot::{
+    KIND_TABLE, Reader, SnapshotCodec, SnapshotError, Writer, check_tokens, flags, has_lease,
+};
+use crate::time::Timeline;
+use crate::token::Token;
+
+/// A lease authority for many named locks.
+///
+/// ```
+/// use fencepost::{Config, LockTable};
+///
+/// let mut table: LockTable<String, String> = LockTable::new(Config::new(1_000)).unwrap();
+/// let a = table.try_acquire(&"orders".into(), &"A".into(), 0).unwrap();
+/// let b = table.try_acquire(&"invoices".into(), &"B".into(), 0).unwrap();
+/// assert!(b.token > a.token);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LockTable<K, H> {
+    cfg: Config,
+    seq: TokenSequence,
+    locks: BTreeMap<K, Slot<H>>,
+    time: Timeline,
+}
+
+impl<K: Ord + Clone, H: Clone + Eq> LockTable<K, H> {
+    /// An empty table. Its first grant issues `cfg.first_token`.
+    pub fn new(cfg: Config) -> Result<LockTable<K, H>, ConfigError> {
+        cfg.validate()?;
+        Ok(LockTable {
+            cfg,
+            seq: TokenSequence::starting_at(cfg.first_token),
+            locks: BTreeMap::new(),
+            time: Timeline::default(),
+        })
+    }
+
+    /// The config shared by every lock.
+    pub const fn config(&self) -> &Config {
+        &self.cfg
+    }
+
+    /// Acquires `lock` with the default TTL, without waiting.
+    pub fn try_acquire(
+        &mut self,
+        lock: &K,
+        holder: &H,
+        now: u64,
+    ) -> Result<Grant, AcquireError<H>> {
+        self.try_acquire_for(lock, holder, self.cfg.ttl_ms, now)
+    }
+
+    /// Acquires `lock` with a TTL of `ttl_ms`, without waiting.
+    pub fn try_acquire_for(
+        &mut self,
+        lock: &K,
+        holder: &H,
+        ttl_ms: u64,
+        now: u64,
+    ) -> Result<Grant, AcquireError<H>> {
+        let now = self.time.observe(now).now;
+        let slot = match self.locks.get_mut(lock) {
+            Some(slot) => slot,
+            None => self.locks.entry(lock.clone()).or_default(),
+        };
+        slot.acquire(&mut self.seq, &self.cfg, holder, ttl_ms, now)
+    }
+
+    /// Renews the holder's live lease on `lock` with the default TTL.
+    pub fn renew(
+        &mut self,
+        lock: &K,
+        holder: &H,
+        token: Token,
+        now: u64,
+    ) -> Result<Renewal, LeaseError> {
+        self.renew_for(lock, holder, token, self.cfg.ttl_ms, now)
+    }
+
+    /// Renews the holder's live lease on `lock` to `now + ttl_ms`.
+    pub fn renew_for(
+        &mut self,
+        lock: &K,
+        holder: &H,
+        token: Token,
+        ttl_ms: u64,
+        now: u64,
+    ) -> Result<Renewal, LeaseError> {
+        let now = self.time.observe(now).now;
+        let slot = self.locks.get_mut(lock).ok_or(LeaseError::Lost)?;
+        let result = slot.renew(&self.cfg, holder, token, ttl_ms, now);
+        self.forget_if_idle(lock, now);
+        result
+    }
+
+    /// Releases one level of the holder's live lease on `lock`.
+    pub fn release(
+        &mut self,
+        lock: &K,
+        holder: &H,
+        token: Token,
+        now: u64,
+    ) -> Result<Released, LeaseError> {
+        let now = self.time.observe(now).now;
+        let slot = self.locks.get_mut(lock).ok_or(LeaseError::Lost)?;
+        let result = slot.release(&self.cfg, holder, token, now);
+        self.forget_if_idle(lock, now);
+        result
+    }
+
+    /// Notices the expiry of `lock`'s lease, once.
+    pub fn expire(&mut self, lock: &K, now: u64) -> Option<Expired<H>> {
+        let now = self.time.observe(now).now;
+        let expired = self.locks.get_mut(lock)?.settle(now, &self.cfg);
+        self.forget_if_idle(lock, now);
+        expired
+    }
+
+    /// Notices every expiry due by `now`, in lock order, and forgets locks that are free.
+    pub fn expire_all(&mut self, now: u64) -> Vec<(K, Expired<H>)> {
+        let now = self.time.observe(now).now;
+        let cfg = self.cfg;
+        let mut out = Vec::new();
+        self.locks.retain(|name, slot| {
+            if let Some(e) = slot.settle(now, &cfg) {
+                out.push((name.clone(), e));
+            }
+            !slot.is_idle(now)
+        });
+        out
+    }
+
+    /// The live lease on `lock` at `now`.
+    pub fn lease(&mut self, lock: &K, now: u64) -> Option<&Lease<H>> {
+        self.expire(lock, now);
+        self.locks.get(lock).and_then(|s| s.lease.as_ref())
+    }
+
+    /// Locks the table is remembering (held, or in lock-delay, or not yet noticed as free).
+    pub fn len(&self) -> usize {
+        self.locks.len()
+    }
+
+    /// Whether the table remembers no lock.
+    pub fn is_empty(&self) -> bool {
+        self.locks.is_empty()
+    }
+
+    /// The token the next fresh grant will carry.
+    pub const fn next_token(&self) -> Option<Token> {
+        self.seq.next
+    }
+
+    /// The highest token issued so far, on any lock.
+    pub fn last_issued(&self) -> Option<Token> {
+        self.seq.last_issued(self.cfg.first_token)
+    }
+
+    /// Highest token covered by the current reservation.
+    pub const fn reserved_through(&self) -> u64 {
+        self.seq.reserved_through
+    }
+
+    /// The table's view of time.
+    pub const fn timeline(&self) -> &Timeline {
+        &self.time
+    }
+
+    fn forget_if_idle(&mut self, lock: &K, now: u64) {
+        if self.locks.get(lock).is_some_and(|s| s.is_idle(now)) {
+            self.locks.remove(lock);
+        }
+    }
+
+    /// The whole state, as plain data.
+    pub fn snapshot(&self) -> TableSnapshot<K, H> {
+        TableSnapshot {
+            next_token: self.seq.next,
+            reserved_through: self.seq.reserved_through,
+            latest_now: self.time.latest(),
+            clamps: self.time.clamps(),
+            locks: self
+                .locks
+                .iter()
+                .map(|(name, slot)| LockState {
+                    name: name.clone(),
+                    lease: slot.lease.clone(),
+                    free_at: slot.free_at,
+                })
+                .collect(),
+        }
+    }
+
+    /// A table resuming from a snapshot, above every token it may have handed out.
+    pub fn restore(
+        cfg: Config,
+        snapshot: TableSnapshot<K, H>,
+    ) -> Result<LockTable<K, H>, SnapshotError> {
+        cfg.validate()?;
+        snapshot.validate()?;
+        let seq = TokenSequence::resume(snapshot.reserved_through, cfg.first_token);
+        let mut locks = BTreeMap::new();
+        for s in snapshot.locks {
+            let slot = Slot {
+                lease: s.lease,
+                free_at: s.free_at,
+            };
+            if locks.insert(s.name, slot).is_some() {
+                return Err(SnapshotError::Invalid("locks.name"));
+            }
+        }
+        Ok(LockTable {
+            cfg,
+            seq,
+            locks,
+            time: Timeline::resume(snapshot.latest_now, snapshot.clamps),
+        })
+    }
+}
+
+/// One lock in a [`TableSnapshot`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct LockState<K, H> {
+    /// The lock's name.
+    pub name: K,
+    /// Its lease at snapshot time.
+    pub lease: Option<Lease<H>>,
+    /// End of a pending lock-delay.
+    pub free_at: u64,
+}
+
+/// A lock table's whole state, as plain data.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct TableSnapshot<K, H> {
+    /// The next token to issue (`None`: exhausted).
+    pub next_token: Option<Token>,
+    /// Highest token that may have been handed out. Restore resumes above it.
+    pub reserved_through: u64,
+    /// Latest instant the table had seen.
+    pub latest_now: u64,
+    /// Clamped readings so far.
+    pub clamps: u64,
+    /// The locks the table remembered.
+    pub locks: Vec<LockState<K, H>>,
+}
+
+impl<K, H> TableSnapshot<K, H> {
+    /// Checks the snapshot's fields agree with each other.
+    pub fn validate(&self) -> Result<(), SnapshotError> {
+        check_tokens(
+            self.next_token,
+            self.reserved_through,
+            self.locks.iter().map(|l| (l.lease.as_ref(), l.free_at)),
+            self.latest_now,
+        )
+    }
+}
+
+impl<K: SnapshotCodec, H: SnapshotCodec> TableSnapshot<K, H> {
+    /// Encodes into `out`; returns the length written.
+    pub fn encode(&self, out: &mut [u8]) -> Result<usize, SnapshotError> {
+        let count = u32::try_from(self.locks.len()).map_err(|_| SnapshotError::Invalid("locks"))?;
+        Writer::framed(out, KIND_TABLE, |w| {
+            w.u8(flags(self.next_token, false));
+            w.u64(self.next_token.map_or(0, Token::get));
+            w.u64(self.reserved_through);
+            w.u64(self.latest_now);
+            w.u64(self.clamps);
+            w.u32(count);
+            for l in &self.locks {
+                w.id(&l.name)?;
+                w.u8(flags(Some(Token::MIN), l.lease.is_some()));
+                w.u64(l.free_at);
+                if let Some(lease) = &l.lease {
+                    w.lease(lease)?;
+                }
+            }
+            Ok(())
+        })
+    }
+
+    /// The encoded length.
+    pub fn encoded_len(&self) -> usize {
+        let locks: usize = self
+            .locks
+            .iter()
+            .map(|l| {
+                2 + l.name.encoded_len()
+                    + 1
+                    + 8
+                    + l.lease
+                        .as_ref()
+                        .map_or(0, |x| 8 * 3 + 4 + 2 + x.holder.encoded_len())
+            })
+            .sum();
+        6 + 1 + 8 * 4 + 4 + locks + 4
+    }
+
+    /// Encodes into a new vector.
+    pub fn to_bytes(&self) -> Result<Vec<u8>, SnapshotError> {
+        let mut v = alloc::vec![0; self.encoded_len()];
+        let n = self.encode(&mut v)?;
+        v.truncate(n);
+        Ok(v)
+    }
+
+    /// Decodes and checks a binary snapshot.
+    pub fn decode(bytes: &[u8]) -> Result<TableSnapshot<K, H>, SnapshotError> {
+        let mut r = Reader::open(bytes, KIND_TABLE)?;
+        let flags = r.u8()?;
+        if flags & !1 != 0 {
+            return Err(SnapshotError::Invalid("flags"));
+        }
+        let next_token = r.next_token(flags)?;
+        let reserved_through = r.u64()?;
+        let latest_now = r.u64()?;
+        let clamps = r.u64()?;
+        let count = r.u32()?;
+        // Never trust a count to size an allocation: each lock takes at least 11 bytes.
+        let mut locks = Vec::with_capacity((count as usize).min(bytes.len() / 11));
+        for _ in 0..count {
+            let name = r.id()?;
+            let lflags = r.u8()?;
+            if lflags & !2 != 0 {
+                return Err(SnapshotError::Invalid("locks.flags"));
+            }
+            let free_at = r.u64()?;
+            let lease = if has_lease(lflags) {
+                Some(r.lease()?)
+            } else {
+                None
+            };
+            locks.push(LockState {
+                name,
+                lease,
+                free_at,
+            });
+        }
+        r.finish()?;
+        let snap = TableSnapshot {
+            next_token,
+            reserved_through,
+            latest_now,
+            clamps,
+            locks,
+        };
+        snap.validate()?;
+        Ok(snap)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::string::String;
+
+    fn t(v: u64) -> Token {
+        Token::new(v).unwrap()
+    }
+    fn s(x: &str) -> String {
+        String::from(x)
+    }
+
+    #[test]
+    fn locks_are_independent_and_share_one_sequence() {
+        let mut tb: LockTable<String, String> =
+            LockTable::new(Config::new(100).with_first_token(t(33))).unwrap();
+        assert_eq!(tb.try_acquire(&s("x"), &s("A"), 0).unwrap().token, t(33));
+        assert_eq!(tb.try_acquire(&s("y"), &s("B"), 0).unwrap().token, t(34));
+        assert_eq!(
+            tb.try_acquire(&s("x"), &s("B"), 50),
+            Err(AcquireError::Held {
+                holder: s("A"),
+                until: 100
+            })
+        );
+        assert_eq!(tb.try_acquire(&s("x"), &s("B"), 100).unwrap().token, t(35));
+        assert_eq!(tb.last_issued(), Some(t(35)));
+        assert_eq!(
+            tb.renew(&s("x"), &s("A"), t(33), 101),
+            Err(LeaseError::Lost)
+        );
+        assert_eq!(
+            tb.renew(&s("z"), &s("A"), t(33), 101),
+            Err(LeaseError::Lost)
+        );
+        assert_eq!(
+            tb.release(&s("z"), &s("A"), t(33), 101),
+            Err(LeaseError::Lost)
+        );
+        assert_eq!(
+            tb.renew(&s("x"), &s("B"), t(35), 150),
+            Ok(Renewal {
+                token: t(35),
+                expires_at: 250
+            })
+        );
+        assert_eq!(tb.lease(&s("x"), 200).map(|l| l.token), Some(t(35)));
+    }
+
+    #[test]
+    fn free_locks_are_forgotten() {
+        let mut tb: LockTable<u32, u32> =
+            LockTable::new(Config::new(100).with_lock_delay(10)).unwrap();
+        for lock in 0..50 {
+            tb.try_acquire(&lock, &1, 0).unwrap();
+        }
+        assert_eq!(tb.len(), 50);
+        let g = tb.try_acquire(&7, &2, 0);
+        assert!(g.is_err());
+        assert_eq!(tb.release(&0, &1, t(1), 1), Ok(Released::Free));
+        assert_eq!(tb.len(), 49);
+        let expired = tb.expire_all(100);
+        assert_eq!(expired.len(), 49);
+        assert_eq!(expired[0].1.free_at, 110);
+        // Still in lock-delay: remembered.
+        assert_eq!(tb.len(), 49);
+        assert_eq!(tb.expire_all(110).len(), 0);
+        assert!(tb.is_empty());
+        // Forgetting never lowers a token.
+        assert_eq!(tb.try_acquire(&3, &9, 111).unwrap().token, t(51));
+        assert_eq!(tb.expire(&3, 300).map(|e| e.token), Some(t(51)));
+        assert!(tb.is_empty());
+    }
+
+    #[test]
+    fn snapshot_round_trip_and_restore() {
+        let mut tb: LockTable<String, String> =
+            LockTable::new(Config::new(100).with_reserve_block(4).with_lock_delay(5)).unwrap();
+        tb.try_acquire(&s("a"), &s("A"), 0).unwrap();
+        tb.try_acquire(&s("b"), &s("B"), 0).unwrap();
+        tb.try_acquire(&s("c"), &s("C"), 0).unwrap();
+        tb.expire(&s("c"), 101);
+        let snap = tb.snapshot();
+        assert_eq!(snap.locks.len(), 3);
+        let bytes = snap.to_bytes().unwrap();
+        assert_eq!(bytes.len(), snap.encoded_len());
+        let back = TableSnapshot::<String, String>::decode(&bytes).unwrap();
+        assert_eq!(back, snap);
+        let mut restored = LockTable::restore(*tb.config(), back).unwrap();
+        assert_eq!(restored.next_token(), Some(t(5)));
+        assert_eq!(
+            restored.try_acquire(&s("c"), &s("D"), 102),
+            Err(AcquireError::LockDelay { until: 105 })
+        );
+        assert_eq!(
+            restored.try_acquire(&s("d"), &s("D"), 102).unwrap().token,
+            t(5)
+        );
+        for cut in 0..bytes.len() {
+            assert!(TableSnapshot::<String, String>::decode(&bytes[..cut]).is_err());
+        }
+        assert_eq!(
+            crate::AuthoritySnapshot::<String>::decode(&bytes),
+            Err(SnapshotError::WrongKind(2))
+        );
+    }
+
+    #[test]
+    fn restore_refuses_duplicate_names() {
+        let tb: LockTable<String, String> = LockTable::new(Config::new(100)).unwrap();
+        let mut snap = tb.snapshot();
+        for _ in 0..2 {
+            snap.locks.push(LockState {
+                name: s("a"),
+                lease: None,
+                free_at: 0,
+            });
+        }
+        assert_eq!(
+            LockTable::restore(Config::new(100), snap).unwrap_err(),
+            SnapshotError::Invalid("locks.name")
+        );
+    }
+
+    #[test]
+    fn huge_count_does_not_allocate() {
+        let tb: LockTable<String, String> = LockTable::new(Config::new(100)).unwrap();
+        let bytes = tb.snapshot().to_bytes().unwrap();
+        let mut body = bytes[6..bytes.len() - 4].to_vec();
+        let n = body.len();
+        body[n - 4..].copy_from_slice(&u32::MAX.to_be_bytes());
+        let mut v = std::vec::Vec::from(&b"FPst\x01\x02"[..]);
+        v.extend_from_slice(&body);
+        let c = crate::snapshot::crc32(&v);
+        v.extend_from_slice(&c.to_be_bytes());
+        assert!(matches!(
+            TableSnapshot::<String, String>::decode(&v),
+            Err(SnapshotError::Truncated { .. })
+        ));
+    }
+}

@@ -1,0 +1,168 @@
+//! Running commands and installing pinned tools.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::Result;
+
+/// The workspace root.
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .nth(2)
+        .expect("xtask lives at crates/xtask")
+        .to_path_buf()
+}
+
+/// Prints a step header.
+pub fn step(what: &str) {
+    println!("\n==> {what}");
+}
+
+/// A command to run from the workspace root (unless told otherwise).
+pub struct Cmd {
+    program: OsString,
+    args: Vec<OsString>,
+    cwd: PathBuf,
+}
+
+impl Cmd {
+    pub fn new(program: impl Into<OsString>) -> Cmd {
+        Cmd {
+            program: program.into(),
+            args: Vec::new(),
+            cwd: root(),
+        }
+    }
+
+    pub fn cargo(args: &[&str]) -> Cmd {
+        Cmd::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into())).args(args)
+    }
+
+    pub fn args<I, S>(mut self, args: I) -> Cmd
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<OsString>,
+    {
+        self.args.extend(args.into_iter().map(Into::into));
+        self
+    }
+
+    pub fn arg(mut self, arg: impl Into<OsString>) -> Cmd {
+        self.args.push(arg.into());
+        self
+    }
+
+    pub fn cwd(mut self, dir: impl Into<PathBuf>) -> Cmd {
+        self.cwd = dir.into();
+        self
+    }
+
+    fn command(&self) -> Command {
+        let mut c = Command::new(&self.program);
+        c.args(&self.args).current_dir(&self.cwd);
+        c
+    }
+
+    fn describe(&self) -> String {
+        let mut s = self.program.to_string_lossy().into_owned();
+        for a in &self.args {
+            s.push(' ');
+            s.push_str(&a.to_string_lossy());
+        }
+        s
+    }
+
+    /// Runs it, inheriting stdio; fails on a non-zero exit.
+    pub fn run(&self) -> Result {
+        let status = self
+            .command()
+            .status()
+            .map_err(|e| format!("could not start `{}`: {e}", self.describe()))?;
+        if status.success() {
+            Ok(())
+        } else {
+            Err(format!("`{}` failed ({status})", self.describe()))
+        }
+    }
+
+    /// Runs it and returns its stdout.
+    pub fn output(&self) -> Result<String> {
+        let out = self
+            .command()
+            .output()
+            .map_err(|e| format!("could not start `{}`: {e}", self.describe()))?;
+        if out.status.success() {
+            Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+        } else {
+            Err(format!(
+                "`{}` failed ({}): {}",
+                self.describe(),
+                out.status,
+                String::from_utf8_lossy(&out.stderr)
+            ))
+        }
+    }
+
+    /// Whether it runs and exits 0 (output discarded).
+    pub fn succeeds(&self) -> bool {
+        self.command()
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    }
+}
+
+/// Installs the compile targets pinned in rust-toolchain.toml (idempotent).
+pub fn ensure_targets() -> Result {
+    let toolchain = std::fs::read_to_string(root().join("rust-toolchain.toml"))
+        .map_err(|e| format!("reading rust-toolchain.toml: {e}"))?;
+    let targets: Vec<String> = toolchain
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("targets"))
+        .map(|rest| {
+            rest.split('"')
+                .skip(1)
+                .step_by(2)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default();
+    let installed = Cmd::new("rustup")
+        .args(["target", "list", "--installed"])
+        .output()?;
+    let missing: Vec<&String> = targets
+        .iter()
+        .filter(|t| !installed.lines().any(|l| l.trim() == t.as_str()))
+        .collect();
+    if !missing.is_empty() {
+        step("installing Rust targets");
+        Cmd::new("rustup")
+            .args(["target", "add"])
+            .args(missing.iter().map(|s| s.as_str()))
+            .run()?;
+    }
+    Ok(())
+}
+
+/// cargo-fuzz and a nightly toolchain, for `cargo xtask fuzz`.
+pub fn ensure_cargo_fuzz() -> Result {
+    if !Cmd::new("rustup")
+        .args(["run", "nightly", "rustc", "--version"])
+        .succeeds()
+    {
+        step("installing the nightly toolchain (cargo-fuzz needs it)");
+        Cmd::new("rustup")
+            .args(["toolchain", "install", "nightly", "--profile", "minimal"])
+            .run()?;
+    }
+    if !Cmd::new("cargo").args(["fuzz", "--version"]).succeeds() {
+        step("installing cargo-fuzz");
+        Cmd::cargo(&["install", "cargo-fuzz", "--version", CARGO_FUZZ_VERSION]).run()?;
+    }
+    Ok(())
+}
+
+pub const CARGO_FUZZ_VERSION: &str = "=0.13.1";
