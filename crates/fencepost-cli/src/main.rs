@@ -1,0 +1,251 @@
+//! The `fencepost` command.
+//!
+//! ```text
+//! fencepost presets
+//! fencepost sim <preset | file.json> [--fencing | --no-fencing] [--seed N] [--format text|json]
+//! fencepost check-scenario <file.json>
+//! ```
+//!
+//! Exit status: 0 when every invariant held, 1 when one was violated, 2 on bad input.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use fencepost_sim::trace::fmt_secs;
+use fencepost_sim::{Actor, Detail, Msg, PRESETS, RunOptions, Scenario, Trace, preset, run_with};
+
+const USAGE: &str = "usage:
+  fencepost presets
+  fencepost sim <preset | file.json> [--fencing | --no-fencing] [--seed N] [--format text|json]
+  fencepost check-scenario <file.json>
+
+exit status: 0 all invariants held, 1 an invariant was violated, 2 bad input";
+
+/// A failure to report: message and exit code.
+struct Fail(String, u8);
+
+fn bad(msg: impl Into<String>) -> Fail {
+    Fail(msg.into(), 2)
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut out = std::io::stdout().lock();
+    match dispatch(&args, &mut out) {
+        Ok(code) => ExitCode::from(code),
+        Err(Fail(msg, code)) => {
+            let _ = out.flush();
+            eprintln!("fencepost: {msg}");
+            if code == 2 && msg.starts_with("usage") {
+                eprintln!("{USAGE}");
+            }
+            ExitCode::from(code)
+        }
+    }
+}
+
+fn dispatch(args: &[String], out: &mut impl Write) -> Result<u8, Fail> {
+    let io = |e: std::io::Error| Fail(format!("writing output: {e}"), 2);
+    match args.first().map(String::as_str) {
+        Some("presets") => {
+            for p in PRESETS {
+                writeln!(out, "{:<32} {}", p.name, p.title).map_err(io)?;
+            }
+            Ok(0)
+        }
+        Some("sim") => sim(&args[1..], out),
+        Some("check-scenario") => {
+            let [path] = &args[1..] else {
+                return Err(bad("usage: fencepost check-scenario <file.json>"));
+            };
+            let s = load(path)?;
+            writeln!(
+                out,
+                "{path}: ok ({} workers, {} faults)",
+                s.workers.len(),
+                s.faults.len()
+            )
+            .map_err(io)?;
+            Ok(0)
+        }
+        Some("-h" | "--help" | "help") => {
+            writeln!(out, "{USAGE}").map_err(io)?;
+            Ok(0)
+        }
+        Some(other) => Err(bad(format!("usage: unknown command `{other}`"))),
+        None => Err(bad("usage: a command is required")),
+    }
+}
+
+/// Loads a preset by name, or a scenario file.
+fn load(what: &str) -> Result<Scenario, Fail> {
+    if let Some(p) = preset(what) {
+        return Ok(p.scenario());
+    }
+    if !what.ends_with(".json") && !std::path::Path::new(what).exists() {
+        return Err(bad(format!(
+            "`{what}` is neither a preset (see `fencepost presets`) nor a scenario file"
+        )));
+    }
+    let text = std::fs::read_to_string(what).map_err(|e| bad(format!("{what}: {e}")))?;
+    Scenario::from_json(&text).map_err(|e| bad(format!("{what}: {e}")))
+}
+
+fn sim(args: &[String], out: &mut impl Write) -> Result<u8, Fail> {
+    let mut target = None;
+    let mut opts = RunOptions::default();
+    let mut json = false;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--fencing" => opts.fencing = Some(true),
+            "--no-fencing" => opts.fencing = Some(false),
+            "--seed" => {
+                let v = it.next().ok_or_else(|| bad("--seed needs a number"))?;
+                opts.seed = Some(
+                    v.parse()
+                        .map_err(|_| bad(format!("--seed: `{v}` is not a whole number")))?,
+                );
+            }
+            "--format" => match it.next().map(String::as_str) {
+                Some("json") => json = true,
+                Some("text") => json = false,
+                other => {
+                    return Err(bad(format!(
+                        "--format takes text or json, not `{}`",
+                        other.unwrap_or("")
+                    )));
+                }
+            },
+            flag if flag.starts_with("--") => {
+                return Err(bad(format!("usage: unknown option `{flag}`")));
+            }
+            t if target.is_none() => target = Some(t.to_string()),
+            extra => return Err(bad(format!("usage: unexpected argument `{extra}`"))),
+        }
+    }
+    let target = target.ok_or_else(|| bad("usage: sim needs a preset or a scenario file"))?;
+    let scenario = load(&target)?;
+    let trace = run_with(&scenario, opts);
+    let io = |e: std::io::Error| Fail(format!("writing output: {e}"), 2);
+    if json {
+        writeln!(out, "{}", trace.to_json()).map_err(io)?;
+    } else {
+        write_text(&trace, out).map_err(io)?;
+    }
+    Ok(if trace.verdict.ok { 0 } else { 1 })
+}
+
+/// The readable timeline: one line per event, a column per actor, and the explanation.
+fn write_text(trace: &Trace, out: &mut impl Write) -> std::io::Result<()> {
+    let mut lanes: Vec<Actor> = vec![Actor::Lock];
+    lanes.extend((0..trace.workers.len() as u16).map(Actor::Worker));
+    lanes.push(Actor::Storage);
+    let width = lanes
+        .iter()
+        .map(|a| trace.name(*a).chars().count())
+        .max()
+        .unwrap_or(4)
+        .max(7);
+    writeln!(
+        out,
+        "{} (fencing {}, seed {})",
+        if trace.scenario.is_empty() {
+            "scenario"
+        } else {
+            &trace.scenario
+        },
+        if trace.fencing { "on" } else { "off" },
+        trace.seed
+    )?;
+    write!(out, "{:>10}  ", "time")?;
+    for a in &lanes {
+        write!(out, "{:<width$} ", trace.name(*a))?;
+    }
+    writeln!(out)?;
+    let mut paused = vec![false; trace.workers.len()];
+    for e in &trace.events {
+        if let (Actor::Worker(w), Detail::PauseStart { .. }) = (e.actor, e.detail) {
+            paused[usize::from(w)] = true;
+        }
+        write!(out, "{:>10}  ", fmt_secs(e.t_ms))?;
+        for a in &lanes {
+            let cell = if *a == e.actor {
+                tag(e)
+            } else if let Actor::Worker(w) = a {
+                if paused[usize::from(*w)] { "zz" } else { "|" }
+            } else {
+                "|"
+            };
+            write!(out, "{cell:<width$} ")?;
+        }
+        writeln!(out, "#{} {}", e.seq, trace.explain(e))?;
+        if let (Actor::Worker(w), Detail::PauseEnd) = (e.actor, e.detail) {
+            paused[usize::from(w)] = false;
+        }
+    }
+    writeln!(out)?;
+    if trace.truncated {
+        writeln!(
+            out,
+            "(stopped early: the scenario's end_ms or the event limit was reached)"
+        )?;
+    }
+    let doc: Vec<String> = trace
+        .document
+        .iter()
+        .map(|d| {
+            format!(
+                "{}#{}@{}",
+                trace.name(Actor::Worker(d.writer)),
+                d.op,
+                d.token
+            )
+        })
+        .collect();
+    writeln!(out, "document: [{}]", doc.join(", "))?;
+    if trace.verdict.ok {
+        writeln!(out, "verdict: ok, every invariant held")?;
+    } else {
+        for v in &trace.verdict.violations {
+            writeln!(
+                out,
+                "VIOLATION {} at #{} ({}): {} -- because {}",
+                v.invariant,
+                v.seq,
+                fmt_secs(v.t_ms),
+                v.invariant.description(),
+                v.because
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// A short mark for the acting actor's column.
+fn tag(e: &fencepost_sim::Event) -> &'static str {
+    match e.detail {
+        Detail::Send {
+            what: Msg::Write { .. },
+            ..
+        } => "write->",
+        Detail::Send { .. } => "send->",
+        Detail::Deliver { .. } => "<-recv",
+        Detail::Grant { .. } => "GRANT",
+        Detail::Deny { .. } => "deny",
+        Detail::Renew { .. } => "renew",
+        Detail::RenewLost { .. } => "LOST",
+        Detail::Release { .. } => "release",
+        Detail::Expire { .. } => "EXPIRE",
+        Detail::PauseStart { .. } => "PAUSE",
+        Detail::PauseEnd => "RESUME",
+        Detail::WriteAccepted { .. } => "ok",
+        Detail::WriteRejected { .. } => "REJECT",
+        Detail::WriteDeduplicated { .. } => "dedup",
+        Detail::JobDone { .. } => "done",
+        Detail::Crash => "CRASH",
+        Detail::Restart { .. } => "restart",
+        Detail::ClockJump { .. } => "clock!",
+        Detail::AuthorityRestart { .. } => "RESTART",
+    }
+}

@@ -1,0 +1,1279 @@
+//! The discrete-event engine.
+//!
+//! Everything happens at virtual milliseconds. Pending actions sit in one priority queue ordered by
+//! `(time, insertion number)`, so two actions at the same instant run in the order they were
+//! scheduled: the run is a pure function of the scenario and its seed.
+//!
+//! The actors:
+//!
+//! * the **lock service** is a real [`fencepost::Authority`]; it persists its snapshot whenever a
+//!   grant carries a reservation (fencepost's host contract), which is what an
+//!   `authority_restart` with `persisted: true` restores;
+//! * the **storage** is a real [`fencepost::Guard`] (with a [`fencepost::FencedResource`] when
+//!   idempotency keys are on) when fencing is on with ordered tokens; plain last-writer-wins when
+//!   fencing is off; and an equality-only check for `uuid` tokens (a token seen before that is not
+//!   the latest is refused, a never-seen one is taken as a new owner);
+//! * **workers** acquire (retrying when refused), then for each write: work, optionally renew as a
+//!   check, send the write with their token, wait for the acknowledgement; then release. A worker
+//!   whose write is refused, or who hears its lease was lost, gives up its job;
+//! * the **network** delays each message by a latency drawn from the scenario's range.
+//!
+//! A paused worker handles nothing: its timers and incoming messages wait, and run in their original
+//! order when it resumes, exactly where it stopped. A worker's durations are measured on its own
+//! clock, which faults can skew, drift or make jump.
+
+use alloc::collections::BinaryHeap;
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::cmp::Ordering;
+
+use fencepost::{
+    AcquireError, Admission, Authority, AuthoritySnapshot, Config, FencedResource, Guard,
+    Idempotency, IdempotencyLedger, Token, WriteOutcome,
+};
+
+use crate::invariants::{Checker, Owner};
+use crate::rng::SplitMix64;
+use crate::scenario::{Fault, Point, Scenario, TokenKind};
+use crate::trace::{Actor, AppliedWrite, Detail, Event, JobEnd, Msg, RejectReason, Trace};
+
+/// Options that override a scenario for one run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunOptions {
+    /// Force fencing on or off.
+    pub fencing: Option<bool>,
+    /// Use this seed instead of the scenario's.
+    pub seed: Option<u64>,
+    /// Stop after this many events (the trace says it was truncated).
+    pub max_events: usize,
+    /// Record the events (off: only the verdict and document are kept; faster for sweeps).
+    pub record: bool,
+}
+
+impl Default for RunOptions {
+    fn default() -> RunOptions {
+        RunOptions {
+            fencing: None,
+            seed: None,
+            max_events: 1_000_000,
+            record: true,
+        }
+    }
+}
+
+/// Runs a scenario (already validated) and returns its trace.
+pub fn run(scenario: &Scenario) -> Trace {
+    run_with(scenario, RunOptions::default())
+}
+
+/// Runs a scenario with overrides.
+pub fn run_with(scenario: &Scenario, opts: RunOptions) -> Trace {
+    let mut sim = Sim::new(scenario, opts);
+    sim.run();
+    sim.finish()
+}
+
+/// Holder identity at the lock service: worker index and incarnation.
+type Holder = u32;
+
+fn holder_id(w: u16, inc: u16) -> Holder {
+    (u32::from(w) << 16) | u32::from(inc)
+}
+
+fn holder_worker(h: Holder) -> u16 {
+    (h >> 16) as u16
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Timer {
+    WorkDone {
+        write: u32,
+    },
+    RenewTick {
+        lease: u32,
+    },
+    AckTimeout {
+        write: u32,
+        attempt: u32,
+    },
+    RetryAcquire,
+    /// Carry on after a pause injected at a decision point.
+    Continue {
+        point: Point,
+        write: u32,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Action {
+    Start { w: u16 },
+    Timer { w: u16, inc: u16, timer: Timer },
+    Deliver { msg: u32 },
+    PauseStart { w: u16, until: u64 },
+    PauseEnd { w: u16 },
+    Crash { w: u16, restart_after: Option<u64> },
+    Restart { w: u16 },
+    ClockJump { w: u16, by_ms: i64 },
+    AuthorityRestart { persisted: bool },
+    ExpiryCheck,
+}
+
+impl Action {
+    /// The worker whose process handles this action, if any (paused workers defer it).
+    fn handled_by(&self, msgs: &[InFlight]) -> Option<u16> {
+        match *self {
+            Action::Start { w } | Action::Timer { w, .. } => Some(w),
+            Action::Deliver { msg } => match msgs[msg as usize].to {
+                Actor::Worker(w) => Some(w),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Scheduled {
+    t: u64,
+    n: u64,
+    action: Action,
+}
+
+impl PartialEq for Scheduled {
+    fn eq(&self, o: &Self) -> bool {
+        (self.t, self.n) == (o.t, o.n)
+    }
+}
+impl Eq for Scheduled {}
+impl PartialOrd for Scheduled {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Scheduled {
+    fn cmp(&self, o: &Self) -> Ordering {
+        // BinaryHeap is a max-heap: reverse so the earliest (then first scheduled) pops first.
+        (o.t, o.n).cmp(&(self.t, self.n))
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+struct InFlight {
+    from: Actor,
+    to: Actor,
+    /// Incarnation of the worker end (sender or recipient).
+    inc: u16,
+    what: Msg,
+    token: Option<u64>,
+    /// Grant ordinal of the lease a write or grant belongs to.
+    ordinal: u32,
+    sent_at: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    NotStarted,
+    Acquiring,
+    Working,
+    Checking { write: u32 },
+    Writing { write: u32 },
+    Done,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Lease {
+    token: u64,
+    ordinal: u32,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct ClockModel {
+    skew_ms: i64,
+    drift_ppm: i32,
+    jump_at: Option<u64>,
+    jump_ms: i64,
+}
+
+impl ClockModel {
+    /// Local reading without the jump.
+    fn linear(&self, t: u64) -> i128 {
+        let t = i128::from(t);
+        t + i128::from(self.skew_ms) + (t * i128::from(self.drift_ppm)).div_euclid(1_000_000)
+    }
+
+    /// The worker's clock reading at real time `t`.
+    fn local(&self, t: u64) -> i128 {
+        let jump = match self.jump_at {
+            Some(j) if t >= j => i128::from(self.jump_ms),
+            _ => 0,
+        };
+        self.linear(t) + jump
+    }
+
+    /// Smallest real `t >= from` with `linear(t) >= target`.
+    fn linear_reach(&self, from: u64, target: i128) -> u64 {
+        if self.linear(from) >= target {
+            return from;
+        }
+        // linear(t) ~= t * (1 + d) + skew: start from the estimate and step to the exact answer.
+        let rate = 1_000_000 + i128::from(self.drift_ppm);
+        let est = ((target - i128::from(self.skew_ms)) * 1_000_000).div_euclid(rate);
+        let mut t = u64::try_from(est.max(i128::from(from))).unwrap_or(u64::MAX);
+        while t > from && self.linear(t - 1) >= target {
+            t -= 1;
+        }
+        while self.linear(t) < target && t < u64::MAX {
+            t += 1;
+        }
+        t
+    }
+
+    /// The real instant at or after `from` when the local clock first reads `target`.
+    fn real_at_local(&self, from: u64, target: i128) -> u64 {
+        match self.jump_at {
+            Some(j) if j > from => {
+                // Before the jump the clock is linear; after it, shifted by jump_ms.
+                let before = self.linear_reach(from, target);
+                if before < j {
+                    before
+                } else {
+                    self.linear_reach(j, target - i128::from(self.jump_ms))
+                }
+            }
+            Some(_) => self.linear_reach(from, target - i128::from(self.jump_ms)),
+            None => self.linear_reach(from, target),
+        }
+    }
+
+    /// The real instant at which `d` local milliseconds have passed since real time `from`.
+    fn after(&self, from: u64, d: u64) -> u64 {
+        let target = self.local(from) + i128::from(d);
+        self.real_at_local(from, target).max(from)
+    }
+}
+
+#[derive(Clone, Debug)]
+struct WorkerState {
+    inc: u16,
+    alive: bool,
+    paused_until: Option<u64>,
+    deferred: Vec<Action>,
+    phase: Phase,
+    lease: Option<Lease>,
+    /// Lease generation, so a renew tick of an old lease stops.
+    lease_gen: u32,
+    /// Local clock reading when the current lease was requested or last renewed.
+    believed_from_local: i128,
+    writes_sent: u32,
+    points_reached: [u32; 3],
+    clock: ClockModel,
+}
+
+enum Store {
+    /// Fencing with ordered tokens and idempotency keys.
+    FencedIdem(FencedResource<(), 64>),
+    /// Fencing with ordered tokens.
+    Fenced(Guard),
+    /// Unique, unordered tokens: equality checks only.
+    Uuid {
+        seen: Vec<u32>,
+        last: Option<u32>,
+        ledger: Option<IdempotencyLedger<(), 64>>,
+    },
+    /// No fencing: last writer wins (with an optional idempotency ledger).
+    LastWriterWins(Option<IdempotencyLedger<(), 64>>),
+}
+
+struct Sim<'s> {
+    sc: &'s Scenario,
+    opts: RunOptions,
+    fencing: bool,
+    cfg: Config,
+    now: u64,
+    queue: BinaryHeap<Scheduled>,
+    n: u64,
+    rng: SplitMix64,
+    authority: Authority<Holder>,
+    persisted: Option<AuthoritySnapshot<Holder>>,
+    /// Ordinals of fresh grants, by (holder, token), for the current authority incarnation.
+    grants: Vec<(Holder, u64, u32)>,
+    next_ordinal: u32,
+    store: Store,
+    workers: Vec<WorkerState>,
+    msgs: Vec<InFlight>,
+    events: Vec<Event>,
+    event_count: u32,
+    truncated: bool,
+    checker: Checker,
+    names: Vec<String>,
+    document: Vec<AppliedWrite>,
+}
+
+impl<'s> Sim<'s> {
+    fn new(sc: &'s Scenario, opts: RunOptions) -> Sim<'s> {
+        let fencing = opts.fencing.unwrap_or(sc.protections.fencing);
+        let first = Token::new(sc.first_token).unwrap_or(Token::MIN);
+        let cfg = Config::new(sc.lease_ttl_ms.max(1))
+            .with_lock_delay(sc.lock_delay_ms)
+            .with_first_token(first);
+        let authority = Authority::new(cfg).unwrap_or_else(|_| {
+            // validate() guarantees a usable config; fall back to the plainest one regardless.
+            Authority::new(Config::new(1)).expect("a 1 ms lease is a valid config")
+        });
+        let idem = sc.protections.idempotency_keys;
+        let store = match (fencing, sc.protections.token_kind) {
+            (true, TokenKind::Ordered) if idem => Store::FencedIdem(FencedResource::new()),
+            (true, TokenKind::Ordered) => Store::Fenced(Guard::new()),
+            (true, TokenKind::Uuid) => Store::Uuid {
+                seen: Vec::new(),
+                last: None,
+                ledger: idem.then(IdempotencyLedger::new),
+            },
+            (false, _) => Store::LastWriterWins(idem.then(IdempotencyLedger::new)),
+        };
+        let mut workers: Vec<WorkerState> = sc
+            .workers
+            .iter()
+            .map(|_| WorkerState {
+                inc: 0,
+                alive: true,
+                paused_until: None,
+                deferred: Vec::new(),
+                phase: Phase::NotStarted,
+                lease: None,
+                lease_gen: 0,
+                believed_from_local: 0,
+                writes_sent: 0,
+                points_reached: [0; 3],
+                clock: ClockModel::default(),
+            })
+            .collect();
+        for f in &sc.faults {
+            if let Fault::Clock {
+                worker,
+                skew_ms,
+                drift_ppm,
+                jump_at,
+                jump_ms,
+            } = f
+                && let Some(i) = sc.worker_index(worker)
+            {
+                workers[i].clock = ClockModel {
+                    skew_ms: *skew_ms,
+                    drift_ppm: *drift_ppm,
+                    jump_at: *jump_at,
+                    jump_ms: *jump_ms,
+                };
+            }
+        }
+        let mut sim = Sim {
+            sc,
+            opts,
+            fencing,
+            cfg,
+            now: 0,
+            queue: BinaryHeap::with_capacity(64),
+            n: 0,
+            rng: SplitMix64::new(opts.seed.unwrap_or(sc.seed)),
+            authority,
+            persisted: None,
+            grants: Vec::new(),
+            next_ordinal: 0,
+            store,
+            workers,
+            msgs: Vec::new(),
+            events: Vec::with_capacity(if opts.record { 64 } else { 0 }),
+            event_count: 0,
+            truncated: false,
+            checker: Checker::default(),
+            names: sc.workers.iter().map(|w| w.name.clone()).collect(),
+            document: Vec::new(),
+        };
+        for (i, w) in sc.workers.iter().enumerate() {
+            sim.schedule(w.start_ms, Action::Start { w: i as u16 });
+        }
+        for f in &sc.faults {
+            let widx = |name: &str| sc.worker_index(name).unwrap_or(0) as u16;
+            match f {
+                Fault::Pause { worker, at, for_ms } => {
+                    let until = at.saturating_add(*for_ms);
+                    sim.schedule(
+                        *at,
+                        Action::PauseStart {
+                            w: widx(worker),
+                            until,
+                        },
+                    );
+                }
+                Fault::Crash {
+                    worker,
+                    at,
+                    restart_after,
+                } => sim.schedule(
+                    *at,
+                    Action::Crash {
+                        w: widx(worker),
+                        restart_after: *restart_after,
+                    },
+                ),
+                Fault::Clock {
+                    worker,
+                    jump_at: Some(j),
+                    jump_ms,
+                    ..
+                } if *jump_ms != 0 => sim.schedule(
+                    *j,
+                    Action::ClockJump {
+                        w: widx(worker),
+                        by_ms: *jump_ms,
+                    },
+                ),
+                Fault::AuthorityRestart { at, persisted } => sim.schedule(
+                    *at,
+                    Action::AuthorityRestart {
+                        persisted: *persisted,
+                    },
+                ),
+                _ => {}
+            }
+        }
+        sim
+    }
+
+    fn schedule(&mut self, t: u64, action: Action) {
+        self.n += 1;
+        self.queue.push(Scheduled {
+            // Nothing is ever scheduled in the past: time only moves forward.
+            t: t.max(self.now),
+            n: self.n,
+            action,
+        });
+    }
+
+    fn emit(&mut self, actor: Actor, token: Option<u64>, detail: Detail) -> u32 {
+        let seq = self.event_count;
+        self.event_count += 1;
+        if self.opts.record {
+            self.events.push(Event {
+                seq,
+                t_ms: self.now,
+                actor,
+                token,
+                detail,
+            });
+        }
+        seq
+    }
+
+    fn run(&mut self) {
+        while let Some(s) = self.queue.pop() {
+            if self.sc.end_ms.is_some_and(|end| s.t > end)
+                || self.event_count as usize >= self.opts.max_events
+            {
+                self.truncated = true;
+                break;
+            }
+            self.now = s.t;
+            if let Some(w) = s.action.handled_by(&self.msgs) {
+                let ws = &mut self.workers[usize::from(w)];
+                if ws.paused_until.is_some() && ws.alive {
+                    ws.deferred.push(s.action);
+                    continue;
+                }
+            }
+            self.step(s.action);
+        }
+    }
+
+    fn step(&mut self, action: Action) {
+        match action {
+            Action::Start { w } => self.start(w),
+            Action::Timer { w, inc, timer } => {
+                let ws = &self.workers[usize::from(w)];
+                if ws.alive && ws.inc == inc {
+                    self.timer(w, timer);
+                }
+            }
+            Action::Deliver { msg } => self.deliver(msg),
+            Action::PauseStart { w, until } => self.pause(w, until),
+            Action::PauseEnd { w } => self.resume(w),
+            Action::Crash { w, restart_after } => self.crash(w, restart_after),
+            Action::Restart { w } => self.restart(w),
+            Action::ClockJump { w, by_ms } => {
+                self.emit(Actor::Worker(w), None, Detail::ClockJump { by_ms });
+            }
+            Action::AuthorityRestart { persisted } => self.authority_restart(persisted),
+            Action::ExpiryCheck => {
+                if let Some(e) = self.authority.expire(self.now) {
+                    self.emit(
+                        Actor::Lock,
+                        Some(e.token.get()),
+                        Detail::Expire {
+                            holder: holder_worker(e.holder),
+                            free_at: e.free_at,
+                        },
+                    );
+                }
+            }
+        }
+    }
+
+    // ---- network ------------------------------------------------------------------------------
+
+    fn send(
+        &mut self,
+        from: Actor,
+        to: Actor,
+        inc: u16,
+        what: Msg,
+        token: Option<u64>,
+        ordinal: u32,
+    ) {
+        let lat = self
+            .rng
+            .range(self.sc.latency_ms.min, self.sc.latency_ms.max);
+        let mut deliver_at = self.now.saturating_add(lat);
+        let worker = match (from, to) {
+            (Actor::Worker(w), _) | (_, Actor::Worker(w)) => Some(w),
+            _ => None,
+        };
+        if let Some(w) = worker {
+            for f in &self.sc.faults {
+                match f {
+                    Fault::Partition {
+                        worker,
+                        from: p_from,
+                        to: p_to,
+                    } if self.names[usize::from(w)] == *worker
+                        && (*p_from..*p_to).contains(&self.now) =>
+                    {
+                        deliver_at = deliver_at.max(p_to.saturating_add(lat));
+                    }
+                    Fault::Hold {
+                        worker,
+                        nth_write,
+                        for_ms,
+                    } if matches!(what, Msg::Write { .. })
+                        && matches!(from, Actor::Worker(_))
+                        && self.names[usize::from(w)] == *worker
+                        && self.workers[usize::from(w)].writes_sent == *nth_write =>
+                    {
+                        deliver_at = deliver_at.saturating_add(*for_ms);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let id = self.msgs.len() as u32;
+        self.msgs.push(InFlight {
+            from,
+            to,
+            inc,
+            what,
+            token,
+            ordinal,
+            sent_at: self.now,
+        });
+        self.emit(
+            from,
+            token,
+            Detail::Send {
+                msg: id,
+                to,
+                what,
+                deliver_at,
+            },
+        );
+        self.schedule(deliver_at, Action::Deliver { msg: id });
+    }
+
+    fn deliver(&mut self, id: u32) {
+        let m = self.msgs[id as usize];
+        match m.to {
+            Actor::Lock => {
+                self.emit(Actor::Lock, m.token, self.deliver_detail(id, &m, None));
+                self.lock_handles(m);
+            }
+            Actor::Storage => {
+                self.emit(Actor::Storage, m.token, self.deliver_detail(id, &m, None));
+                self.storage_handles(m);
+            }
+            Actor::Worker(w) => {
+                let ws = &self.workers[usize::from(w)];
+                if !ws.alive || ws.inc != m.inc {
+                    // The process it was meant for is gone; nobody reads it.
+                    return;
+                }
+                self.worker_handles(w, id, m);
+            }
+        }
+    }
+
+    fn deliver_detail(&self, id: u32, m: &InFlight, believed_until: Option<u64>) -> Detail {
+        Detail::Deliver {
+            msg: id,
+            from: m.from,
+            what: m.what,
+            sent_at: m.sent_at,
+            believed_until,
+        }
+    }
+
+    // ---- lock service -------------------------------------------------------------------------
+
+    fn ordinal_of(&self, holder: Holder, token: u64) -> u32 {
+        self.grants
+            .iter()
+            .rev()
+            .find(|g| g.0 == holder && g.1 == token)
+            .map_or(u32::MAX, |g| g.2)
+    }
+
+    fn lock_handles(&mut self, m: InFlight) {
+        let Actor::Worker(w) = m.from else { return };
+        let h = holder_id(w, m.inc);
+        let reply_to = Actor::Worker(w);
+        match m.what {
+            Msg::Acquire => match self.authority.try_acquire(&h, self.now) {
+                Ok(g) => {
+                    let token = g.token.get();
+                    let reentry = g.reentered();
+                    if g.reservation.is_some() {
+                        // fencepost's contract: persist the reservation before returning the grant.
+                        self.persisted = Some(self.authority.snapshot());
+                    }
+                    let ordinal = if reentry {
+                        self.ordinal_of(h, token)
+                    } else {
+                        let o = self.next_ordinal;
+                        self.next_ordinal += 1;
+                        self.grants.push((h, token, o));
+                        o
+                    };
+                    let seq = self.emit(
+                        Actor::Lock,
+                        Some(token),
+                        Detail::Grant {
+                            holder: w,
+                            expires_at: g.expires_at,
+                            reentry,
+                        },
+                    );
+                    if !reentry {
+                        self.checker.on_grant(seq, self.now, token, &self.names, w);
+                    }
+                    self.schedule(g.expires_at, Action::ExpiryCheck);
+                    self.send(
+                        Actor::Lock,
+                        reply_to,
+                        m.inc,
+                        Msg::Granted {
+                            expires_at: g.expires_at,
+                        },
+                        Some(token),
+                        ordinal,
+                    );
+                }
+                Err(e) => {
+                    let (holder, until) = match e {
+                        AcquireError::Held { holder, until } => {
+                            (Some(holder_worker(holder)), until)
+                        }
+                        AcquireError::LockDelay { until } => (None, until),
+                        // Neither happens in a simulation (holders never re-enter; validation
+                        // keeps tokens far from the end), but a refusal is the honest answer.
+                        _ => (None, u64::MAX),
+                    };
+                    self.emit(
+                        Actor::Lock,
+                        None,
+                        Detail::Deny {
+                            requester: w,
+                            holder,
+                            until,
+                        },
+                    );
+                    self.send(
+                        Actor::Lock,
+                        reply_to,
+                        m.inc,
+                        Msg::Denied { retry_at: until },
+                        None,
+                        0,
+                    );
+                }
+            },
+            Msg::Renew { check } => {
+                let token = m.token.and_then(Token::new);
+                let renewed = token.map(|t| self.authority.renew(&h, t, self.now));
+                match renewed {
+                    Some(Ok(r)) => {
+                        self.emit(
+                            Actor::Lock,
+                            m.token,
+                            Detail::Renew {
+                                holder: w,
+                                expires_at: r.expires_at,
+                            },
+                        );
+                        self.schedule(r.expires_at, Action::ExpiryCheck);
+                        self.send(
+                            Actor::Lock,
+                            reply_to,
+                            m.inc,
+                            Msg::Renewed {
+                                expires_at: r.expires_at,
+                                check,
+                            },
+                            m.token,
+                            m.ordinal,
+                        );
+                    }
+                    _ => {
+                        self.emit(Actor::Lock, m.token, Detail::RenewLost { holder: w });
+                        self.send(Actor::Lock, reply_to, m.inc, Msg::Lost, m.token, m.ordinal);
+                    }
+                }
+            }
+            Msg::Release => {
+                let ok = m
+                    .token
+                    .and_then(Token::new)
+                    .is_some_and(|t| self.authority.release(&h, t, self.now).is_ok());
+                self.emit(Actor::Lock, m.token, Detail::Release { holder: w, ok });
+            }
+            _ => {}
+        }
+    }
+
+    fn authority_restart(&mut self, persisted: bool) {
+        let restored = if persisted {
+            self.persisted
+                .clone()
+                .and_then(|s| Authority::restore(self.cfg, s).ok())
+        } else {
+            None
+        };
+        self.authority = match restored {
+            Some(a) => a,
+            None => {
+                // Nothing persisted (or nothing to restore): a brand new authority. Its clock
+                // starts at the present instant.
+                let mut a = Authority::new(self.cfg).unwrap_or_else(|_| self.authority.clone());
+                a.expire(self.now);
+                a
+            }
+        };
+        if !persisted {
+            self.persisted = None;
+        }
+        // The new service re-arms its expiry check for a lease it restored.
+        if let Some(l) = self.authority.recorded_lease() {
+            let at = l.expires_at;
+            self.schedule(at, Action::ExpiryCheck);
+        }
+        let next = self.authority.next_token().map(Token::get);
+        self.emit(
+            Actor::Lock,
+            None,
+            Detail::AuthorityRestart {
+                persisted,
+                next_token: next,
+            },
+        );
+    }
+
+    // ---- storage ------------------------------------------------------------------------------
+
+    fn storage_handles(&mut self, m: InFlight) {
+        let Actor::Worker(w) = m.from else { return };
+        let Msg::Write { op, .. } = m.what else {
+            return;
+        };
+        let token = m.token.unwrap_or(0);
+        let op_id = (u64::from(w) << 48) | (u64::from(m.inc) << 32) | u64::from(op);
+        let idem_token = Token::new(token).unwrap_or(Token::MIN);
+        enum Fate {
+            Apply(Option<u64>),
+            Reject(RejectReason, Option<u64>),
+            Dedup,
+        }
+        let fate = match &mut self.store {
+            Store::FencedIdem(r) => {
+                let before = r.guard().highest().map(Token::get);
+                match r.write(token, op_id, || ()) {
+                    WriteOutcome::Applied(()) => Fate::Apply(before),
+                    WriteOutcome::Duplicate(()) => Fate::Dedup,
+                    WriteOutcome::Stale { highest, .. } => {
+                        Fate::Reject(RejectReason::Stale, Some(highest.get()))
+                    }
+                    _ => Fate::Reject(RejectReason::Stale, before),
+                }
+            }
+            Store::Fenced(g) => match g.admit_raw(token) {
+                Admission::Advanced { previous } => Fate::Apply(previous.map(Token::get)),
+                Admission::Current => Fate::Apply(g.highest().map(Token::get)),
+                Admission::Stale { highest, .. } => {
+                    Fate::Reject(RejectReason::Stale, Some(highest.get()))
+                }
+                _ => Fate::Reject(RejectReason::Stale, g.highest().map(Token::get)),
+            },
+            Store::Uuid { seen, last, ledger } => {
+                if ledger
+                    .as_ref()
+                    .is_some_and(|l| l.lookup(idem_token, op_id) != Idempotency::Fresh)
+                {
+                    Fate::Dedup
+                } else if *last == Some(m.ordinal) || !seen.contains(&m.ordinal) {
+                    seen.push(m.ordinal);
+                    *last = Some(m.ordinal);
+                    if let Some(l) = ledger {
+                        l.record(idem_token, op_id, ());
+                    }
+                    Fate::Apply(None)
+                } else {
+                    Fate::Reject(RejectReason::UuidReused, None)
+                }
+            }
+            Store::LastWriterWins(ledger) => {
+                if ledger
+                    .as_ref()
+                    .is_some_and(|l| l.lookup(idem_token, op_id) != Idempotency::Fresh)
+                {
+                    Fate::Dedup
+                } else {
+                    if let Some(l) = ledger {
+                        l.record(idem_token, op_id, ());
+                    }
+                    Fate::Apply(None)
+                }
+            }
+        };
+        let accepted = match fate {
+            Fate::Apply(previous) => {
+                // Without fencing the storage keeps no high-water mark; record the one that would
+                // have been there so the trace can say the stale write landed.
+                let previous = previous.or_else(|| self.document.iter().map(|d| d.token).max());
+                let seq = self.emit(
+                    Actor::Storage,
+                    m.token,
+                    Detail::WriteAccepted {
+                        writer: w,
+                        op,
+                        previous,
+                    },
+                );
+                self.document.push(AppliedWrite {
+                    writer: w,
+                    token,
+                    op,
+                    t_ms: self.now,
+                    seq,
+                });
+                self.checker.on_write_accepted(
+                    seq,
+                    self.now,
+                    Owner {
+                        ordinal: m.ordinal,
+                        worker: w,
+                        inc: m.inc,
+                        token,
+                    },
+                    op,
+                    &self.names,
+                );
+                true
+            }
+            Fate::Reject(reason, highest) => {
+                self.emit(
+                    Actor::Storage,
+                    m.token,
+                    Detail::WriteRejected {
+                        writer: w,
+                        op,
+                        reason,
+                        highest,
+                    },
+                );
+                false
+            }
+            Fate::Dedup => {
+                self.emit(
+                    Actor::Storage,
+                    m.token,
+                    Detail::WriteDeduplicated { writer: w, op },
+                );
+                true
+            }
+        };
+        self.send(
+            Actor::Storage,
+            Actor::Worker(w),
+            m.inc,
+            Msg::Ack { op, accepted },
+            m.token,
+            m.ordinal,
+        );
+    }
+
+    // ---- workers ------------------------------------------------------------------------------
+
+    fn start(&mut self, w: u16) {
+        let ws = &mut self.workers[usize::from(w)];
+        if !ws.alive || ws.phase != Phase::NotStarted {
+            return;
+        }
+        ws.phase = Phase::Acquiring;
+        self.send_acquire(w);
+    }
+
+    fn send_acquire(&mut self, w: u16) {
+        let ws = &mut self.workers[usize::from(w)];
+        ws.believed_from_local = ws.clock.local(self.now);
+        let inc = ws.inc;
+        self.send(Actor::Worker(w), Actor::Lock, inc, Msg::Acquire, None, 0);
+    }
+
+    fn worker_timer(&mut self, w: u16, local_delay: u64, timer: Timer) {
+        let ws = &self.workers[usize::from(w)];
+        let at = ws.clock.after(self.now, local_delay);
+        let inc = ws.inc;
+        self.schedule(at, Action::Timer { w, inc, timer });
+    }
+
+    /// The real instant until which the worker believes its lease holds.
+    fn believed_until(&self, w: u16) -> u64 {
+        let ws = &self.workers[usize::from(w)];
+        let target = ws.believed_from_local + i128::from(self.sc.lease_ttl_ms);
+        ws.clock.real_at_local(self.now, target)
+    }
+
+    /// A decision point: pauses the worker here if a `pause_at` fault says so. Returns whether
+    /// it paused (the continuation then runs on resume).
+    fn point(&mut self, w: u16, point: Point, write: u32) -> bool {
+        let ws = &mut self.workers[usize::from(w)];
+        let idx = point as usize;
+        ws.points_reached[idx] += 1;
+        let reached = ws.points_reached[idx];
+        let name = &self.names[usize::from(w)];
+        let pause = self.sc.faults.iter().find_map(|f| match f {
+            Fault::PauseAt {
+                worker,
+                point: p,
+                nth,
+                for_ms,
+            } if worker == name && *p == point && *nth == reached => Some(*for_ms),
+            _ => None,
+        });
+        let Some(for_ms) = pause else { return false };
+        let until = self.now.saturating_add(for_ms);
+        self.pause(w, until);
+        let ws = &mut self.workers[usize::from(w)];
+        let inc = ws.inc;
+        ws.deferred.push(Action::Timer {
+            w,
+            inc,
+            timer: Timer::Continue { point, write },
+        });
+        true
+    }
+
+    fn pause(&mut self, w: u16, until: u64) {
+        let ws = &mut self.workers[usize::from(w)];
+        if !ws.alive {
+            return;
+        }
+        match ws.paused_until {
+            // Already paused: a pause inside a pause extends it.
+            Some(u) if u >= until => return,
+            Some(_) => ws.paused_until = Some(until),
+            None => {
+                ws.paused_until = Some(until);
+                self.emit(Actor::Worker(w), None, Detail::PauseStart { until });
+            }
+        }
+        self.schedule(until, Action::PauseEnd { w });
+    }
+
+    fn resume(&mut self, w: u16) {
+        let ws = &mut self.workers[usize::from(w)];
+        if ws.paused_until != Some(self.now) {
+            // Superseded by a longer pause, or the process died meanwhile.
+            return;
+        }
+        ws.paused_until = None;
+        let deferred = core::mem::take(&mut ws.deferred);
+        self.emit(Actor::Worker(w), None, Detail::PauseEnd);
+        for a in deferred {
+            self.schedule(self.now, a);
+        }
+    }
+
+    fn crash(&mut self, w: u16, restart_after: Option<u64>) {
+        let ws = &mut self.workers[usize::from(w)];
+        if !ws.alive {
+            return;
+        }
+        ws.alive = false;
+        ws.paused_until = None;
+        ws.deferred.clear();
+        ws.lease = None;
+        ws.phase = Phase::Done;
+        self.emit(Actor::Worker(w), None, Detail::Crash);
+        if let Some(r) = restart_after {
+            self.schedule(self.now.saturating_add(r), Action::Restart { w });
+        }
+    }
+
+    fn restart(&mut self, w: u16) {
+        let ws = &mut self.workers[usize::from(w)];
+        ws.inc = ws.inc.wrapping_add(1);
+        ws.alive = true;
+        ws.phase = Phase::Acquiring;
+        // `nth_write` and `nth` count over the worker's whole life, across restarts.
+        ws.lease_gen += 1;
+        let incarnation = ws.inc;
+        self.emit(Actor::Worker(w), None, Detail::Restart { incarnation });
+        self.send_acquire(w);
+    }
+
+    fn finish_job(&mut self, w: u16, end: JobEnd) {
+        let ws = &mut self.workers[usize::from(w)];
+        ws.phase = Phase::Done;
+        ws.lease = None;
+        ws.lease_gen += 1;
+        self.emit(Actor::Worker(w), None, Detail::JobDone { end });
+    }
+
+    fn worker_handles(&mut self, w: u16, id: u32, m: InFlight) {
+        let phase = self.workers[usize::from(w)].phase;
+        match (m.what, phase) {
+            (Msg::Granted { .. }, Phase::Acquiring) => {
+                let until = self.believed_until(w);
+                self.emit(
+                    Actor::Worker(w),
+                    m.token,
+                    self.deliver_detail(id, &m, Some(until)),
+                );
+                let job = self.sc.workers[usize::from(w)].job;
+                let ws = &mut self.workers[usize::from(w)];
+                ws.lease = Some(Lease {
+                    token: m.token.unwrap_or(0),
+                    ordinal: m.ordinal,
+                });
+                ws.lease_gen += 1;
+                ws.phase = Phase::Working;
+                let lease = ws.lease_gen;
+                if let Some(every) = job.renew_every_ms {
+                    self.worker_timer(w, every, Timer::RenewTick { lease });
+                }
+                if !self.point(w, Point::AfterAcquire, 1) {
+                    self.start_work(w, 1);
+                }
+            }
+            (Msg::Denied { retry_at }, Phase::Acquiring) => {
+                self.emit(Actor::Worker(w), None, self.deliver_detail(id, &m, None));
+                if retry_at != u64::MAX {
+                    let wait = retry_at.saturating_sub(self.now).max(1);
+                    self.worker_timer(w, wait, Timer::RetryAcquire);
+                }
+            }
+            (Msg::Renewed { check, .. }, _) if self.holds(w, m.token) => {
+                // The lease now runs from when the renew was sent.
+                let sent_local = self.workers[usize::from(w)].clock.local(m.sent_at);
+                self.workers[usize::from(w)].believed_from_local = sent_local;
+                let until = self.believed_until(w);
+                self.emit(
+                    Actor::Worker(w),
+                    m.token,
+                    self.deliver_detail(id, &m, Some(until)),
+                );
+                if let (true, Phase::Checking { write }) = (check, phase)
+                    && !self.point(w, Point::AfterRenewCheck, write)
+                {
+                    self.before_write(w, write);
+                }
+            }
+            (Msg::Lost, _) if self.holds(w, m.token) => {
+                self.emit(Actor::Worker(w), m.token, self.deliver_detail(id, &m, None));
+                self.finish_job(w, JobEnd::LeaseLost);
+            }
+            (Msg::Ack { op, accepted }, Phase::Writing { write }) if op == write => {
+                self.emit(Actor::Worker(w), m.token, self.deliver_detail(id, &m, None));
+                if !accepted {
+                    self.finish_job(w, JobEnd::FencedOut);
+                } else if write >= self.sc.workers[usize::from(w)].job.writes {
+                    let (inc, token, ordinal) = {
+                        let ws = &self.workers[usize::from(w)];
+                        let l = ws.lease.map_or((None, 0), |l| (Some(l.token), l.ordinal));
+                        (ws.inc, l.0, l.1)
+                    };
+                    self.send(
+                        Actor::Worker(w),
+                        Actor::Lock,
+                        inc,
+                        Msg::Release,
+                        token,
+                        ordinal,
+                    );
+                    self.finish_job(w, JobEnd::Completed);
+                } else {
+                    self.workers[usize::from(w)].phase = Phase::Working;
+                    self.start_work(w, write + 1);
+                }
+            }
+            _ => {
+                // A late or duplicate answer the worker no longer waits for: it still arrives.
+                self.emit(Actor::Worker(w), m.token, self.deliver_detail(id, &m, None));
+            }
+        }
+    }
+
+    fn holds(&self, w: u16, token: Option<u64>) -> bool {
+        let ws = &self.workers[usize::from(w)];
+        ws.lease.is_some_and(|l| Some(l.token) == token)
+    }
+
+    fn start_work(&mut self, w: u16, write: u32) {
+        let work = self.sc.workers[usize::from(w)].job.work_ms;
+        self.worker_timer(w, work, Timer::WorkDone { write });
+    }
+
+    fn before_write(&mut self, w: u16, write: u32) {
+        if !self.point(w, Point::BeforeWrite, write) {
+            self.send_write(w, write, 1);
+        }
+    }
+
+    /// Sends write `write`; `attempt` counts sends of it (1 for the first).
+    fn send_write(&mut self, w: u16, write: u32, attempt: u32) {
+        let retry = attempt > 1;
+        let job = self.sc.workers[usize::from(w)].job;
+        let ws = &mut self.workers[usize::from(w)];
+        let Some(lease) = ws.lease else { return };
+        ws.writes_sent += 1;
+        ws.phase = Phase::Writing { write };
+        let inc = ws.inc;
+        self.send(
+            Actor::Worker(w),
+            Actor::Storage,
+            inc,
+            Msg::Write { op: write, retry },
+            Some(lease.token),
+            lease.ordinal,
+        );
+        if let Some(after) = job.retry_after_ms {
+            self.worker_timer(w, after, Timer::AckTimeout { write, attempt });
+        }
+    }
+
+    fn timer(&mut self, w: u16, timer: Timer) {
+        let ws = &self.workers[usize::from(w)];
+        let phase = ws.phase;
+        match timer {
+            Timer::WorkDone { write } if phase == Phase::Working => {
+                if self.sc.protections.check_before_write {
+                    let ws = &mut self.workers[usize::from(w)];
+                    ws.phase = Phase::Checking { write };
+                    let (inc, lease) = (ws.inc, ws.lease);
+                    if let Some(l) = lease {
+                        self.send(
+                            Actor::Worker(w),
+                            Actor::Lock,
+                            inc,
+                            Msg::Renew { check: true },
+                            Some(l.token),
+                            l.ordinal,
+                        );
+                    }
+                } else {
+                    self.before_write(w, write);
+                }
+            }
+            Timer::RenewTick { lease } if ws.lease_gen == lease && ws.lease.is_some() => {
+                let (inc, l) = (ws.inc, ws.lease);
+                if let Some(l) = l {
+                    self.send(
+                        Actor::Worker(w),
+                        Actor::Lock,
+                        inc,
+                        Msg::Renew { check: false },
+                        Some(l.token),
+                        l.ordinal,
+                    );
+                }
+                if let Some(every) = self.sc.workers[usize::from(w)].job.renew_every_ms {
+                    self.worker_timer(w, every, Timer::RenewTick { lease });
+                }
+            }
+            // Resend the same operation, at most three sends in all.
+            Timer::AckTimeout { write, attempt }
+                if phase == (Phase::Writing { write }) && attempt < 3 =>
+            {
+                self.send_write(w, write, attempt + 1);
+            }
+            Timer::RetryAcquire if phase == Phase::Acquiring => self.send_acquire(w),
+            Timer::Continue { point, write } => match point {
+                Point::AfterAcquire => self.start_work(w, write),
+                Point::AfterRenewCheck => self.before_write(w, write),
+                Point::BeforeWrite => self.send_write(w, write, 1),
+            },
+            _ => {}
+        }
+    }
+
+    fn finish(self) -> Trace {
+        Trace {
+            scenario: self.sc.name.clone(),
+            seed: self.opts.seed.unwrap_or(self.sc.seed),
+            fencing: self.fencing,
+            workers: self.names,
+            events: self.events,
+            truncated: self.truncated,
+            verdict: self.checker.finish(),
+            document: self.document,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clock_model_inverts() {
+        let c = ClockModel {
+            skew_ms: 0,
+            drift_ppm: -500_000,
+            jump_at: None,
+            jump_ms: 0,
+        };
+        // Half speed: 1000 local ms take 2000 real ms.
+        assert_eq!(c.after(0, 1000), 2000);
+        assert_eq!(c.after(1000, 1000), 3000);
+        let fast = ClockModel {
+            drift_ppm: 1_000_000,
+            ..ClockModel::default()
+        };
+        assert_eq!(fast.after(0, 1000), 500);
+        let jump = ClockModel {
+            jump_at: Some(500),
+            jump_ms: 400,
+            ..ClockModel::default()
+        };
+        // The clock leaps 400 ms at t=500: a 1000 ms timer set at 0 fires at 600.
+        assert_eq!(jump.after(0, 1000), 600);
+        assert_eq!(jump.after(0, 300), 300);
+        let back = ClockModel {
+            jump_at: Some(500),
+            jump_ms: -400,
+            ..ClockModel::default()
+        };
+        assert_eq!(back.after(0, 1000), 1400);
+        let skew = ClockModel {
+            skew_ms: -5_000,
+            ..ClockModel::default()
+        };
+        assert_eq!(skew.after(100, 1000), 1100);
+    }
+}

@@ -1,0 +1,265 @@
+//! Invariants, checked after every event of a run.
+//!
+//! * **I1** the storage never accepts a token lower than one it accepted;
+//! * **I2** no write from an owner lands after a newer owner's write (owners are ordered by when the
+//!   lock service granted them, the ground truth whatever the tokens say): the corruption fencing
+//!   prevents;
+//! * **I3** tokens issued by the lock service strictly increase (re-entry keeps a token; that is
+//!   not a new issue);
+//! * **I4** no acknowledged write is lost: a newer owner's applied write is never overwritten by an
+//!   older owner's;
+//! * **I5** no operation is applied twice (a retried write applies at most once).
+//!
+//! Each violation names the invariant, the event, and says in one sentence what went wrong.
+
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::fmt;
+
+use serde::Serialize;
+
+/// One of the invariants.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub enum Invariant {
+    /// Storage never accepts a token lower than one it accepted.
+    I1,
+    /// No write from an owner lands after a newer owner's write.
+    I2,
+    /// Issued tokens strictly increase.
+    I3,
+    /// No acknowledged write is lost.
+    I4,
+    /// No operation is applied twice.
+    I5,
+}
+
+impl Invariant {
+    /// Every invariant.
+    pub const ALL: [Invariant; 5] = [
+        Invariant::I1,
+        Invariant::I2,
+        Invariant::I3,
+        Invariant::I4,
+        Invariant::I5,
+    ];
+
+    /// What it promises.
+    pub const fn description(self) -> &'static str {
+        match self {
+            Invariant::I1 => "storage never accepts a token lower than one it accepted",
+            Invariant::I2 => "no write from an owner lands after a newer owner's write",
+            Invariant::I3 => "tokens issued by the lock service strictly increase",
+            Invariant::I4 => "no acknowledged write is lost",
+            Invariant::I5 => "no operation is applied twice",
+        }
+    }
+
+    /// Index 0..5.
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+}
+
+impl fmt::Display for Invariant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self, f)
+    }
+}
+
+/// One broken invariant.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Violation {
+    /// Which.
+    pub invariant: Invariant,
+    /// The event that broke it.
+    pub seq: u32,
+    /// When.
+    pub t_ms: u64,
+    /// Why, in one sentence.
+    pub because: String,
+}
+
+/// The outcome of a run's checks.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Verdict {
+    /// Whether every invariant held.
+    pub ok: bool,
+    /// Each violation, in event order.
+    pub violations: Vec<Violation>,
+}
+
+impl Verdict {
+    /// Whether `inv` was violated.
+    pub fn violated(&self, inv: Invariant) -> bool {
+        self.violations.iter().any(|v| v.invariant == inv)
+    }
+
+    /// The first violation of `inv`.
+    pub fn first(&self, inv: Invariant) -> Option<&Violation> {
+        self.violations.iter().find(|v| v.invariant == inv)
+    }
+
+    /// The distinct invariants violated, in order I1..I5.
+    pub fn broken(&self) -> Vec<Invariant> {
+        Invariant::ALL
+            .into_iter()
+            .filter(|i| self.violated(*i))
+            .collect()
+    }
+}
+
+/// Who wrote what, for the checks.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Owner {
+    /// Grant ordinal: 0 for the first grant of the run, then 1, 2, ...
+    pub(crate) ordinal: u32,
+    pub(crate) worker: u16,
+    /// Process incarnation of the worker (0 until its first restart).
+    pub(crate) inc: u16,
+    pub(crate) token: u64,
+}
+
+impl Owner {
+    fn describe(&self, names: &[String]) -> String {
+        match self.inc {
+            0 => String::from(name(names, self.worker)),
+            1 => format!("the restarted {}", name(names, self.worker)),
+            n => format!("{} (restarted {n} times)", name(names, self.worker)),
+        }
+    }
+}
+
+/// Incremental checker.
+#[derive(Debug, Default)]
+pub(crate) struct Checker {
+    highest_accepted: Option<u64>,
+    last_issued: Option<u64>,
+    /// Newest owner that has had a write applied.
+    newest_writer: Option<Owner>,
+    /// Owner of the document's current value.
+    current_value: Option<Owner>,
+    /// Applied operations: (worker, incarnation, op).
+    applied_ops: Vec<(u16, u16, u32)>,
+    /// Already reported, per invariant: report each invariant at most this many times.
+    reported: [u8; 5],
+    pub(crate) violations: Vec<Violation>,
+}
+
+/// Each invariant is reported at most this many times per run (the first ones are what matter).
+const MAX_REPORTS: u8 = 8;
+
+impl Checker {
+    fn report(
+        &mut self,
+        invariant: Invariant,
+        seq: u32,
+        t_ms: u64,
+        because: impl FnOnce() -> String,
+    ) {
+        let n = &mut self.reported[invariant.index()];
+        if *n < MAX_REPORTS {
+            *n += 1;
+            self.violations.push(Violation {
+                invariant,
+                seq,
+                t_ms,
+                because: because(),
+            });
+        }
+    }
+
+    /// A fresh (non re-entry) grant.
+    pub(crate) fn on_grant(
+        &mut self,
+        seq: u32,
+        t_ms: u64,
+        token: u64,
+        names: &[String],
+        holder: u16,
+    ) {
+        if let Some(last) = self.last_issued
+            && token <= last
+        {
+            self.report(Invariant::I3, seq, t_ms, || {
+                format!(
+                    "the lock service granted token {token} to {} after it had already issued {last}",
+                    name(names, holder)
+                )
+            });
+        }
+        self.last_issued = Some(self.last_issued.map_or(token, |l| l.max(token)));
+    }
+
+    /// A write the storage applied.
+    pub(crate) fn on_write_accepted(
+        &mut self,
+        seq: u32,
+        t_ms: u64,
+        owner: Owner,
+        op: u32,
+        names: &[String],
+    ) {
+        let who = owner.describe(names);
+        let who = who.as_str();
+        if let Some(h) = self.highest_accepted
+            && owner.token < h
+        {
+            self.report(Invariant::I1, seq, t_ms, || {
+                format!(
+                    "the storage accepted {who}'s token {} after it had accepted {h}",
+                    owner.token
+                )
+            });
+        }
+        if let Some(newer) = self.newest_writer.filter(|n| n.ordinal > owner.ordinal) {
+            self.report(Invariant::I2, seq, t_ms, || {
+                format!(
+                    "{who}'s write (token {}) landed after {} (a newer owner, token {}) had written: stale data now sits on top",
+                    owner.token,
+                    newer.describe(names),
+                    newer.token
+                )
+            });
+        }
+        if let Some(cur) = self.current_value.filter(|c| c.ordinal > owner.ordinal) {
+            self.report(Invariant::I4, seq, t_ms, || {
+                format!(
+                    "{}'s acknowledged write (token {}) was overwritten by {who}'s older one (token {})",
+                    cur.describe(names),
+                    cur.token,
+                    owner.token
+                )
+            });
+        }
+        let key = (owner.worker, owner.inc, op);
+        if self.applied_ops.contains(&key) {
+            self.report(Invariant::I5, seq, t_ms, || {
+                format!(
+                    "{who}'s write #{op} was applied a second time (a retry of the same operation)"
+                )
+            });
+        } else {
+            self.applied_ops.push(key);
+        }
+        self.highest_accepted = Some(
+            self.highest_accepted
+                .map_or(owner.token, |h| h.max(owner.token)),
+        );
+        if self.newest_writer.is_none_or(|n| owner.ordinal > n.ordinal) {
+            self.newest_writer = Some(owner);
+        }
+        self.current_value = Some(owner);
+    }
+
+    pub(crate) fn finish(self) -> Verdict {
+        Verdict {
+            ok: self.violations.is_empty(),
+            violations: self.violations,
+        }
+    }
+}
+
+fn name(names: &[String], w: u16) -> &str {
+    names.get(usize::from(w)).map_or("?", String::as_str)
+}

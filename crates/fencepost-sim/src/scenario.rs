@@ -1,0 +1,657 @@
+//! Scenarios: who works, what protects the resource, and what goes wrong.
+//!
+//! A scenario is plain data (JSON with `"version": 1`). Unknown fields are refused, so a typo is an
+//! error instead of a silently ignored setting. [`Scenario::validate`] checks what types cannot:
+//! names that exist, ranges that make sense. Every error names the field and says why.
+//!
+//! ```json
+//! {
+//!   "version": 1,
+//!   "name": "paused-worker",
+//!   "seed": 1,
+//!   "lease_ttl_ms": 30000,
+//!   "first_token": 33,
+//!   "latency_ms": { "min": 0, "max": 0 },
+//!   "protections": { "fencing": true },
+//!   "workers": [
+//!     { "name": "A", "start_ms": 0, "job": { "work_ms": 2000, "writes": 1 } },
+//!     { "name": "B", "start_ms": 5000, "job": { "work_ms": 1000, "writes": 1 } }
+//!   ],
+//!   "faults": [ { "kind": "pause", "worker": "A", "at": 1000, "for": 45000 } ]
+//! }
+//! ```
+
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+use core::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// The scenario format version this crate reads.
+pub const SCENARIO_VERSION: u32 = 1;
+/// Most workers a scenario may have.
+pub const MAX_WORKERS: usize = 64;
+/// Most faults a scenario may have.
+pub const MAX_FAULTS: usize = 256;
+/// Longest a worker name may be, in bytes.
+pub const MAX_NAME_LEN: usize = 32;
+/// Most writes one worker's job may do.
+pub const MAX_WRITES: u32 = 1_000;
+/// Latest instant anything in a scenario may be scheduled at (about 31 years in ms).
+pub const MAX_TIME_MS: u64 = 1 << 40;
+
+fn is_default<T: Default + PartialEq>(v: &T) -> bool {
+    *v == T::default()
+}
+
+/// A whole scenario.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Format version; must be 1.
+    pub version: u32,
+    /// A short name, shown in traces.
+    #[serde(default)]
+    pub name: String,
+    /// Seed of the simulator's random numbers (latency draws).
+    #[serde(default)]
+    pub seed: u64,
+    /// Lease length granted by the lock service.
+    pub lease_ttl_ms: u64,
+    /// Lock-delay after an expiry (0: none).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub lock_delay_ms: u64,
+    /// First fencing token the lock service issues.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub first_token: u64,
+    /// One-way network latency, drawn uniformly from `min..=max` per message.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub latency_ms: Latency,
+    /// What protects the storage.
+    #[serde(default)]
+    pub protections: Protections,
+    /// The workers.
+    pub workers: Vec<Worker>,
+    /// What goes wrong, and when.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub faults: Vec<Fault>,
+    /// Stop the simulation at this instant even if work remains (default: run until idle).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end_ms: Option<u64>,
+}
+
+fn one() -> u64 {
+    1
+}
+
+fn is_one(v: &u64) -> bool {
+    *v == 1
+}
+
+/// One-way network latency range.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Latency {
+    /// Shortest latency.
+    pub min: u64,
+    /// Longest latency (>= min).
+    pub max: u64,
+}
+
+/// How fencing tokens are formed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TokenKind {
+    /// Increasing numbers: the storage can tell newer from older.
+    #[default]
+    Ordered,
+    /// Unique but unordered ids: the storage can only tell same from different.
+    Uuid,
+}
+
+/// What protects the storage, and how careful workers are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Protections {
+    /// The storage checks tokens (a fencepost guard); off means plain last-writer-wins.
+    #[serde(default = "yes")]
+    pub fencing: bool,
+    /// How tokens are formed.
+    #[serde(default)]
+    pub token_kind: TokenKind,
+    /// Writes carry an idempotency key and the storage dedupes retries.
+    #[serde(default)]
+    pub idempotency_keys: bool,
+    /// Before each write the worker renews its lease and writes only if that succeeded.
+    #[serde(default)]
+    pub check_before_write: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl Default for Protections {
+    fn default() -> Protections {
+        Protections {
+            fencing: true,
+            token_kind: TokenKind::Ordered,
+            idempotency_keys: false,
+            check_before_write: false,
+        }
+    }
+}
+
+/// A worker and its job.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Worker {
+    /// Its name (1 to 32 bytes, unique).
+    pub name: String,
+    /// When it starts trying to acquire the lock.
+    #[serde(default)]
+    pub start_ms: u64,
+    /// What it does once it holds the lock.
+    pub job: Job,
+}
+
+/// A worker's job: acquire, then `writes` times (work, write), then release.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Job {
+    /// Time spent working before each write, on the worker's own clock.
+    pub work_ms: u64,
+    /// Number of writes (1 to 1000).
+    #[serde(default = "one_u32")]
+    pub writes: u32,
+    /// Renew the lease periodically while holding it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub renew_every_ms: Option<u64>,
+    /// Resend a write whose acknowledgement has not arrived after this long (same operation id).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry_after_ms: Option<u64>,
+}
+
+fn one_u32() -> u32 {
+    1
+}
+
+/// A point in a worker's job where a pause can be injected.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Point {
+    /// Right after the worker learns it was granted the lock.
+    AfterAcquire,
+    /// Right after a check-before-write renew succeeded.
+    AfterRenewCheck,
+    /// Right before a write is sent.
+    BeforeWrite,
+}
+
+impl Point {
+    /// Every point, in job order.
+    pub const ALL: [Point; 3] = [
+        Point::AfterAcquire,
+        Point::AfterRenewCheck,
+        Point::BeforeWrite,
+    ];
+
+    /// The snake_case name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Point::AfterAcquire => "after_acquire",
+            Point::AfterRenewCheck => "after_renew_check",
+            Point::BeforeWrite => "before_write",
+        }
+    }
+}
+
+/// Something that goes wrong.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Fault {
+    /// The worker freezes (GC pause, VM suspend) from `at` for `for` ms: it handles nothing and its
+    /// timers wait; on resume it carries on where it stopped.
+    Pause {
+        /// Worker name.
+        worker: String,
+        /// Start of the pause.
+        at: u64,
+        /// Length of the pause.
+        #[serde(rename = "for")]
+        for_ms: u64,
+    },
+    /// The worker freezes the `nth` time (1-based) it reaches `point`, for `for` ms.
+    PauseAt {
+        /// Worker name.
+        worker: String,
+        /// Where in its job.
+        point: Point,
+        /// Which time it gets there (1-based).
+        #[serde(default = "one_u32")]
+        nth: u32,
+        /// Length of the pause.
+        #[serde(rename = "for")]
+        for_ms: u64,
+    },
+    /// The worker's `nth_write` (1-based, counting resends) is held in the network for `for` ms
+    /// longer than its latency.
+    Hold {
+        /// Worker name.
+        worker: String,
+        /// Which write message (1-based).
+        nth_write: u32,
+        /// Extra delay.
+        #[serde(rename = "for")]
+        for_ms: u64,
+    },
+    /// Messages to and from the worker sent during `from..to` are stuck until `to`.
+    Partition {
+        /// Worker name.
+        worker: String,
+        /// Start.
+        from: u64,
+        /// End (exclusive).
+        to: u64,
+    },
+    /// The worker's clock is off: a fixed skew, a drift, and/or a jump at one instant.
+    Clock {
+        /// Worker name.
+        worker: String,
+        /// Constant offset (may be negative).
+        #[serde(default, skip_serializing_if = "is_default")]
+        skew_ms: i64,
+        /// Rate error in parts per million (negative: runs slow). Between -900000 and 1000000.
+        #[serde(default, skip_serializing_if = "is_default")]
+        drift_ppm: i32,
+        /// When the clock jumps.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        jump_at: Option<u64>,
+        /// How far it jumps (may be negative).
+        #[serde(default, skip_serializing_if = "is_default")]
+        jump_ms: i64,
+    },
+    /// The worker process dies at `at` and, if `restart_after` is given, a fresh process (a new
+    /// holder identity, same name) starts the job over that long after.
+    Crash {
+        /// Worker name.
+        worker: String,
+        /// When it dies.
+        at: u64,
+        /// Delay before the restart (none: stays down).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        restart_after: Option<u64>,
+    },
+    /// The lock service restarts at `at`. `persisted`: it restores the state it persisted under
+    /// fencepost's contract; otherwise it starts from scratch and tokens begin again.
+    AuthorityRestart {
+        /// When.
+        at: u64,
+        /// Whether it restores persisted state.
+        persisted: bool,
+    },
+}
+
+impl Fault {
+    /// The worker the fault hits, if any.
+    pub fn worker(&self) -> Option<&str> {
+        match self {
+            Fault::Pause { worker, .. }
+            | Fault::PauseAt { worker, .. }
+            | Fault::Hold { worker, .. }
+            | Fault::Partition { worker, .. }
+            | Fault::Clock { worker, .. }
+            | Fault::Crash { worker, .. } => Some(worker),
+            Fault::AuthorityRestart { .. } => None,
+        }
+    }
+
+    /// The snake_case kind name.
+    pub const fn kind(&self) -> &'static str {
+        match self {
+            Fault::Pause { .. } => "pause",
+            Fault::PauseAt { .. } => "pause_at",
+            Fault::Hold { .. } => "hold",
+            Fault::Partition { .. } => "partition",
+            Fault::Clock { .. } => "clock",
+            Fault::Crash { .. } => "crash",
+            Fault::AuthorityRestart { .. } => "authority_restart",
+        }
+    }
+}
+
+/// Why a scenario was refused. `field` is a path like `workers[1].job.work_ms`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioError {
+    /// Where the problem is (empty when the JSON could not be read at all).
+    pub field: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl ScenarioError {
+    pub(crate) fn new(field: impl Into<String>, message: impl Into<String>) -> ScenarioError {
+        ScenarioError {
+            field: field.into(),
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.field.is_empty() {
+            f.write_str(&self.message)
+        } else {
+            write!(f, "{}: {}", self.field, self.message)
+        }
+    }
+}
+
+impl core::error::Error for ScenarioError {}
+
+impl Scenario {
+    /// Parses and validates scenario JSON.
+    pub fn from_json(json: &str) -> Result<Scenario, ScenarioError> {
+        let s: Scenario = serde_json::from_str(json).map_err(|e| json_error(&e))?;
+        s.validate()?;
+        Ok(s)
+    }
+
+    /// Parses and validates an already-decoded JSON value.
+    pub fn from_value(value: serde_json::Value) -> Result<Scenario, ScenarioError> {
+        let s: Scenario = serde_json::from_value(value).map_err(|e| json_error(&e))?;
+        s.validate()?;
+        Ok(s)
+    }
+
+    /// The scenario as pretty JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+
+    /// Index of the worker named `name`.
+    pub fn worker_index(&self, name: &str) -> Option<usize> {
+        self.workers.iter().position(|w| w.name == name)
+    }
+
+    /// Checks everything types cannot.
+    pub fn validate(&self) -> Result<(), ScenarioError> {
+        if self.version != SCENARIO_VERSION {
+            return Err(ScenarioError::new(
+                "version",
+                format!("must be {SCENARIO_VERSION}, got {}", self.version),
+            ));
+        }
+        if self.name.len() > 64 {
+            return Err(ScenarioError::new("name", "must be at most 64 bytes"));
+        }
+        time_field("lease_ttl_ms", self.lease_ttl_ms)?;
+        if self.lease_ttl_ms == 0 {
+            return Err(ScenarioError::new("lease_ttl_ms", "must be greater than 0"));
+        }
+        time_field("lock_delay_ms", self.lock_delay_ms)?;
+        if self.first_token == 0 {
+            return Err(ScenarioError::new(
+                "first_token",
+                "must be at least 1 (token 0 is invalid)",
+            ));
+        }
+        if self.first_token > u64::MAX - 1_000_000 {
+            return Err(ScenarioError::new(
+                "first_token",
+                "leaves too few tokens to run a scenario",
+            ));
+        }
+        time_field("latency_ms.max", self.latency_ms.max)?;
+        if self.latency_ms.min > self.latency_ms.max {
+            return Err(ScenarioError::new(
+                "latency_ms.min",
+                "must not be greater than latency_ms.max",
+            ));
+        }
+        if self.workers.is_empty() {
+            return Err(ScenarioError::new("workers", "needs at least one worker"));
+        }
+        if self.workers.len() > MAX_WORKERS {
+            return Err(ScenarioError::new(
+                "workers",
+                format!("at most {MAX_WORKERS} workers"),
+            ));
+        }
+        for (i, w) in self.workers.iter().enumerate() {
+            let at = |f: &str| format!("workers[{i}].{f}");
+            if w.name.is_empty() || w.name.len() > MAX_NAME_LEN {
+                return Err(ScenarioError::new(
+                    at("name"),
+                    format!("must be 1 to {MAX_NAME_LEN} bytes"),
+                ));
+            }
+            if matches!(w.name.as_str(), "lock" | "storage" | "net") {
+                return Err(ScenarioError::new(
+                    at("name"),
+                    format!("`{}` is reserved", w.name),
+                ));
+            }
+            if self.workers[..i].iter().any(|o| o.name == w.name) {
+                return Err(ScenarioError::new(
+                    at("name"),
+                    format!("`{}` is used twice", w.name),
+                ));
+            }
+            time_field(&at("start_ms"), w.start_ms)?;
+            time_field(&at("job.work_ms"), w.job.work_ms)?;
+            if w.job.writes == 0 || w.job.writes > MAX_WRITES {
+                return Err(ScenarioError::new(
+                    at("job.writes"),
+                    format!("must be 1 to {MAX_WRITES}"),
+                ));
+            }
+            if let Some(r) = w.job.renew_every_ms {
+                time_field(&at("job.renew_every_ms"), r)?;
+                if r == 0 {
+                    return Err(ScenarioError::new(
+                        at("job.renew_every_ms"),
+                        "must be greater than 0",
+                    ));
+                }
+            }
+            if let Some(r) = w.job.retry_after_ms {
+                time_field(&at("job.retry_after_ms"), r)?;
+                if r == 0 {
+                    return Err(ScenarioError::new(
+                        at("job.retry_after_ms"),
+                        "must be greater than 0",
+                    ));
+                }
+            }
+        }
+        if self.faults.len() > MAX_FAULTS {
+            return Err(ScenarioError::new(
+                "faults",
+                format!("at most {MAX_FAULTS} faults"),
+            ));
+        }
+        for (i, f) in self.faults.iter().enumerate() {
+            let at = |x: &str| format!("faults[{i}].{x}");
+            if let Some(name) = f.worker()
+                && self.worker_index(name).is_none()
+            {
+                return Err(ScenarioError::new(
+                    at("worker"),
+                    format!("no worker is named `{name}`"),
+                ));
+            }
+            match f {
+                Fault::Pause { at: t, for_ms, .. } => {
+                    time_field(&at("at"), *t)?;
+                    time_field(&at("for"), *for_ms)?;
+                }
+                Fault::PauseAt { nth, for_ms, .. } => {
+                    if *nth == 0 {
+                        return Err(ScenarioError::new(at("nth"), "counts from 1"));
+                    }
+                    time_field(&at("for"), *for_ms)?;
+                }
+                Fault::Hold {
+                    nth_write, for_ms, ..
+                } => {
+                    if *nth_write == 0 {
+                        return Err(ScenarioError::new(at("nth_write"), "counts from 1"));
+                    }
+                    time_field(&at("for"), *for_ms)?;
+                }
+                Fault::Partition { from, to, .. } => {
+                    time_field(&at("to"), *to)?;
+                    if from >= to {
+                        return Err(ScenarioError::new(at("to"), "must be after `from`"));
+                    }
+                }
+                Fault::Clock {
+                    skew_ms,
+                    drift_ppm,
+                    jump_at,
+                    jump_ms,
+                    ..
+                } => {
+                    if skew_ms.unsigned_abs() > MAX_TIME_MS {
+                        return Err(ScenarioError::new(at("skew_ms"), "is out of range"));
+                    }
+                    if !(-900_000..=1_000_000).contains(drift_ppm) {
+                        return Err(ScenarioError::new(
+                            at("drift_ppm"),
+                            "must be between -900000 and 1000000",
+                        ));
+                    }
+                    if let Some(j) = jump_at {
+                        time_field(&at("jump_at"), *j)?;
+                    } else if *jump_ms != 0 {
+                        return Err(ScenarioError::new(
+                            at("jump_at"),
+                            "is required with jump_ms",
+                        ));
+                    }
+                    if jump_ms.unsigned_abs() > MAX_TIME_MS {
+                        return Err(ScenarioError::new(at("jump_ms"), "is out of range"));
+                    }
+                }
+                Fault::Crash {
+                    at: t,
+                    restart_after,
+                    ..
+                } => {
+                    time_field(&at("at"), *t)?;
+                    if let Some(r) = restart_after {
+                        time_field(&at("restart_after"), *r)?;
+                    }
+                }
+                Fault::AuthorityRestart { at: t, .. } => time_field(&at("at"), *t)?,
+            }
+        }
+        if let Some(end) = self.end_ms {
+            time_field("end_ms", end)?;
+        }
+        Ok(())
+    }
+}
+
+fn time_field(field: &str, v: u64) -> Result<(), ScenarioError> {
+    if v > MAX_TIME_MS {
+        Err(ScenarioError::new(
+            field,
+            format!("must be at most {MAX_TIME_MS} ms"),
+        ))
+    } else {
+        Ok(())
+    }
+}
+
+/// Turns a serde error into one that names the field where serde can say it.
+fn json_error(e: &serde_json::Error) -> ScenarioError {
+    let msg = e.to_string();
+    // serde's messages look like "unknown field `x`, expected ..." or "missing field `y`"; keep the
+    // message and, where there is one, lift the field name out.
+    let field = msg
+        .split('`')
+        .nth(1)
+        .filter(|_| msg.starts_with("unknown field") || msg.starts_with("missing field"))
+        .map(ToString::to_string)
+        .unwrap_or_default();
+    ScenarioError::new(field, msg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const OK: &str =
+        r#"{"version":1,"lease_ttl_ms":1000,"workers":[{"name":"A","job":{"work_ms":10}}]}"#;
+
+    #[test]
+    fn minimal_scenario_has_defaults() {
+        let s = Scenario::from_json(OK).unwrap();
+        assert!(s.protections.fencing);
+        assert_eq!(s.first_token, 1);
+        assert_eq!(s.workers[0].job.writes, 1);
+        let back = Scenario::from_json(&s.to_json()).unwrap();
+        assert_eq!(back, s);
+    }
+
+    fn err_of(json: &str) -> ScenarioError {
+        Scenario::from_json(json).unwrap_err()
+    }
+
+    #[test]
+    fn errors_name_the_field() {
+        let e = err_of(&OK.replace("\"version\":1", "\"version\":2"));
+        assert_eq!(
+            (e.field.as_str(), e.message.as_str()),
+            ("version", "must be 1, got 2")
+        );
+        let e = err_of(&OK.replace("\"lease_ttl_ms\":1000", "\"lease_ttl_ms\":0"));
+        assert_eq!(e.field, "lease_ttl_ms");
+        let e = err_of(&OK.replace("\"work_ms\":10", "\"work_ms\":10,\"wrk\":1"));
+        assert_eq!(e.field, "wrk");
+        assert!(
+            e.message.starts_with("unknown field `wrk`"),
+            "{}",
+            e.message
+        );
+        let e = err_of(r#"{"version":1,"workers":[]}"#);
+        assert_eq!(e.field, "lease_ttl_ms");
+        let e = err_of(&OK.replace(
+            "\"workers\":[{",
+            "\"workers\":[{\"name\":\"A\",\"job\":{\"work_ms\":1}},{",
+        ));
+        assert_eq!(
+            (e.field.as_str(), e.message.as_str()),
+            ("workers[1].name", "`A` is used twice")
+        );
+        let e = err_of(&OK.replace(
+            "]}",
+            r#"],"faults":[{"kind":"pause","worker":"Z","at":1,"for":2}]}"#,
+        ));
+        assert_eq!(
+            (e.field.as_str(), e.message.as_str()),
+            ("faults[0].worker", "no worker is named `Z`")
+        );
+        let e = err_of(&OK.replace(
+            "]}",
+            r#"],"faults":[{"kind":"partition","worker":"A","from":5,"to":5}]}"#,
+        ));
+        assert_eq!(e.field, "faults[0].to");
+        let e = err_of(&OK.replace("]}", r#"],"faults":[{"kind":"melt","worker":"A"}]}"#));
+        assert!(
+            e.message.contains("unknown variant `melt`"),
+            "{}",
+            e.message
+        );
+        let e = err_of("{");
+        assert!(e.message.contains("EOF"), "{}", e.message);
+        let e = err_of(&OK.replace("\"lease_ttl_ms\":1000", "\"lease_ttl_ms\":-1"));
+        assert!(e.message.contains("invalid value"), "{}", e.message);
+        let e = err_of(&OK.replace("\"name\":\"A\"", "\"name\":\"lock\""));
+        assert_eq!(e.to_string(), "workers[0].name: `lock` is reserved");
+    }
+}

@@ -1,0 +1,374 @@
+//! The stories, asserted event by event.
+
+use fencepost_sim::trace::{JobEnd, RejectReason};
+use fencepost_sim::{
+    Actor, Detail, Invariant, Kind, PRESETS, RunOptions, Scenario, Trace, preset, run, run_with,
+};
+
+fn paused(fencing: bool) -> Trace {
+    let s = preset("paused-worker").unwrap().scenario();
+    run_with(
+        &s,
+        RunOptions {
+            fencing: Some(fencing),
+            ..RunOptions::default()
+        },
+    )
+}
+
+const A: u16 = 0;
+const B: u16 = 1;
+
+#[test]
+fn paused_worker_with_fencing_rejects_33() {
+    let t = paused(true);
+    let key: Vec<(u32, u64, Kind, Option<u64>)> = t
+        .events
+        .iter()
+        .filter(|e| {
+            matches!(
+                e.kind(),
+                Kind::Grant | Kind::Expire | Kind::WriteAccepted | Kind::WriteRejected
+            )
+        })
+        .map(|e| (e.seq, e.t_ms, e.kind(), e.token))
+        .collect();
+    assert_eq!(
+        key,
+        [
+            (2, 50, Kind::Grant, Some(33)),
+            (11, 30_050, Kind::Expire, Some(33)),
+            (14, 30_100, Kind::Grant, Some(34)),
+            (19, 31_200, Kind::WriteAccepted, Some(34)),
+            (29, 46_050, Kind::WriteRejected, Some(33)),
+        ]
+    );
+    assert!(matches!(
+        t.events[2].detail,
+        Detail::Grant {
+            holder: A,
+            expires_at: 30_050,
+            reentry: false
+        }
+    ));
+    assert!(matches!(
+        t.events[14].detail,
+        Detail::Grant {
+            holder: B,
+            expires_at: 60_100,
+            reentry: false
+        }
+    ));
+    assert!(matches!(
+        t.events[19].detail,
+        Detail::WriteAccepted {
+            writer: B,
+            op: 1,
+            previous: None
+        }
+    ));
+    assert_eq!(
+        t.events[29].detail,
+        Detail::WriteRejected {
+            writer: A,
+            op: 1,
+            reason: RejectReason::Stale,
+            highest: Some(34)
+        }
+    );
+    assert_eq!(t.events[29].actor, Actor::Storage);
+    assert_eq!(
+        t.explain(&t.events[29]),
+        "storage rejected A's write with token 33: it has already accepted 34 from B"
+    );
+    assert_eq!(
+        t.events.last().unwrap().detail,
+        Detail::JobDone {
+            end: JobEnd::FencedOut
+        }
+    );
+    assert!(t.verdict.ok);
+    assert!(t.verdict.violations.is_empty());
+    assert_eq!(t.document.len(), 1);
+    assert_eq!((t.document[0].writer, t.document[0].token), (B, 34));
+    assert!(!t.truncated);
+}
+
+#[test]
+fn paused_worker_without_fencing_shows_the_corruption() {
+    let t = paused(false);
+    let e = &t.events[29];
+    assert_eq!(
+        (e.t_ms, e.kind(), e.token),
+        (46_050, Kind::WriteAccepted, Some(33))
+    );
+    assert_eq!(
+        e.detail,
+        Detail::WriteAccepted {
+            writer: A,
+            op: 1,
+            previous: Some(34)
+        }
+    );
+    assert_eq!(
+        t.explain(e),
+        "the storage applies A's write #1 with token 33 even though it already accepted 34: stale data lands"
+    );
+    let i2 = t.verdict.first(Invariant::I2).expect("I2 is violated");
+    assert_eq!((i2.seq, i2.t_ms), (29, 46_050));
+    assert_eq!(
+        i2.because,
+        "A's write (token 33) landed after B (a newer owner, token 34) had written: stale data now sits on top"
+    );
+    assert_eq!(
+        t.verdict.broken(),
+        [Invariant::I1, Invariant::I2, Invariant::I4]
+    );
+    // The data shows it: A's value sits on top of B's.
+    let doc: Vec<(u16, u64)> = t.document.iter().map(|d| (d.writer, d.token)).collect();
+    assert_eq!(doc, [(B, 34), (A, 33)]);
+}
+
+#[test]
+fn every_preset_reaches_its_documented_verdict() {
+    assert_eq!(PRESETS.len(), 12);
+    assert_eq!(PRESETS[0].name, "paused-worker");
+    for p in PRESETS {
+        let s = p.scenario();
+        assert_eq!(s.name, p.name);
+        for (fencing, want) in [(true, p.with_fencing), (false, p.without_fencing)] {
+            let t = run_with(
+                &s,
+                RunOptions {
+                    fencing: Some(fencing),
+                    ..RunOptions::default()
+                },
+            );
+            assert_eq!(
+                t.verdict.broken(),
+                want,
+                "{} with fencing {fencing}: {:?}",
+                p.name,
+                t.verdict.violations
+            );
+            assert_eq!(t.verdict.ok, want.is_empty());
+            assert!(!t.truncated, "{} ran into the event limit", p.name);
+        }
+    }
+}
+
+#[test]
+fn idempotency_keys_stop_the_double_apply_only() {
+    let mut s = preset("idempotency-only").unwrap().scenario();
+    let t = run(&s);
+    assert!(t.events.iter().any(|e| e.kind() == Kind::WriteDeduplicated));
+    assert!(!t.verdict.violated(Invariant::I5));
+    assert!(t.verdict.violated(Invariant::I2));
+    s.protections.idempotency_keys = false;
+    let t = run(&s);
+    let i5 = t
+        .verdict
+        .first(Invariant::I5)
+        .expect("the retry applies twice");
+    assert_eq!(
+        i5.because,
+        "A's write #1 was applied a second time (a retry of the same operation)"
+    );
+}
+
+#[test]
+fn unpersisted_restart_issues_33_twice() {
+    let t = run(&preset("authority-restart-unpersisted").unwrap().scenario());
+    let grants: Vec<(u16, Option<u64>)> = t
+        .events
+        .iter()
+        .filter_map(|e| match e.detail {
+            Detail::Grant { holder, .. } => Some((holder, e.token)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(grants, [(A, Some(33)), (B, Some(33))]);
+    let i3 = t.verdict.first(Invariant::I3).unwrap();
+    assert_eq!(
+        i3.because,
+        "the lock service granted token 33 to B after it had already issued 33"
+    );
+}
+
+#[test]
+fn persisted_restart_resumes_above_every_grant() {
+    let t = run(&preset("authority-restart-persisted").unwrap().scenario());
+    let restart = t
+        .events
+        .iter()
+        .find(|e| e.kind() == Kind::AuthorityRestart)
+        .unwrap();
+    assert_eq!(
+        restart.detail,
+        Detail::AuthorityRestart {
+            persisted: true,
+            next_token: Some(34)
+        }
+    );
+    let b_grant = t
+        .events
+        .iter()
+        .find(|e| matches!(e.detail, Detail::Grant { holder: B, .. }))
+        .unwrap();
+    assert_eq!(b_grant.token, Some(34));
+}
+
+#[test]
+fn beliefs_show_the_zombie() {
+    let t = paused(true);
+    let early = t.beliefs_at(10_000);
+    assert_eq!(early.workers[0].holds, Some(33));
+    assert_eq!(early.workers[0].until, Some(30_000));
+    assert!(!early.is_zombie(A));
+    assert_eq!(early.authority.map(|h| (h.worker, h.token)), Some((A, 33)));
+    // After B's grant, A still believes it holds 33: a zombie, paused until 46 s.
+    let mid = t.beliefs_at(30_500);
+    assert_eq!(mid.workers[0].holds, Some(33));
+    assert_eq!(mid.workers[0].paused_until, Some(46_000));
+    assert!(mid.is_zombie(A));
+    assert_eq!(
+        mid.authority.map(|h| (h.worker, h.token, h.until)),
+        Some((B, 34, 60_100))
+    );
+    assert_eq!(mid.workers[1].holds, Some(34));
+    assert!(!mid.is_zombie(B));
+    let later = t.beliefs_at(32_000);
+    assert_eq!(later.storage_highest, Some(34));
+    assert_eq!(later.storage_last_writer, Some(B));
+    // Fenced out: A's belief ends when the rejection reaches it.
+    let end = t.beliefs_at(50_000);
+    assert_eq!(end.workers[0].holds, None);
+    assert_eq!(end.workers[0].paused_until, None);
+}
+
+#[test]
+fn same_scenario_same_trace() {
+    for p in PRESETS {
+        let s = p.scenario();
+        assert_eq!(run(&s).to_json(), run(&s).to_json(), "{}", p.name);
+    }
+}
+
+#[test]
+fn seed_changes_latency_draws_only_when_there_is_a_range() {
+    let mut s = preset("paused-worker").unwrap().scenario();
+    let a = run_with(
+        &s,
+        RunOptions {
+            seed: Some(1),
+            ..RunOptions::default()
+        },
+    )
+    .to_json();
+    let b = run_with(
+        &s,
+        RunOptions {
+            seed: Some(2),
+            ..RunOptions::default()
+        },
+    );
+    assert_eq!(a.replace("\"seed\":1", "\"seed\":2"), b.to_json());
+    s.latency_ms.min = 10;
+    s.latency_ms.max = 400;
+    let c = run_with(
+        &s,
+        RunOptions {
+            seed: Some(1),
+            ..RunOptions::default()
+        },
+    );
+    let d = run_with(
+        &s,
+        RunOptions {
+            seed: Some(2),
+            ..RunOptions::default()
+        },
+    );
+    assert_ne!(c.events, d.events);
+    assert_eq!(
+        c.events,
+        run_with(
+            &s,
+            RunOptions {
+                seed: Some(1),
+                ..RunOptions::default()
+            }
+        )
+        .events
+    );
+}
+
+#[test]
+fn end_ms_and_event_limit_truncate() {
+    let mut s = preset("paused-worker").unwrap().scenario();
+    s.end_ms = Some(20_000);
+    let t = run(&s);
+    assert!(t.truncated);
+    assert!(t.events.iter().all(|e| e.t_ms <= 20_000));
+    s.end_ms = None;
+    let t = run_with(
+        &s,
+        RunOptions {
+            max_events: 5,
+            ..RunOptions::default()
+        },
+    );
+    assert!(t.truncated);
+    assert_eq!(t.events.len(), 5);
+}
+
+#[test]
+fn trace_json_has_the_documented_shape() {
+    let t = paused(true);
+    let v: serde_json::Value = serde_json::from_str(&t.to_json()).unwrap();
+    assert_eq!(v["scenario"], "paused-worker");
+    assert_eq!(v["workers"], serde_json::json!(["A", "B"]));
+    let e = &v["events"][29];
+    assert_eq!(
+        *e,
+        serde_json::json!({
+            "seq": 29, "t_ms": 46050, "actor": "storage", "kind": "write_rejected", "token": 33,
+            "detail": { "writer": "A", "op": 1, "reason": "stale", "highest": 34 }
+        })
+    );
+    assert_eq!(
+        v["events"][0]["detail"],
+        serde_json::json!({"msg": 0, "what": "acquire", "to": "lock", "deliver_at": 50})
+    );
+    assert_eq!(
+        v["verdict"],
+        serde_json::json!({"ok": true, "violations": []})
+    );
+    assert_eq!(
+        v["document"],
+        serde_json::json!([{"writer": "B", "token": 34, "op": 1, "t_ms": 31200, "seq": 19}])
+    );
+}
+
+#[test]
+fn record_off_keeps_the_verdict() {
+    let s = preset("paused-worker").unwrap().scenario();
+    let t = run_with(
+        &s,
+        RunOptions {
+            fencing: Some(false),
+            record: false,
+            ..RunOptions::default()
+        },
+    );
+    assert!(t.events.is_empty());
+    assert_eq!(t.verdict, paused(false).verdict);
+}
+
+#[test]
+fn a_scenario_round_trips_through_json() {
+    for p in PRESETS {
+        let s = p.scenario();
+        assert_eq!(Scenario::from_json(&s.to_json()).unwrap(), s);
+    }
+}
