@@ -630,107 +630,127 @@ impl Trace {
 
     /// What every actor believes after the first `count` events.
     pub fn beliefs_after(&self, count: usize) -> Beliefs {
-        let mut b = Beliefs {
-            workers: self
-                .workers
-                .iter()
-                .map(|_| WorkerBelief::default())
-                .collect(),
+        let mut b = Beliefs::new(self.workers.len());
+        for e in self.events.iter().take(count) {
+            b.apply(e);
+        }
+        b
+    }
+}
+
+impl Beliefs {
+    /// Beliefs before anything happened, for `workers` workers.
+    pub fn new(workers: usize) -> Beliefs {
+        Beliefs {
+            workers: alloc::vec![WorkerBelief::default(); workers],
             authority: None,
             storage_highest: None,
             storage_writes: 0,
             storage_last_writer: None,
-        };
-        for e in self.events.iter().take(count) {
-            match (e.actor, e.detail) {
-                (
-                    Actor::Worker(w),
-                    Detail::Deliver {
-                        what,
-                        believed_until,
-                        ..
-                    },
-                ) => {
-                    let wb = &mut b.workers[usize::from(w)];
-                    match what {
-                        Msg::Granted { .. } => {
-                            wb.holds = e.token;
-                            wb.until = believed_until;
-                        }
-                        Msg::Renewed { .. } => wb.until = believed_until.or(wb.until),
-                        Msg::Lost
-                        | Msg::Ack {
-                            accepted: false, ..
-                        } => {
-                            wb.holds = None;
-                            wb.until = None;
-                        }
-                        _ => {}
+        }
+    }
+
+    /// Updates the beliefs with one more event of the trace (events must come in order). Folding
+    /// a trace event by event gives the same beliefs as [`Trace::beliefs_after`], in linear time.
+    pub fn apply(&mut self, e: &Event) {
+        let b = self;
+        match (e.actor, e.detail) {
+            (
+                Actor::Worker(w),
+                Detail::Deliver {
+                    what,
+                    believed_until,
+                    ..
+                },
+            ) => {
+                let Some(wb) = b.workers.get_mut(usize::from(w)) else {
+                    return;
+                };
+                match what {
+                    Msg::Granted { .. } => {
+                        wb.holds = e.token;
+                        wb.until = believed_until;
                     }
+                    Msg::Renewed { .. } => wb.until = believed_until.or(wb.until),
+                    Msg::Lost
+                    | Msg::Ack {
+                        accepted: false, ..
+                    } => {
+                        wb.holds = None;
+                        wb.until = None;
+                    }
+                    _ => {}
                 }
-                (
-                    Actor::Worker(w),
-                    Detail::Send {
-                        what: Msg::Release, ..
-                    },
-                )
-                | (Actor::Worker(w), Detail::Crash) => {
-                    let wb = &mut b.workers[usize::from(w)];
-                    wb.holds = None;
-                    wb.until = None;
-                    wb.crashed = matches!(e.detail, Detail::Crash);
+            }
+            (
+                Actor::Worker(w),
+                Detail::Send {
+                    what: Msg::Release, ..
+                },
+            )
+            | (Actor::Worker(w), Detail::Crash) => {
+                let Some(wb) = b.workers.get_mut(usize::from(w)) else {
+                    return;
+                };
+                wb.holds = None;
+                wb.until = None;
+                wb.crashed = matches!(e.detail, Detail::Crash);
+            }
+            (Actor::Worker(w), Detail::Restart { .. }) => {
+                if let Some(wb) = b.workers.get_mut(usize::from(w)) {
+                    wb.crashed = false;
                 }
-                (Actor::Worker(w), Detail::Restart { .. }) => {
-                    b.workers[usize::from(w)].crashed = false;
+            }
+            (Actor::Worker(w), Detail::PauseStart { until }) => {
+                if let Some(wb) = b.workers.get_mut(usize::from(w)) {
+                    wb.paused_until = Some(until);
                 }
-                (Actor::Worker(w), Detail::PauseStart { until }) => {
-                    b.workers[usize::from(w)].paused_until = Some(until);
+            }
+            (Actor::Worker(w), Detail::PauseEnd) => {
+                if let Some(wb) = b.workers.get_mut(usize::from(w)) {
+                    wb.paused_until = None;
                 }
-                (Actor::Worker(w), Detail::PauseEnd) => {
-                    b.workers[usize::from(w)].paused_until = None;
-                }
-                (
-                    Actor::Lock,
-                    Detail::Grant {
-                        holder, expires_at, ..
-                    },
-                ) => {
-                    b.authority = e.token.map(|token| HolderView {
+            }
+            (
+                Actor::Lock,
+                Detail::Grant {
+                    holder, expires_at, ..
+                },
+            ) => {
+                b.authority = e.token.map(|token| HolderView {
+                    worker: holder,
+                    token,
+                    until: expires_at,
+                });
+            }
+            (Actor::Lock, Detail::Renew { holder, expires_at }) => {
+                if let Some(token) = e.token {
+                    b.authority = Some(HolderView {
                         worker: holder,
                         token,
                         until: expires_at,
                     });
                 }
-                (Actor::Lock, Detail::Renew { holder, expires_at }) => {
-                    if let Some(token) = e.token {
-                        b.authority = Some(HolderView {
-                            worker: holder,
-                            token,
-                            until: expires_at,
-                        });
-                    }
-                }
-                (Actor::Lock, Detail::Expire { .. })
-                | (Actor::Lock, Detail::Release { ok: true, .. }) => {
-                    b.authority = None;
-                }
-                (
-                    Actor::Lock,
-                    Detail::AuthorityRestart {
-                        persisted: false, ..
-                    },
-                ) => b.authority = None,
-                (Actor::Storage, Detail::WriteAccepted { writer, .. }) => {
-                    b.storage_writes += 1;
-                    b.storage_last_writer = Some(writer);
-                    if let Some(t) = e.token {
-                        b.storage_highest = Some(b.storage_highest.map_or(t, |h: u64| h.max(t)));
-                    }
-                }
-                _ => {}
             }
+            (Actor::Lock, Detail::Expire { .. })
+            | (Actor::Lock, Detail::Release { ok: true, .. }) => {
+                b.authority = None;
+            }
+            (
+                Actor::Lock,
+                Detail::AuthorityRestart {
+                    persisted: false, ..
+                },
+            ) => b.authority = None,
+            (Actor::Storage, Detail::WriteAccepted { writer, .. }) => {
+                b.storage_writes += 1;
+                b.storage_last_writer = Some(writer);
+                if let Some(t) = e.token {
+                    b.storage_highest = Some(b.storage_highest.map_or(t, |h: u64| h.max(t)));
+                }
+            }
+            _ => {}
         }
-        b
     }
 }
 

@@ -372,3 +372,23 @@ fn a_scenario_round_trips_through_json() {
         assert_eq!(Scenario::from_json(&s.to_json()).unwrap(), s);
     }
 }
+
+#[test]
+fn folding_beliefs_event_by_event_matches_beliefs_after() {
+    for p in PRESETS {
+        for fencing in [true, false] {
+            let t = run_with(
+                &p.scenario(),
+                RunOptions {
+                    fencing: Some(fencing),
+                    ..RunOptions::default()
+                },
+            );
+            let mut b = fencepost_sim::Beliefs::new(t.workers.len());
+            for (i, e) in t.events.iter().enumerate() {
+                b.apply(e);
+                assert_eq!(b, t.beliefs_after(i + 1), "{} after event {i}", p.name);
+            }
+        }
+    }
+}
