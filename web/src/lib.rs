@@ -1,0 +1,2 @@
+//! fencepost visualizer.
+pub mod model;
