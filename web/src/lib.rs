@@ -1,2 +1,16 @@
-//! fencepost visualizer.
+//! # fencepost-web
+//!
+//! The fencepost visualizer: runs the simulator in the page and draws its trace as a timeline of
+//! leases, pauses, messages and fenced writes.
+//!
+//! * [`model`]: trace + playhead -> what is drawn (pure, tested natively);
+//! * [`state`]: the reducer (scenario edits and view state);
+//! * [`share`]: scenarios in URL fragments;
+//! * [`tour`]: the guided tour's chapters;
+//! * [`components`]: the Yew components.
+#![forbid(unsafe_code)]
+
 pub mod model;
+pub mod share;
+pub mod state;
+pub mod tour;

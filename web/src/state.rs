@@ -1,0 +1,771 @@
+//! The app's state and its reducer.
+//!
+//! The scenario is the one thing the user edits; the trace and its layout are derived from it by
+//! running the simulator (never edited). Everything else is view state: the playhead, playback
+//! speed, zoom, compare mode, the tour chapter, open dialogs and messages. The reducer is pure:
+//! side effects (timers, the URL, the clipboard, files) live in the components.
+
+use std::rc::Rc;
+
+use fencepost_sim::scenario::MAX_TIME_MS;
+use fencepost_sim::{Fault, PRESETS, RunOptions, Scenario, TokenKind, Trace, preset, run_with};
+use yew::Reducible;
+
+use crate::model::{Playhead, Timeline, end_time};
+use crate::tour::{CHAPTERS, TOUR_PRESET};
+
+/// The most events the app simulates for one run; longer runs are cut and say so.
+pub const MAX_EVENTS: usize = 5_000;
+/// Speed slider range, in tenths of a power of ten (−10: 0.1×, 30: 1000×).
+pub const SPEED_MIN: i32 = -10;
+/// See [`SPEED_MIN`].
+pub const SPEED_MAX: i32 = 30;
+/// Default speed: 10× (ten virtual seconds per second).
+pub const SPEED_DEFAULT: i32 = 10;
+/// Zoom steps (each ×1.5).
+pub const ZOOM_MAX: u32 = 8;
+/// Lease TTL slider range.
+pub const TTL_RANGE: (u64, u64) = (1_000, 120_000);
+/// Pause length slider range.
+pub const PAUSE_RANGE: (u64, u64) = (0, 300_000);
+/// Latency slider range.
+pub const LATENCY_RANGE: (u64, u64) = (0, 5_000);
+/// Lock-delay used when the toggle is on (Consul's default).
+pub const LOCK_DELAY_MS: u64 = 15_000;
+/// Pause length for injected pauses when the scenario has none to copy.
+pub const DEFAULT_PAUSE_MS: u64 = 45_000;
+
+/// One simulated run and its layout.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Run {
+    /// The trace.
+    pub trace: Rc<Trace>,
+    /// Its layout.
+    pub timeline: Rc<Timeline>,
+}
+
+impl Run {
+    fn of(scenario: &Scenario, fencing: Option<bool>) -> Run {
+        let trace = run_with(
+            scenario,
+            RunOptions {
+                fencing,
+                max_events: MAX_EVENTS,
+                ..RunOptions::default()
+            },
+        );
+        let timeline = Timeline::of(&trace);
+        Run {
+            trace: Rc::new(trace),
+            timeline: Rc::new(timeline),
+        }
+    }
+}
+
+/// A protection the user can switch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Switch {
+    /// The storage checks tokens.
+    Fencing,
+    /// Tokens are unique ids instead of increasing numbers.
+    UuidTokens,
+    /// Writes carry idempotency keys.
+    Idempotency,
+    /// The lock service waits after an expiry.
+    LockDelay,
+    /// Workers renew before each write.
+    CheckBeforeWrite,
+}
+
+/// Everything the page shows, or can derive.
+#[derive(Clone, Debug, PartialEq)]
+pub struct State {
+    /// The scenario being shown.
+    pub scenario: Scenario,
+    /// Its run.
+    pub run: Run,
+    /// Compare mode: the same scenario with fencing off, then on.
+    pub compare: Option<[Run; 2]>,
+    /// The playhead on `run`.
+    pub head: Playhead,
+    /// Playing.
+    pub playing: bool,
+    /// Playback speed, in tenths of a power of ten.
+    pub speed: i32,
+    /// Zoom step.
+    pub zoom: u32,
+    /// Length of injected pauses.
+    pub pause_ms: u64,
+    /// Tour chapter, while the tour is open.
+    pub tour: Option<usize>,
+    /// Keyboard help open.
+    pub help: bool,
+    /// Embedded in another page: timeline and play controls only.
+    pub embed: bool,
+    /// An error to show.
+    pub error: Option<String>,
+    /// A passing message ("link copied").
+    pub notice: Option<String>,
+    /// A link to show for copying by hand.
+    pub link: Option<String>,
+}
+
+/// Everything that can happen.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    /// Playback clock: this many real milliseconds passed.
+    Tick(f64),
+    /// Play or pause.
+    TogglePlay,
+    /// Stop playing.
+    Pause,
+    /// One event forward.
+    Next,
+    /// One event back.
+    Prev,
+    /// Back to the start.
+    Restart,
+    /// To the end.
+    End,
+    /// Playhead to this virtual time.
+    Seek(u64),
+    /// Playhead right after this event.
+    SeekEvent(usize),
+    /// Speed slider.
+    SetSpeed(i32),
+    /// Zoom in (+1) or out (−1).
+    Zoom(i32),
+    /// Load a preset by name.
+    LoadPreset(String),
+    /// Load a scenario (link, import, explorer); `reset`: playhead to the start.
+    LoadScenario(Box<Scenario>),
+    /// Flip a protection.
+    Toggle(Switch),
+    /// Lease TTL slider.
+    SetTtl(u64),
+    /// Pause length slider.
+    SetPauseLength(u64),
+    /// Latency slider (the top of the latency range).
+    SetLatency(u64),
+    /// Seed field, as typed.
+    SetSeed(String),
+    /// Freeze worker `worker` at virtual time `at` for the current pause length.
+    InjectPause {
+        /// Worker index.
+        worker: usize,
+        /// When.
+        at: u64,
+    },
+    /// Remove a fault.
+    RemoveFault(usize),
+    /// Compare mode on or off.
+    ToggleCompare,
+    /// Open the tour at its first chapter.
+    TourStart,
+    /// Go to a chapter.
+    TourGo(usize),
+    /// Leave the tour.
+    TourLeave,
+    /// Keyboard help.
+    ToggleHelp,
+    /// Close dialogs and messages.
+    Dismiss,
+    /// Show an error.
+    Error(String),
+    /// Show a passing message.
+    Notice(String),
+    /// Show a link for copying by hand.
+    ShowLink(String),
+}
+
+fn first_pause_length(s: &Scenario) -> Option<u64> {
+    s.faults.iter().find_map(|f| match f {
+        Fault::Pause { for_ms, .. } | Fault::PauseAt { for_ms, .. } => Some(*for_ms),
+        _ => None,
+    })
+}
+
+impl State {
+    /// The state for `scenario` (validated by the caller or by [`Scenario::from_json`]).
+    pub fn new(scenario: Scenario) -> State {
+        let run = Run::of(&scenario, None);
+        State {
+            pause_ms: first_pause_length(&scenario).unwrap_or(DEFAULT_PAUSE_MS),
+            scenario,
+            run,
+            compare: None,
+            head: Playhead::default(),
+            playing: false,
+            speed: SPEED_DEFAULT,
+            zoom: 0,
+            tour: None,
+            help: false,
+            embed: false,
+            error: None,
+            notice: None,
+            link: None,
+        }
+    }
+
+    /// The first thing a visitor sees: the tour, on its first chapter.
+    pub fn with_tour() -> State {
+        let mut s = State::new(tour_scenario(true));
+        s.go_to_chapter(0);
+        s
+    }
+
+    /// The trace being narrated.
+    pub fn trace(&self) -> &Trace {
+        &self.run.trace
+    }
+
+    /// Where playback ends.
+    pub fn end(&self) -> u64 {
+        let main = end_time(&self.run.trace);
+        match &self.compare {
+            Some(pair) => pair.iter().map(|r| end_time(&r.trace)).fold(main, u64::max),
+            None => main,
+        }
+    }
+
+    /// Speed as a factor (virtual ms per real ms).
+    pub fn speed_factor(&self) -> f64 {
+        10f64.powf(f64::from(self.speed) / 10.0)
+    }
+
+    /// Zoom as a factor.
+    pub fn zoom_factor(&self) -> f64 {
+        1.5f64.powi(self.zoom.min(ZOOM_MAX) as i32)
+    }
+
+    /// The name of the preset the scenario is, if it is one unchanged.
+    pub fn preset_name(&self) -> Option<&'static str> {
+        PRESETS
+            .iter()
+            .find(|p| p.name == self.scenario.name && p.scenario() == self.scenario)
+            .map(|p| p.name)
+    }
+
+    /// The current pause length (slider value).
+    pub fn pause_length(&self) -> u64 {
+        self.pause_ms
+    }
+
+    fn seek(&mut self, t: u64) {
+        self.head = Playhead::at_time(&self.run.trace, t.min(self.end()));
+    }
+
+    /// Replaces the scenario (after validating it); keeps the playhead's time unless `reset`.
+    fn set_scenario(&mut self, scenario: Scenario, reset: bool) {
+        if let Err(e) = scenario.validate() {
+            self.error = Some(format!("That change was not applied: {e}"));
+            return;
+        }
+        self.run = Run::of(&scenario, None);
+        if self.compare.is_some() {
+            self.compare = Some(pair(&scenario));
+        }
+        self.scenario = scenario;
+        self.error = None;
+        if reset {
+            self.playing = false;
+            self.head = Playhead::default();
+        } else {
+            let t = self.head.t;
+            self.seek(t);
+        }
+    }
+
+    fn go_to_chapter(&mut self, i: usize) {
+        let Some(ch) = CHAPTERS.get(i) else { return };
+        if self.scenario.name != TOUR_PRESET || self.scenario.protections.fencing != ch.fencing {
+            let mut s = if self.scenario.name == TOUR_PRESET {
+                self.scenario.clone()
+            } else {
+                tour_scenario(ch.fencing)
+            };
+            s.protections.fencing = ch.fencing;
+            self.set_scenario(s, false);
+        }
+        self.tour = Some(i);
+        self.playing = false;
+        self.head = ch.playhead(&self.run.trace);
+    }
+
+    fn edit(&mut self, f: impl FnOnce(&mut Scenario)) {
+        let mut s = self.scenario.clone();
+        f(&mut s);
+        if s != self.scenario {
+            self.set_scenario(s, false);
+        }
+    }
+
+    /// Applies one action.
+    pub fn apply(&mut self, action: Action) {
+        match action {
+            Action::Tick(real_ms) => {
+                if !self.playing {
+                    return;
+                }
+                let step = (real_ms.clamp(0.0, 1_000.0) * self.speed_factor()).round();
+                let t = self.head.t.saturating_add(step.max(1.0) as u64);
+                let end = self.end();
+                if t >= end {
+                    self.seek(end);
+                    self.playing = false;
+                } else {
+                    self.seek(t);
+                }
+            }
+            Action::TogglePlay => {
+                if self.playing {
+                    self.playing = false;
+                } else {
+                    if self.head.t >= self.end() {
+                        self.head = Playhead::default();
+                    }
+                    self.playing = true;
+                }
+            }
+            Action::Pause => self.playing = false,
+            Action::Next => {
+                self.playing = false;
+                self.head = self.head.next(&self.run.trace);
+            }
+            Action::Prev => {
+                self.playing = false;
+                self.head = self.head.prev(&self.run.trace);
+            }
+            Action::Restart => {
+                self.playing = false;
+                self.head = Playhead::default();
+            }
+            Action::End => {
+                self.playing = false;
+                let end = self.end();
+                self.seek(end);
+            }
+            Action::Seek(t) => self.seek(t),
+            Action::SeekEvent(i) => {
+                self.playing = false;
+                self.head = Playhead::at_event(&self.run.trace, i);
+            }
+            Action::SetSpeed(v) => self.speed = v.clamp(SPEED_MIN, SPEED_MAX),
+            Action::Zoom(d) => {
+                self.zoom = self.zoom.saturating_add_signed(d).min(ZOOM_MAX);
+            }
+            Action::LoadPreset(name) => match preset(&name) {
+                Some(p) => {
+                    let s = p.scenario();
+                    self.pause_ms = first_pause_length(&s).unwrap_or(DEFAULT_PAUSE_MS);
+                    self.set_scenario(s, true);
+                }
+                None => self.error = Some(format!("There is no preset named `{name}`.")),
+            },
+            Action::LoadScenario(s) => {
+                self.pause_ms = first_pause_length(&s).unwrap_or(self.pause_ms);
+                self.set_scenario(*s, true);
+            }
+            Action::Toggle(sw) => self.edit(|s| match sw {
+                Switch::Fencing => s.protections.fencing = !s.protections.fencing,
+                Switch::UuidTokens => {
+                    s.protections.token_kind = match s.protections.token_kind {
+                        TokenKind::Ordered => TokenKind::Uuid,
+                        TokenKind::Uuid => TokenKind::Ordered,
+                    }
+                }
+                Switch::Idempotency => {
+                    s.protections.idempotency_keys = !s.protections.idempotency_keys;
+                }
+                Switch::LockDelay => {
+                    s.lock_delay_ms = if s.lock_delay_ms > 0 {
+                        0
+                    } else {
+                        LOCK_DELAY_MS
+                    };
+                }
+                Switch::CheckBeforeWrite => {
+                    s.protections.check_before_write = !s.protections.check_before_write;
+                }
+            }),
+            Action::SetTtl(ms) => {
+                let ms = ms.clamp(TTL_RANGE.0, TTL_RANGE.1);
+                self.edit(|s| s.lease_ttl_ms = ms);
+            }
+            Action::SetPauseLength(ms) => {
+                let ms = ms.clamp(PAUSE_RANGE.0, PAUSE_RANGE.1);
+                self.pause_ms = ms;
+                self.edit(|s| {
+                    for f in &mut s.faults {
+                        if let Fault::Pause { for_ms, .. } | Fault::PauseAt { for_ms, .. } = f {
+                            *for_ms = ms;
+                        }
+                    }
+                });
+            }
+            Action::SetLatency(ms) => {
+                let ms = ms.clamp(LATENCY_RANGE.0, LATENCY_RANGE.1);
+                self.edit(|s| {
+                    s.latency_ms.max = ms;
+                    s.latency_ms.min = s.latency_ms.min.min(ms);
+                });
+            }
+            Action::SetSeed(text) => match text.trim().parse::<u64>() {
+                Ok(seed) => self.edit(|s| s.seed = seed),
+                Err(_) => {
+                    self.error = Some(format!(
+                        "The seed must be a whole number from 0 to {}; `{}` is not.",
+                        u64::MAX,
+                        text.chars().take(40).collect::<String>()
+                    ));
+                }
+            },
+            Action::InjectPause { worker, at } => {
+                let Some(name) = self.scenario.workers.get(worker).map(|w| w.name.clone()) else {
+                    return;
+                };
+                let len = self.pause_ms;
+                let at = at.min(MAX_TIME_MS);
+                if len == 0 {
+                    self.error = Some("Set a pause length above 0 s to inject a pause.".into());
+                    return;
+                }
+                if self.scenario.faults.len() >= fencepost_sim::scenario::MAX_FAULTS {
+                    self.error = Some("This scenario already has as many faults as it can.".into());
+                    return;
+                }
+                self.edit(|s| {
+                    s.faults.push(Fault::Pause {
+                        worker: name,
+                        at,
+                        for_ms: len,
+                    });
+                });
+            }
+            Action::RemoveFault(i) => {
+                if i < self.scenario.faults.len() {
+                    self.edit(|s| {
+                        s.faults.remove(i);
+                    });
+                }
+            }
+            Action::ToggleCompare => {
+                self.compare = match self.compare {
+                    Some(_) => None,
+                    None => Some(pair(&self.scenario)),
+                };
+                let t = self.head.t;
+                self.seek(t);
+            }
+            Action::TourStart => {
+                self.help = false;
+                self.compare = None;
+                self.go_to_chapter(0);
+            }
+            Action::TourGo(i) => {
+                if i < CHAPTERS.len() {
+                    self.go_to_chapter(i);
+                }
+            }
+            Action::TourLeave => self.tour = None,
+            Action::ToggleHelp => self.help = !self.help,
+            Action::Dismiss => {
+                self.help = false;
+                self.error = None;
+                self.notice = None;
+                self.link = None;
+            }
+            Action::Error(e) => self.error = Some(e),
+            Action::Notice(n) => self.notice = Some(n),
+            Action::ShowLink(l) => self.link = Some(l),
+        }
+    }
+}
+
+fn pair(scenario: &Scenario) -> [Run; 2] {
+    [
+        Run::of(scenario, Some(false)),
+        Run::of(scenario, Some(true)),
+    ]
+}
+
+fn tour_scenario(fencing: bool) -> Scenario {
+    let mut s = preset(TOUR_PRESET)
+        .map(|p| p.scenario())
+        .unwrap_or_else(|| {
+            // Unreachable: the tour preset exists (tested); fall back to the first preset.
+            PRESETS[0].scenario()
+        });
+    s.protections.fencing = fencing;
+    s
+}
+
+impl Reducible for State {
+    type Action = Action;
+
+    fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
+        let mut next = (*self).clone();
+        next.apply(action);
+        if next == *self { self } else { Rc::new(next) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fencepost_sim::{Detail, Kind};
+
+    fn paused() -> State {
+        State::new(preset("paused-worker").unwrap().scenario())
+    }
+
+    fn apply(mut s: State, actions: impl IntoIterator<Item = Action>) -> State {
+        for a in actions {
+            s.apply(a);
+        }
+        s
+    }
+
+    #[test]
+    fn playing_advances_by_real_time_times_speed_and_stops_at_the_end() {
+        let s = apply(paused(), [Action::TogglePlay, Action::Tick(16.0)]);
+        assert!(s.playing);
+        assert_eq!(s.head.t, 160); // 10× by default
+        assert_eq!(s.head.upto, 5);
+        let s = apply(s, [Action::SetSpeed(30), Action::Tick(100.0)]);
+        assert_eq!(s.head.t, 100_160.min(s.end()));
+        assert!(!s.playing);
+        assert_eq!(s.head.upto, s.trace().events.len());
+        // Playing again from the end starts over.
+        let s = apply(s, [Action::TogglePlay]);
+        assert!(s.playing);
+        assert_eq!(s.head, Playhead::default());
+        // Ticks while paused do nothing.
+        let s = apply(s, [Action::Pause, Action::Tick(500.0)]);
+        assert_eq!(s.head.t, 0);
+    }
+
+    #[test]
+    fn stepping_and_seeking() {
+        let s = apply(paused(), [Action::Next, Action::Next, Action::Next]);
+        assert_eq!((s.head.t, s.head.upto), (50, 3));
+        let s = apply(s, [Action::Prev]);
+        assert_eq!((s.head.t, s.head.upto), (50, 2));
+        let s = apply(s, [Action::SeekEvent(29)]);
+        assert_eq!(
+            s.head.current(s.trace()).map(|e| e.kind()),
+            Some(Kind::WriteRejected)
+        );
+        let s = apply(s, [Action::Seek(u64::MAX)]);
+        assert_eq!(s.head.t, 46_100);
+        let s = apply(s, [Action::Restart]);
+        assert_eq!(s.head, Playhead::default());
+        let s = apply(s, [Action::SeekEvent(usize::MAX)]);
+        assert_eq!(s.head.upto, s.trace().events.len());
+    }
+
+    #[test]
+    fn toggles_rerun_the_scenario() {
+        let s = apply(paused(), [Action::End, Action::Toggle(Switch::Fencing)]);
+        assert!(!s.scenario.protections.fencing);
+        assert!(!s.trace().fencing);
+        assert!(!s.trace().verdict.ok);
+        // The playhead kept its place.
+        assert_eq!(s.head.t, 46_100);
+        let s = apply(
+            s,
+            [
+                Action::Toggle(Switch::Fencing),
+                Action::Toggle(Switch::UuidTokens),
+            ],
+        );
+        assert_eq!(s.scenario.protections.token_kind, TokenKind::Uuid);
+        assert!(!s.trace().verdict.ok);
+        let s = apply(
+            s,
+            [
+                Action::Toggle(Switch::UuidTokens),
+                Action::Toggle(Switch::LockDelay),
+            ],
+        );
+        assert_eq!(s.scenario.lock_delay_ms, LOCK_DELAY_MS);
+        let s = apply(
+            s,
+            [
+                Action::Toggle(Switch::LockDelay),
+                Action::Toggle(Switch::Idempotency),
+                Action::Toggle(Switch::CheckBeforeWrite),
+            ],
+        );
+        assert_eq!(s.scenario.lock_delay_ms, 0);
+        assert!(s.scenario.protections.idempotency_keys);
+        assert!(s.scenario.protections.check_before_write);
+        assert_eq!(s.preset_name(), None);
+        assert_eq!(paused().preset_name(), Some("paused-worker"));
+    }
+
+    #[test]
+    fn sliders_clamp_extreme_values() {
+        let s = apply(
+            paused(),
+            [
+                Action::SetTtl(0),
+                Action::SetLatency(u64::MAX),
+                Action::SetPauseLength(u64::MAX),
+            ],
+        );
+        assert_eq!(s.scenario.lease_ttl_ms, TTL_RANGE.0);
+        assert_eq!(s.scenario.latency_ms.max, LATENCY_RANGE.1);
+        assert_eq!(s.scenario.latency_ms.min, 50);
+        assert!(matches!(
+            s.scenario.faults[0],
+            Fault::Pause {
+                for_ms: 300_000,
+                ..
+            }
+        ));
+        assert_eq!(s.error, None);
+        let s = apply(s, [Action::SetLatency(0)]);
+        assert_eq!(
+            (s.scenario.latency_ms.min, s.scenario.latency_ms.max),
+            (0, 0)
+        );
+        let s = apply(s, [Action::SetTtl(u64::MAX)]);
+        assert_eq!(s.scenario.lease_ttl_ms, TTL_RANGE.1);
+    }
+
+    #[test]
+    fn a_bad_seed_is_an_error_in_the_page() {
+        let s = apply(paused(), [Action::SetSeed("12x".into())]);
+        assert_eq!(s.scenario.seed, 1);
+        assert!(s.error.as_deref().unwrap().contains("`12x` is not"));
+        let s = apply(s, [Action::SetSeed(" 18446744073709551615 ".into())]);
+        assert_eq!(s.scenario.seed, u64::MAX);
+        assert_eq!(s.error, None);
+    }
+
+    #[test]
+    fn clicking_a_lane_forks_the_scenario_with_a_pause() {
+        let base = paused();
+        // Freeze B at 30.5 s, after it got the lock: its write comes late.
+        let s = apply(
+            base.clone(),
+            [Action::InjectPause {
+                worker: 1,
+                at: 30_500,
+            }],
+        );
+        assert_eq!(
+            s.scenario.faults.last(),
+            Some(&Fault::Pause {
+                worker: "B".into(),
+                at: 30_500,
+                for_ms: 45_000
+            })
+        );
+        assert_ne!(s.trace().events, base.trace().events);
+        assert!(
+            s.trace()
+                .events
+                .iter()
+                .any(|e| e.actor == fencepost_sim::Actor::Worker(1)
+                    && e.detail == Detail::PauseStart { until: 75_500 })
+        );
+        // The same click gives the same trace.
+        let again = apply(
+            base.clone(),
+            [Action::InjectPause {
+                worker: 1,
+                at: 30_500,
+            }],
+        );
+        assert_eq!(again.trace(), s.trace());
+        // Removing it restores the original.
+        let s = apply(s, [Action::RemoveFault(1)]);
+        assert_eq!(s.trace(), base.trace());
+        // No such worker: nothing happens.
+        let s = apply(s, [Action::InjectPause { worker: 9, at: 1 }]);
+        assert_eq!(s.scenario, base.scenario);
+    }
+
+    #[test]
+    fn compare_runs_fencing_off_and_on() {
+        let s = apply(paused(), [Action::ToggleCompare, Action::End]);
+        let [off, on] = s.compare.as_ref().unwrap();
+        assert!(!off.trace.verdict.ok);
+        assert!(on.trace.verdict.ok);
+        // Both play to the later end: without fencing, A learns its write went through at 46.15 s.
+        assert_eq!(s.head.t, 46_150);
+        let s = apply(s, [Action::ToggleCompare]);
+        assert!(s.compare.is_none());
+    }
+
+    #[test]
+    fn the_tour_walks_its_chapters_and_one_click_leaves_it() {
+        let s = State::with_tour();
+        assert_eq!(s.tour, Some(0));
+        assert_eq!(s.head.t, 100);
+        let mut s = s;
+        for i in 1..CHAPTERS.len() {
+            s.apply(Action::TourGo(i));
+            assert_eq!(s.tour, Some(i));
+        }
+        assert!(!s.scenario.protections.fencing);
+        assert!(!s.trace().verdict.ok);
+        s.apply(Action::TourGo(5));
+        assert!(s.scenario.protections.fencing);
+        s.apply(Action::TourGo(99));
+        assert_eq!(s.tour, Some(5));
+        s.apply(Action::TourLeave);
+        assert_eq!(s.tour, None);
+        // Starting the tour from another preset brings the story back.
+        let s = apply(
+            State::new(preset("gc-pause").unwrap().scenario()),
+            [Action::TourStart],
+        );
+        assert_eq!(s.scenario.name, TOUR_PRESET);
+        assert_eq!(s.tour, Some(0));
+    }
+
+    #[test]
+    fn presets_and_bad_scenarios() {
+        let s = apply(
+            paused(),
+            [Action::End, Action::LoadPreset("gc-pause".into())],
+        );
+        assert_eq!(s.scenario.name, "gc-pause");
+        assert_eq!(s.head, Playhead::default());
+        assert_eq!(s.pause_ms, 15_000);
+        let s = apply(s, [Action::LoadPreset("nope".into())]);
+        assert_eq!(s.scenario.name, "gc-pause");
+        assert_eq!(s.error.as_deref(), Some("There is no preset named `nope`."));
+        let mut bad = s.scenario.clone();
+        bad.workers.clear();
+        let s = apply(s, [Action::LoadScenario(Box::new(bad))]);
+        assert_eq!(s.scenario.name, "gc-pause");
+        assert_eq!(
+            s.error.as_deref(),
+            Some("That change was not applied: workers: needs at least one worker")
+        );
+        let s = apply(s, [Action::Dismiss]);
+        assert_eq!(s.error, None);
+    }
+
+    #[test]
+    fn reduce_keeps_the_same_state_when_nothing_changes() {
+        let s = Rc::new(paused());
+        let same = s.clone().reduce(Action::Tick(16.0));
+        assert!(Rc::ptr_eq(&s, &same));
+        let moved = s.clone().reduce(Action::Next);
+        assert!(!Rc::ptr_eq(&s, &moved));
+    }
+
+    #[test]
+    fn long_runs_are_cut() {
+        let mut sc = preset("paused-worker").unwrap().scenario();
+        sc.workers[1].job.writes = 1_000;
+        let s = State::new(sc);
+        assert!(s.trace().truncated);
+        assert_eq!(s.trace().events.len(), MAX_EVENTS);
+    }
+}

@@ -1,0 +1,249 @@
+//! The guided tour: the paused-worker story in seven chapters, for someone who has never heard of
+//! fencing. Each chapter places the playhead on a moment of the trace (found by what happened,
+//! not by hard-coded times) and names the actors it talks about.
+
+use fencepost_sim::{Actor, Detail, Kind, Msg, Trace};
+
+use crate::model::{Playhead, end_time};
+
+/// The preset the tour tells.
+pub const TOUR_PRESET: &str = "paused-worker";
+
+/// One chapter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Chapter {
+    /// Short title.
+    pub title: &'static str,
+    /// What to read.
+    pub text: &'static str,
+    /// The actors it talks about (highlighted on the timeline).
+    pub actors: &'static [Actor],
+    /// Whether the storage checks tokens in this chapter.
+    pub fencing: bool,
+    /// The moment it shows.
+    moment: Moment,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Moment {
+    /// A learns it holds the lock.
+    FirstGrantLearned,
+    /// A worker freezes.
+    PauseStarts,
+    /// A lease runs out.
+    Expiry,
+    /// The storage applies the first write.
+    FirstWriteApplied,
+    /// A worker sends a write after resuming.
+    WriteAfterPause,
+    /// The storage refuses a write.
+    Refusal,
+    /// The end of the run.
+    End,
+}
+
+const A: Actor = Actor::Worker(0);
+const B: Actor = Actor::Worker(1);
+
+/// Every chapter, in order.
+pub const CHAPTERS: &[Chapter] = &[
+    Chapter {
+        title: "The lease",
+        text: "Two workers, A and B, take turns updating one shared file in the storage. So that \
+               they never write at the same time, each first asks a lock service for permission. \
+               A asks first and gets a lease: the lock is A's for the next 30 seconds. The lease \
+               comes with a number, 33, called a fencing token. Keep an eye on that number.",
+        actors: &[Actor::Lock, A],
+        fencing: true,
+        moment: Moment::FirstGrantLearned,
+    },
+    Chapter {
+        title: "The pause",
+        text: "One second later, A freezes. A long garbage-collection pause, a virtual machine \
+               being suspended, a laptop lid closing: the program simply stops, and it cannot \
+               notice that it stopped. The hatched band on A's lane is the time A is frozen. \
+               Everyone else carries on.",
+        actors: &[A],
+        fencing: true,
+        moment: Moment::PauseStarts,
+    },
+    Chapter {
+        title: "The expiry",
+        text: "Thirty seconds after the grant, A's lease runs out. From the outside, a frozen \
+               worker looks exactly like a dead one, so the lock service frees the lock: that is \
+               what leases are for. But A, still frozen, believes it holds the lock. The striped \
+               band marks that gap between belief and reality: a zombie lease.",
+        actors: &[Actor::Lock, A],
+        fencing: true,
+        moment: Moment::Expiry,
+    },
+    Chapter {
+        title: "The takeover",
+        text: "B has been waiting. Now it gets the lock, with the next token: 34. B does its work \
+               and writes to the storage. The storage applies the write and remembers the \
+               highest token it has accepted so far: 34.",
+        actors: &[Actor::Lock, B, Actor::Storage],
+        fencing: true,
+        moment: Moment::FirstWriteApplied,
+    },
+    Chapter {
+        title: "The stale write",
+        text: "At 46 seconds A wakes up exactly where it stopped. Nothing told it that time \
+               passed, so as far as A knows it still holds the lock. It sends its write, carrying \
+               its token: 33. Checking the lease first would not help: A could freeze again right \
+               after the check.",
+        actors: &[A, Actor::Storage],
+        fencing: true,
+        moment: Moment::WriteAfterPause,
+    },
+    Chapter {
+        title: "What fencing does",
+        text: "The storage compares tokens. It has already accepted 34, and 33 is lower, so the \
+               write comes from an owner that has been replaced: it refuses it (✗ 33 < 34). B's \
+               data is safe, and A learns it lost the lock. That check, made by the resource \
+               itself at the moment of the write, is fencing.",
+        actors: &[Actor::Storage, A],
+        fencing: true,
+        moment: Moment::Refusal,
+    },
+    Chapter {
+        title: "Without fencing",
+        text: "Here is the same story with the check turned off: the storage keeps whatever \
+               arrives last. A's stale write lands on top of B's newer one, and no one is told. \
+               The banner says what broke. Leave the tour to explore: change the pause or the \
+               lease, turn protections on and off, or click a worker's lane to freeze it there.",
+        actors: &[Actor::Storage, A, B],
+        fencing: false,
+        moment: Moment::End,
+    },
+];
+
+impl Chapter {
+    /// Where the playhead goes for this chapter in `trace`. If the moment cannot be found (the
+    /// scenario was changed), the start or the end of the trace.
+    pub fn playhead(&self, trace: &Trace) -> Playhead {
+        let find =
+            |pred: &dyn Fn(&fencepost_sim::Event) -> bool| trace.events.iter().position(pred);
+        let index = match self.moment {
+            Moment::FirstGrantLearned => find(&|e| {
+                matches!(
+                    e.detail,
+                    Detail::Deliver {
+                        what: Msg::Granted { .. },
+                        ..
+                    }
+                )
+            }),
+            Moment::PauseStarts => find(&|e| e.kind() == Kind::PauseStart),
+            Moment::Expiry => find(&|e| e.kind() == Kind::Expire),
+            Moment::FirstWriteApplied => find(&|e| e.kind() == Kind::WriteAccepted),
+            Moment::WriteAfterPause => {
+                let resumed = find(&|e| e.kind() == Kind::PauseEnd);
+                resumed.and_then(|r| {
+                    trace.events[r..]
+                        .iter()
+                        .position(|e| {
+                            matches!(
+                                e.detail,
+                                Detail::Send {
+                                    what: Msg::Write { .. },
+                                    ..
+                                }
+                            )
+                        })
+                        .map(|i| i + r)
+                })
+            }
+            Moment::Refusal => find(&|e| e.kind() == Kind::WriteRejected),
+            Moment::End => return Playhead::at_time(trace, end_time(trace)),
+        };
+        match index {
+            Some(i) => Playhead::at_event(trace, i),
+            None if self.moment == Moment::FirstGrantLearned => Playhead::default(),
+            None => Playhead::at_time(trace, end_time(trace)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fencepost_sim::{RunOptions, preset, run_with};
+
+    fn story(fencing: bool) -> Trace {
+        run_with(
+            &preset(TOUR_PRESET).unwrap().scenario(),
+            RunOptions {
+                fencing: Some(fencing),
+                ..RunOptions::default()
+            },
+        )
+    }
+
+    #[test]
+    fn seven_chapters_walk_forward_through_the_story() {
+        assert_eq!(CHAPTERS.len(), 7);
+        let titles: Vec<&str> = CHAPTERS.iter().map(|c| c.title).collect();
+        assert_eq!(
+            titles,
+            [
+                "The lease",
+                "The pause",
+                "The expiry",
+                "The takeover",
+                "The stale write",
+                "What fencing does",
+                "Without fencing"
+            ]
+        );
+        let on = story(true);
+        let off = story(false);
+        let moments: Vec<(u64, usize)> = CHAPTERS
+            .iter()
+            .map(|c| {
+                let p = c.playhead(if c.fencing { &on } else { &off });
+                (p.t, p.upto)
+            })
+            .collect();
+        assert_eq!(
+            moments,
+            [
+                (100, 5),
+                (1_000, 6),
+                (30_050, 12),
+                (31_200, 20),
+                (46_000, 28),
+                (46_050, 30),
+                (46_150, off.events.len())
+            ]
+        );
+        // The last chapter is the one without fencing, and it ends on the violation.
+        assert!(!off.verdict.ok);
+        assert!(CHAPTERS[..6].iter().all(|c| c.fencing));
+    }
+
+    #[test]
+    fn chapters_name_what_they_show() {
+        let on = story(true);
+        let refusal = CHAPTERS[5].playhead(&on);
+        let e = refusal.current(&on).unwrap();
+        assert_eq!(
+            on.explain(e),
+            "storage rejected A's write with token 33: it has already accepted 34 from B"
+        );
+        assert!(CHAPTERS[5].text.contains("33 < 34"));
+        assert!(CHAPTERS[5].actors.contains(&Actor::Storage));
+    }
+
+    #[test]
+    fn a_changed_scenario_still_places_every_chapter() {
+        let mut s = preset(TOUR_PRESET).unwrap().scenario();
+        s.faults.clear();
+        let t = fencepost_sim::run(&s);
+        for c in CHAPTERS {
+            let p = c.playhead(&t);
+            assert!(p.upto <= t.events.len());
+        }
+        assert_eq!(CHAPTERS[1].playhead(&t).upto, t.events.len());
+    }
+}
