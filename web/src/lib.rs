@@ -10,7 +10,14 @@
 //! * [`components`]: the Yew components.
 #![forbid(unsafe_code)]
 
+pub mod components;
+pub mod dom;
 pub mod model;
 pub mod share;
 pub mod state;
 pub mod tour;
+
+/// Starts the app in the page's `<body>`.
+pub fn start() {
+    yew::Renderer::<components::App>::new().render();
+}

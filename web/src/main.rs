@@ -1,1 +1,5 @@
-fn main() {}
+//! The visualizer's entry point (built by Trunk into the page).
+
+fn main() {
+    fencepost_web::start();
+}

@@ -484,7 +484,7 @@ fn badge(trace: &Trace, e: &Event) -> Option<Badge> {
             what: Msg::Write { .. },
             ..
         } => (format!("write {tok}"), BadgeKind::WriteSent),
-        Detail::PauseStart { .. } => ("⏸ paused".into(), BadgeKind::Paused),
+        Detail::PauseStart { .. } => ("‖ paused".into(), BadgeKind::Paused),
         Detail::PauseEnd => ("▶ resumes".into(), BadgeKind::Resumed),
         Detail::WriteAccepted { previous, .. } => match (e.token, previous) {
             (Some(t), Some(p)) if t < p => (format!("✓ {t} < {p} stale"), BadgeKind::AcceptedStale),
@@ -974,7 +974,7 @@ mod tests {
         );
         assert_eq!(
             text(5),
-            Some((Actor::Worker(A), "⏸ paused", BadgeKind::Paused))
+            Some((Actor::Worker(A), "‖ paused", BadgeKind::Paused))
         );
         let off = Timeline::of(&paused(false));
         let stale = off.badges.iter().find(|b| b.seq == 29).unwrap();

@@ -1,0 +1,316 @@
+//! The page.
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+use fencepost_sim::{Actor, preset};
+use gloo_events::{EventListener, EventListenerOptions};
+use gloo_timers::callback::Interval;
+use wasm_bindgen::JsCast;
+use yew::prelude::*;
+
+use super::controls::{PlayBar, ScenarioPanel, SharePanel};
+use super::panels::{Help, Messages, Narration, StoragePanel, TourCard, Verdict};
+use super::timeline::Timeline;
+use crate::dom;
+use crate::model::Playhead;
+use crate::share::{decode_fragment, encode_fragment};
+use crate::state::{Action, State, Switch};
+use crate::tour::{CHAPTERS, TOUR_PRESET};
+
+/// localStorage key remembering that the visitor has seen (or left) the tour.
+const TOUR_SEEN: &str = "fencepost.tour-seen";
+/// Playback clock period.
+const FRAME_MS: u32 = 16;
+
+/// The state a visitor lands on: the scenario in the link, else the tour (first visit), else the
+/// paused-worker story. A broken link is reported, not fatal.
+fn initial_state() -> State {
+    let query = dom::query();
+    let embed = dom::has_flag(&query, "embed");
+    let mut state = match decode_fragment(&dom::hash()) {
+        Ok(Some(s)) => State::new(s),
+        Ok(None) if !embed && dom::stored(TOUR_SEEN).is_none() => State::with_tour(),
+        Ok(None) => State::new(default_scenario()),
+        Err(e) => {
+            let mut s = State::new(default_scenario());
+            s.error = Some(format!(
+                "{} — showing the paused-worker story instead.",
+                crate::components::panels::sentence_case(&e)
+            ));
+            s
+        }
+    };
+    state.embed = embed;
+    if embed {
+        state.tour = None;
+    }
+    state
+}
+
+fn default_scenario() -> fencepost_sim::Scenario {
+    preset(TOUR_PRESET)
+        .or_else(|| fencepost_sim::PRESETS.first())
+        .map(|p| p.scenario())
+        .unwrap_or_else(|| fencepost_sim::PRESETS[0].scenario())
+}
+
+fn is_text_field(target: &web_sys::Element) -> bool {
+    match target.tag_name().to_ascii_lowercase().as_str() {
+        "textarea" | "select" => true,
+        "input" => !matches!(
+            target.get_attribute("type").as_deref(),
+            Some("checkbox" | "button" | "submit" | "file")
+        ),
+        _ => false,
+    }
+}
+
+#[component]
+pub fn App() -> Html {
+    let state = use_reducer(initial_state);
+    let dispatch = state.dispatcher();
+    let bench = use_memo((), |_| dom::has_flag(&dom::query(), "bench"));
+    let bench = *bench;
+
+    // Playback clock: an interval that lives exactly as long as playback; dropping it stops it.
+    {
+        let dispatch = dispatch.clone();
+        use_effect_with(state.playing, move |playing| {
+            let clock = playing.then(|| {
+                let last = Rc::new(Cell::new(dom::now()));
+                Interval::new(FRAME_MS, move || {
+                    let now = dom::now();
+                    let real = now - last.replace(now);
+                    if bench {
+                        dom::frame_start();
+                    }
+                    dispatch.dispatch(Action::Tick(real));
+                })
+            });
+            move || drop(clock)
+        });
+    }
+
+    // Keyboard shortcuts.
+    {
+        let dispatch = dispatch.clone();
+        use_effect_with((), move |_| {
+            let listener = web_sys::window().and_then(|w| w.document()).map(|doc| {
+                EventListener::new_with_options(
+                    &doc,
+                    "keydown",
+                    EventListenerOptions::enable_prevent_default(),
+                    move |e| {
+                        let Some(e) = e.dyn_ref::<web_sys::KeyboardEvent>() else {
+                            return;
+                        };
+                        if e.ctrl_key() || e.meta_key() || e.alt_key() {
+                            return;
+                        }
+                        let in_field = e
+                            .target()
+                            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+                            .is_some_and(|t| is_text_field(&t));
+                        let on_range = e
+                            .target()
+                            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+                            .is_some_and(|i| i.type_() == "range");
+                        let action = match e.key().as_str() {
+                            _ if in_field && e.key() != "Escape" => None,
+                            " " => Some(Action::TogglePlay),
+                            "ArrowRight" if !on_range => Some(Action::Next),
+                            "ArrowLeft" if !on_range => Some(Action::Prev),
+                            "Home" if !on_range => Some(Action::Restart),
+                            "End" if !on_range => Some(Action::End),
+                            "f" | "F" => Some(Action::Toggle(Switch::Fencing)),
+                            "?" => Some(Action::ToggleHelp),
+                            "Escape" => Some(Action::Dismiss),
+                            _ => None,
+                        };
+                        if let Some(a) = action {
+                            e.prevent_default();
+                            dispatch.dispatch(a);
+                        }
+                    },
+                )
+            });
+            move || drop(listener)
+        });
+    }
+
+    // A link pasted into the address bar of an open page.
+    {
+        let dispatch = dispatch.clone();
+        use_effect_with((), move |_| {
+            let listener = web_sys::window().map(|w| {
+                EventListener::new(&w, "hashchange", move |_| {
+                    match decode_fragment(&dom::hash()) {
+                        Ok(Some(s)) => dispatch.dispatch(Action::LoadScenario(Box::new(s))),
+                        Ok(None) => {}
+                        Err(e) => dispatch
+                            .dispatch(Action::Error(crate::components::panels::sentence_case(&e))),
+                    }
+                })
+            });
+            move || drop(listener)
+        });
+    }
+
+    // The URL always carries the scenario (outside the tour, whose first chapter is the default).
+    {
+        let touring = state.tour.is_some();
+        use_effect_with(
+            (state.scenario.clone(), touring),
+            move |(scenario, touring)| {
+                if !*touring {
+                    let frag = encode_fragment(scenario);
+                    if dom::hash().trim_start_matches('#') != frag {
+                        dom::replace_hash(&frag);
+                    }
+                }
+            },
+        );
+    }
+    // Leaving the tour once is enough: it does not come back on the next visit.
+    {
+        let touring = state.tour.is_some();
+        use_effect_with(touring, move |touring| {
+            if !*touring {
+                dom::store(TOUR_SEEN, "1");
+            }
+        });
+    }
+
+    let head = state.head;
+    let end = state.end();
+    let highlight: Vec<Actor> = state
+        .tour
+        .and_then(|i| CHAPTERS.get(i))
+        .map(|c| c.actors.to_vec())
+        .unwrap_or_default();
+    let on_lane_click = {
+        let dispatch = dispatch.clone();
+        Callback::from(move |(worker, at): (usize, u64)| {
+            dispatch.dispatch(Action::InjectPause { worker, at });
+        })
+    };
+
+    let timelines = match &state.compare {
+        Some([off, on]) => {
+            let off_head = Playhead::at_time(&off.trace, head.t);
+            let on_head = Playhead::at_time(&on.trace, head.t);
+            html! {
+                <div class="compare">
+                    <div class="compare-one">
+                        <Timeline run={off.clone()} t={head.t} upto={off_head.upto} end={end} zoom={state.zoom_factor()}
+                            id="timeline-off" caption={Some(AttrValue::from("Fencing off: the storage keeps whatever arrives last"))}
+                            highlight={highlight.clone()} on_lane_click={Some(on_lane_click.clone())} bench={bench} />
+                        <Verdict trace={off.trace.clone()} upto={off_head.upto} compact=true />
+                    </div>
+                    <div class="compare-one">
+                        <Timeline run={on.clone()} t={head.t} upto={on_head.upto} end={end} zoom={state.zoom_factor()}
+                            id="timeline-on" caption={Some(AttrValue::from("Fencing on: the storage refuses tokens below the highest"))}
+                            highlight={highlight.clone()} on_lane_click={Some(on_lane_click.clone())} />
+                        <Verdict trace={on.trace.clone()} upto={on_head.upto} compact=true />
+                    </div>
+                </div>
+            }
+        }
+        None => html! {
+            <Timeline run={state.run.clone()} t={head.t} upto={head.upto} end={end} zoom={state.zoom_factor()}
+                id="timeline-main" highlight={highlight.clone()}
+                on_lane_click={(!state.embed).then_some(on_lane_click.clone())} bench={bench} />
+        },
+    };
+
+    let playbar = html! {
+        <PlayBar t={head.t} end={end} playing={state.playing} speed={state.speed}
+            speed_factor={state.speed_factor()} zoom={state.zoom} dispatch={dispatch.clone()} />
+    };
+
+    if state.embed {
+        return html! {
+            <main class="app embed">
+                { timelines }
+                { playbar }
+                <Verdict trace={state.run.trace.clone()} upto={head.upto} compact=true />
+            </main>
+        };
+    }
+
+    let start_tour = {
+        let d = dispatch.clone();
+        Callback::from(move |_| d.dispatch(Action::TourStart))
+    };
+    let help = {
+        let d = dispatch.clone();
+        Callback::from(move |_| d.dispatch(Action::ToggleHelp))
+    };
+    html! {
+        <div class={classes!("app", state.tour.is_some().then_some("touring"))}>
+            <header class="top">
+                <div class="brand">
+                    <h1>{ "fencepost" }</h1>
+                    <p class="tagline">{ "Leases, frozen workers and fencing tokens — simulated, step by step." }</p>
+                </div>
+                <nav class="top-buttons" aria-label="Page">
+                    if state.tour.is_none() {
+                        <button type="button" onclick={start_tour}>{ "Take the tour" }</button>
+                    }
+                    <button type="button" onclick={help} aria-label="Keyboard shortcuts" aria-expanded={state.help.to_string()}>{ "?" }</button>
+                </nav>
+            </header>
+            if state.help {
+                <Help dispatch={dispatch.clone()} />
+            }
+            <Messages error={state.error.clone()} notice={state.notice.clone()} link={state.link.clone()} dispatch={dispatch.clone()} />
+            if let Some(ch) = state.tour {
+                <TourCard chapter={ch} dispatch={dispatch.clone()} />
+            }
+            <main class="stage">
+                if state.compare.is_none() {
+                    <Verdict trace={state.run.trace.clone()} upto={head.upto} />
+                }
+                <div class="stage-row">
+                    <div class="stage-main">
+                        { timelines }
+                        { playbar }
+                        <Narration trace={state.run.trace.clone()} upto={head.upto} playing={state.playing} dispatch={dispatch.clone()} />
+                    </div>
+                    <aside class="stage-side">
+                        <StoragePanel trace={state.run.trace.clone()} upto={head.upto} />
+                        <Legend />
+                    </aside>
+                </div>
+            </main>
+            <div class="lower">
+                <ScenarioPanel scenario={state.scenario.clone()} preset={state.preset_name()} pause_ms={state.pause_ms}
+                    compare={state.compare.is_some()} t={head.t} dispatch={dispatch.clone()} />
+                <SharePanel scenario={state.scenario.clone()} trace={state.run.trace.clone()}
+                    layout={state.run.timeline.clone()} dispatch={dispatch.clone()} />
+            </div>
+            <footer>
+                <p>{ "Every lease, token and check here is computed by fencepost's own code, running in this page." }</p>
+            </footer>
+        </div>
+    }
+}
+
+/// What the marks mean, in words and shapes (never colour alone).
+#[component]
+fn Legend() -> Html {
+    html! {
+        <section class="legend" aria-label="Legend">
+            <h2>{ "Key" }</h2>
+            <ul>
+                <li><span class="swatch lease" aria-hidden="true"></span>{ " lease, as the lock service sees it" }</li>
+                <li><span class="swatch zombie" aria-hidden="true"></span>{ " zombie: the worker still believes it holds the lock" }</li>
+                <li><span class="swatch pause" aria-hidden="true"></span>{ " paused (frozen)" }</li>
+                <li><span class="legend-badge accepted">{ "✓ 34" }</span>{ " write applied" }</li>
+                <li><span class="legend-badge rejected">{ "✗ 33 < 34" }</span>{ " write refused: its token is older" }</li>
+                <li><span class="legend-arrows">{ "── ⇢" }</span>{ " messages: requests solid, replies dashed" }</li>
+            </ul>
+        </section>
+    }
+}

@@ -1,0 +1,519 @@
+//! Playback controls, the scenario editor and share / export.
+
+use std::rc::Rc;
+
+use fencepost_sim::trace::fmt_secs;
+use fencepost_sim::{Fault, PRESETS, Scenario, TokenKind, preset};
+use wasm_bindgen::JsCast;
+use yew::prelude::*;
+
+use crate::dom;
+use crate::share::encode_fragment;
+use crate::state::{
+    Action, LATENCY_RANGE, PAUSE_RANGE, SPEED_MAX, SPEED_MIN, State, Switch, TTL_RANGE, ZOOM_MAX,
+};
+
+type Dispatch = yew::functional::UseReducerDispatcher<State>;
+
+fn send(d: &Dispatch, a: Action) -> Callback<MouseEvent> {
+    let d = d.clone();
+    Callback::from(move |_| d.dispatch(a.clone()))
+}
+
+fn input_value(e: &Event) -> String {
+    e.target()
+        .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+        .map(|i| i.value())
+        .unwrap_or_default()
+}
+
+fn select_value(e: &Event) -> String {
+    e.target()
+        .and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok())
+        .map(|i| i.value())
+        .unwrap_or_default()
+}
+
+/// Formats a speed factor: `0.1×`, `10×`, `316×`.
+pub fn speed_label(factor: f64) -> String {
+    if factor < 1.0 {
+        format!("{factor:.1}×")
+    } else {
+        format!("{:.0}×", factor)
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct PlayBarProps {
+    pub t: u64,
+    pub end: u64,
+    pub playing: bool,
+    pub speed: i32,
+    pub speed_factor: f64,
+    pub zoom: u32,
+    pub dispatch: Dispatch,
+}
+
+/// Play / pause, step, restart, scrub, speed, zoom.
+#[component]
+pub fn PlayBar(p: &PlayBarProps) -> Html {
+    let d = &p.dispatch;
+    let scrub = {
+        let d = d.clone();
+        Callback::from(move |e: InputEvent| {
+            if let Ok(t) = input_value(&e).parse::<u64>() {
+                d.dispatch(Action::Seek(t));
+            }
+        })
+    };
+    let speed = {
+        let d = d.clone();
+        Callback::from(move |e: InputEvent| {
+            if let Ok(v) = input_value(&e).parse::<i32>() {
+                d.dispatch(Action::SetSpeed(v));
+            }
+        })
+    };
+    html! {
+        <div class="playbar" role="group" aria-label="Playback">
+            <div class="buttons">
+                <button type="button" onclick={send(d, Action::Restart)} aria-label="Restart" title="Restart (Home)">{ "⇤" }</button>
+                <button type="button" onclick={send(d, Action::Prev)} aria-label="Previous event" title="Previous event (←)">{ "◀" }</button>
+                <button type="button" class="play primary" onclick={send(d, Action::TogglePlay)}
+                    aria-label={if p.playing { "Pause" } else { "Play" }} title="Play / pause (Space)">
+                    { if p.playing { "❚❚ Pause" } else { "▶ Play" } }
+                </button>
+                <button type="button" onclick={send(d, Action::Next)} aria-label="Next event" title="Next event (→)">{ "▶" }</button>
+                <button type="button" onclick={send(d, Action::End)} aria-label="Go to the end" title="End (End)">{ "⇥" }</button>
+            </div>
+            <label class="scrub">
+                <span class="sr-only">{ "Playhead" }</span>
+                <input type="range" min="0" max={p.end.to_string()} step="10" value={p.t.to_string()}
+                    oninput={scrub} aria-valuetext={fmt_secs(p.t)} />
+            </label>
+            <span class="clock" aria-label="Time">{ format!("{} / {}", fmt_secs(p.t), fmt_secs(p.end)) }</span>
+            <label class="speed">
+                { "Speed " }
+                <input type="range" min={SPEED_MIN.to_string()} max={SPEED_MAX.to_string()} step="1"
+                    value={p.speed.to_string()} oninput={speed}
+                    aria-valuetext={speed_label(p.speed_factor)} />
+                <output>{ speed_label(p.speed_factor) }</output>
+            </label>
+            <div class="zoom" role="group" aria-label="Zoom">
+                <button type="button" onclick={send(d, Action::Zoom(-1))} disabled={p.zoom == 0} aria-label="Zoom out">{ "−" }</button>
+                <button type="button" onclick={send(d, Action::Zoom(1))} disabled={p.zoom >= ZOOM_MAX} aria-label="Zoom in">{ "+" }</button>
+            </div>
+        </div>
+    }
+}
+
+/// A fault in words.
+pub fn describe_fault(f: &Fault) -> String {
+    match f {
+        Fault::Pause { worker, at, for_ms } => {
+            format!(
+                "{worker} freezes at {} for {}",
+                fmt_secs(*at),
+                fmt_secs(*for_ms)
+            )
+        }
+        Fault::PauseAt {
+            worker,
+            point,
+            nth,
+            for_ms,
+        } => format!(
+            "{worker} freezes {} (time {nth}) for {}",
+            point.name().replace('_', " "),
+            fmt_secs(*for_ms)
+        ),
+        Fault::Hold {
+            worker,
+            nth_write,
+            for_ms,
+        } => format!(
+            "{worker}'s write {nth_write} is held in the network for {}",
+            fmt_secs(*for_ms)
+        ),
+        Fault::Partition { worker, from, to } => format!(
+            "{worker} is cut off from {} to {}",
+            fmt_secs(*from),
+            fmt_secs(*to)
+        ),
+        Fault::Clock {
+            worker,
+            skew_ms,
+            drift_ppm,
+            jump_at,
+            jump_ms,
+        } => {
+            let mut parts = Vec::new();
+            if *skew_ms != 0 {
+                parts.push(format!("off by {skew_ms} ms"));
+            }
+            if *drift_ppm != 0 {
+                parts.push(format!(
+                    "runs at {}% speed",
+                    (1_000_000 + i64::from(*drift_ppm)) / 10_000
+                ));
+            }
+            if let Some(at) = jump_at {
+                parts.push(format!("jumps {jump_ms} ms at {}", fmt_secs(*at)));
+            }
+            format!("{worker}'s clock {}", parts.join(", "))
+        }
+        Fault::Crash {
+            worker,
+            at,
+            restart_after,
+        } => match restart_after {
+            Some(r) => format!(
+                "{worker} crashes at {} and restarts {} later",
+                fmt_secs(*at),
+                fmt_secs(*r)
+            ),
+            None => format!("{worker} crashes at {} for good", fmt_secs(*at)),
+        },
+        Fault::AuthorityRestart { at, persisted } => format!(
+            "the lock service restarts at {} ({})",
+            fmt_secs(*at),
+            if *persisted {
+                "restoring its state"
+            } else {
+                "forgetting everything"
+            }
+        ),
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct ScenarioProps {
+    pub scenario: Scenario,
+    pub preset: Option<&'static str>,
+    pub pause_ms: u64,
+    pub compare: bool,
+    pub t: u64,
+    pub dispatch: Dispatch,
+}
+
+/// Preset picker, protections, sliders, seed, faults.
+#[component]
+pub fn ScenarioPanel(p: &ScenarioProps) -> Html {
+    let d = &p.dispatch;
+    let s = &p.scenario;
+    let pick = {
+        let d = d.clone();
+        Callback::from(move |e: Event| {
+            let v = select_value(&e);
+            if !v.is_empty() {
+                d.dispatch(Action::LoadPreset(v));
+            }
+        })
+    };
+    let toggle = |sw: Switch| {
+        let d = d.clone();
+        Callback::from(move |_: Event| d.dispatch(Action::Toggle(sw)))
+    };
+    let slider = |f: fn(u64) -> Action| {
+        let d = d.clone();
+        Callback::from(move |e: InputEvent| {
+            if let Ok(v) = input_value(&e).parse::<u64>() {
+                d.dispatch(f(v));
+            }
+        })
+    };
+    let seed = {
+        let d = d.clone();
+        Callback::from(move |e: Event| d.dispatch(Action::SetSeed(input_value(&e))))
+    };
+    let compare = {
+        let d = d.clone();
+        Callback::from(move |_: Event| d.dispatch(Action::ToggleCompare))
+    };
+    let story = preset(&s.name).map(|pr| pr.story);
+    let faults = s.faults.iter().enumerate().map(|(i, f)| {
+        let text = describe_fault(f);
+        html! {
+            <li>
+                { text.clone() }
+                <button type="button" class="small" onclick={send(d, Action::RemoveFault(i))}
+                    aria-label={format!("Remove: {text}")}>{ "remove" }</button>
+            </li>
+        }
+    });
+    let inject_ref = use_node_ref();
+    let at_ref = use_node_ref();
+    let inject = {
+        let d = d.clone();
+        let (inject_ref, at_ref) = (inject_ref.clone(), at_ref.clone());
+        Callback::from(move |e: SubmitEvent| {
+            e.prevent_default();
+            let worker = inject_ref
+                .cast::<web_sys::HtmlSelectElement>()
+                .and_then(|s| s.value().parse::<usize>().ok());
+            let at = at_ref
+                .cast::<web_sys::HtmlInputElement>()
+                .map(|i| i.value())
+                .unwrap_or_default();
+            match (worker, parse_seconds(&at)) {
+                (Some(worker), Some(at)) => d.dispatch(Action::InjectPause { worker, at }),
+                _ => d.dispatch(Action::Error(format!(
+                    "Pause not added: `{}` is not a time in seconds.",
+                    at.chars().take(20).collect::<String>()
+                ))),
+            }
+        })
+    };
+    let ttl = s.lease_ttl_ms;
+    let lat = s.latency_ms.max;
+    html! {
+        <section class="scenario-panel" aria-label="Scenario">
+            <h2>{ "Scenario" }</h2>
+            <label class="preset">
+                { "Story " }
+                <select onchange={pick} aria-label="Preset story">
+                    if p.preset.is_none() {
+                        <option value="" selected=true>{ format!("{} (edited)", if s.name.is_empty() { "custom" } else { s.name.as_str() }) }</option>
+                    }
+                    { for PRESETS.iter().map(|pr| html! {
+                        <option value={pr.name} selected={p.preset == Some(pr.name)}>{ pr.title }</option>
+                    }) }
+                </select>
+            </label>
+            if let Some(story) = story {
+                <p class="story">{ story }</p>
+            }
+            <fieldset class="toggles">
+                <legend>{ "Protections" }</legend>
+                <label><input type="checkbox" checked={s.protections.fencing} onchange={toggle(Switch::Fencing)} />
+                    { " Fencing: the storage refuses old tokens " }<kbd>{ "f" }</kbd></label>
+                <label><input type="checkbox" checked={s.protections.token_kind == TokenKind::Uuid} onchange={toggle(Switch::UuidTokens)} />
+                    { " Unique (UUID) tokens instead of increasing numbers" }</label>
+                <label><input type="checkbox" checked={s.protections.idempotency_keys} onchange={toggle(Switch::Idempotency)} />
+                    { " Idempotency keys on writes" }</label>
+                <label><input type="checkbox" checked={s.lock_delay_ms > 0} onchange={toggle(Switch::LockDelay)} />
+                    { format!(" Lock-delay after an expiry{}", if s.lock_delay_ms > 0 { format!(" ({})", fmt_secs(s.lock_delay_ms)) } else { String::new() }) }</label>
+                <label><input type="checkbox" checked={s.protections.check_before_write} onchange={toggle(Switch::CheckBeforeWrite)} />
+                    { " Check the lease before each write" }</label>
+            </fieldset>
+            <div class="sliders">
+                <label>
+                    <span>{ "Lease TTL " }<output>{ fmt_secs(ttl) }</output></span>
+                    <input type="range" min={TTL_RANGE.0.to_string()} max={TTL_RANGE.1.to_string()} step="1000"
+                        value={ttl.to_string()} oninput={slider(Action::SetTtl)} aria-valuetext={fmt_secs(ttl)} />
+                </label>
+                <label>
+                    <span>{ "Pause length " }<output>{ fmt_secs(p.pause_ms) }</output></span>
+                    <input type="range" min={PAUSE_RANGE.0.to_string()} max={PAUSE_RANGE.1.to_string()} step="1000"
+                        value={p.pause_ms.to_string()} oninput={slider(Action::SetPauseLength)} aria-valuetext={fmt_secs(p.pause_ms)} />
+                </label>
+                <label>
+                    <span>{ "Network latency up to " }<output>{ format!("{lat} ms") }</output></span>
+                    <input type="range" min={LATENCY_RANGE.0.to_string()} max={LATENCY_RANGE.1.to_string()} step="10"
+                        value={lat.to_string()} oninput={slider(Action::SetLatency)} aria-valuetext={format!("{lat} milliseconds")} />
+                </label>
+                <label class="seed">
+                    <span>{ "Seed" }</span>
+                    <input type="text" inputmode="numeric" value={s.seed.to_string()} onchange={seed} />
+                </label>
+            </div>
+            <fieldset class="faults">
+                <legend>{ "What goes wrong" }</legend>
+                if s.faults.is_empty() {
+                    <p class="empty">{ "Nothing yet." }</p>
+                } else {
+                    <ul>{ for faults }</ul>
+                }
+                <form class="inject" onsubmit={inject}>
+                    <label>{ "Freeze " }
+                        <select ref={inject_ref} aria-label="Worker to freeze">
+                            { for s.workers.iter().enumerate().map(|(i, w)| html! { <option value={i.to_string()}>{ w.name.clone() }</option> }) }
+                        </select>
+                    </label>
+                    <label>{ " at " }
+                        <input ref={at_ref} type="text" inputmode="decimal" size="6" value={format!("{:.1}", p.t as f64 / 1000.0)} aria-label="Pause start, in seconds" />
+                        { " s" }
+                    </label>
+                    <button type="submit">{ "Add pause" }</button>
+                </form>
+                <p class="hint">{ "Or click a worker's lane on the timeline to freeze it there." }</p>
+            </fieldset>
+            <label class="compare"><input type="checkbox" checked={p.compare} onchange={compare} />
+                { " Compare: fencing off and on, one above the other" }</label>
+        </section>
+    }
+}
+
+/// Seconds typed by a person (`12`, `12.5`, `12,5`) as milliseconds.
+pub fn parse_seconds(text: &str) -> Option<u64> {
+    let v: f64 = text.trim().replace(',', ".").parse().ok()?;
+    if !(0.0..=1e9).contains(&v) {
+        return None;
+    }
+    Some((v * 1000.0).round() as u64)
+}
+
+#[derive(Properties, PartialEq)]
+pub struct ShareProps {
+    pub scenario: Scenario,
+    pub trace: Rc<fencepost_sim::Trace>,
+    pub layout: Rc<crate::model::Timeline>,
+    pub dispatch: Dispatch,
+}
+
+/// The timeline's styles, embedded in exported SVG files.
+pub const TIMELINE_CSS: &str = include_str!("../../timeline.css");
+
+/// Copy link, export SVG / trace JSON / scenario JSON, import a scenario.
+#[component]
+pub fn SharePanel(p: &ShareProps) -> Html {
+    let d = &p.dispatch;
+    let base = p.scenario.name.clone();
+    let base = if base.is_empty() {
+        "scenario".to_string()
+    } else {
+        base
+    };
+    let copy = {
+        let d = d.clone();
+        let frag = encode_fragment(&p.scenario);
+        Callback::from(move |_| {
+            let href = dom::href();
+            let url = format!("{}#{frag}", href.split('#').next().unwrap_or(""));
+            let d = d.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                if dom::copy(&url).await {
+                    d.dispatch(Action::Notice("Link copied to the clipboard.".into()));
+                } else {
+                    d.dispatch(Action::Notice(
+                        "The browser did not allow copying; copy the link below.".into(),
+                    ));
+                }
+                d.dispatch(Action::ShowLink(url));
+            });
+        })
+    };
+    let export_svg = {
+        let d = d.clone();
+        let layout = p.layout.clone();
+        let name = format!("{base}-timeline.svg");
+        Callback::from(move |_| {
+            let result = super::timeline::export_svg("timeline-main", &layout, TIMELINE_CSS)
+                .ok_or_else(|| "the timeline is not on the page".to_string())
+                .and_then(|svg| dom::download(&name, "image/svg+xml", &svg));
+            if let Err(e) = result {
+                d.dispatch(Action::Error(format!("Could not export the SVG: {e}.")));
+            }
+        })
+    };
+    let export_trace = {
+        let d = d.clone();
+        let trace = p.trace.clone();
+        let name = format!("{base}-trace.json");
+        Callback::from(move |_| {
+            if let Err(e) = dom::download(&name, "application/json", &trace.to_json()) {
+                d.dispatch(Action::Error(format!("Could not export the trace: {e}.")));
+            }
+        })
+    };
+    let export_scenario = {
+        let d = d.clone();
+        let json = p.scenario.to_json();
+        let name = format!("{base}.json");
+        Callback::from(move |_| {
+            if let Err(e) = dom::download(&name, "application/json", &json) {
+                d.dispatch(Action::Error(format!(
+                    "Could not export the scenario: {e}."
+                )));
+            }
+        })
+    };
+    let import = {
+        let d = d.clone();
+        Callback::from(move |e: Event| {
+            let Some(input) = e
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+            else {
+                return;
+            };
+            let Some(file) = input.files().and_then(|f| f.get(0)) else {
+                return;
+            };
+            input.set_value("");
+            let d = d.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                let name = file.name();
+                match dom::read_file(&file).await {
+                    Ok(text) if text.len() > crate::share::MAX_FRAGMENT => {
+                        d.dispatch(Action::Error(format!(
+                            "Could not import {name}: the file is too large for a scenario."
+                        )))
+                    }
+                    Ok(text) => match Scenario::from_json(&text) {
+                        Ok(s) => {
+                            d.dispatch(Action::LoadScenario(Box::new(s)));
+                            d.dispatch(Action::Notice(format!("Imported {name}.")));
+                        }
+                        Err(err) => {
+                            d.dispatch(Action::Error(format!("Could not import {name}: {err}")))
+                        }
+                    },
+                    Err(err) => d.dispatch(Action::Error(format!("Could not import: {err}."))),
+                }
+            });
+        })
+    };
+    html! {
+        <section class="share-panel" aria-label="Share and export">
+            <h2>{ "Share" }</h2>
+            <div class="buttons">
+                <button type="button" onclick={copy}>{ "Copy link" }</button>
+                <button type="button" onclick={export_svg}>{ "Export SVG" }</button>
+                <button type="button" onclick={export_trace}>{ "Export trace JSON" }</button>
+                <button type="button" onclick={export_scenario}>{ "Export scenario JSON" }</button>
+                <label class="import button">
+                    { "Import scenario JSON" }
+                    <input type="file" accept=".json,application/json" onchange={import} class="sr-only-file" />
+                </label>
+            </div>
+        </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn speeds_read_well() {
+        assert_eq!(speed_label(0.1), "0.1×");
+        assert_eq!(speed_label(10.0), "10×");
+        assert_eq!(speed_label(1000.0), "1000×");
+    }
+
+    #[test]
+    fn seconds_typed_by_people() {
+        assert_eq!(parse_seconds("12"), Some(12_000));
+        assert_eq!(parse_seconds(" 12.5 "), Some(12_500));
+        assert_eq!(parse_seconds("12,5"), Some(12_500));
+        assert_eq!(parse_seconds("-1"), None);
+        assert_eq!(parse_seconds("NaN"), None);
+        assert_eq!(parse_seconds("inf"), None);
+        assert_eq!(parse_seconds("1e300"), None);
+        assert_eq!(parse_seconds("abc"), None);
+    }
+
+    #[test]
+    fn faults_in_words() {
+        let s = preset("paused-worker").unwrap().scenario();
+        assert_eq!(describe_fault(&s.faults[0]), "A freezes at 1 s for 45 s");
+        let s = preset("clock-skew").unwrap().scenario();
+        assert_eq!(describe_fault(&s.faults[0]), "A's clock runs at 40% speed");
+        let s = preset("crash-restart").unwrap().scenario();
+        assert_eq!(
+            describe_fault(&s.faults[1]),
+            "A crashes at 1.5 s and restarts 1 s later"
+        );
+    }
+}

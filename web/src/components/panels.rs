@@ -1,0 +1,327 @@
+//! Panels around the timeline: storage, violation banner, narration, tour, help, messages.
+
+use std::rc::Rc;
+
+use fencepost_sim::trace::fmt_secs;
+use fencepost_sim::{Actor, Trace};
+use wasm_bindgen::JsCast;
+use yew::prelude::*;
+
+use crate::model::{banner_at, storage_at};
+use crate::state::{Action, State};
+use crate::tour::CHAPTERS;
+
+/// `Stale write …` from `stale write …`.
+pub fn sentence_case(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().chain(c).collect(),
+        None => String::new(),
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct TraceAt {
+    pub trace: Rc<Trace>,
+    pub upto: usize,
+    #[prop_or_default]
+    pub compact: bool,
+}
+
+/// The storage: highest accepted token and the document, as of the playhead.
+#[component]
+pub fn StoragePanel(props: &TraceAt) -> Html {
+    let s = storage_at(&props.trace, props.upto);
+    let doc = s.document.iter().enumerate().map(|(i, d)| {
+        let top = i + 1 == s.document.len();
+        html! {
+            <li class={classes!(top.then_some("top"), d.stale.then_some("stale"))}>
+                <span class="who">{ format!("{}'s data", d.writer) }</span>
+                { format!(" — write #{}{}, at {}", d.op,
+                    d.token.map_or(String::new(), |t| format!(", token {t}")), fmt_secs(d.t)) }
+                if d.stale { <strong class="stale-mark">{ " ⚠ stale" }</strong> }
+                if top { <span class="top-mark">{ " ← current value" }</span> }
+            </li>
+        }
+    });
+    html! {
+        <section class="storage-panel" aria-label="Storage">
+            <h2>{ "Storage" }</h2>
+            <p class="highest">
+                { "highest " }
+                <strong>{ s.highest.map_or("none yet".to_string(), |h| h.to_string()) }</strong>
+            </p>
+            <p class="fence-note">
+                if s.fencing {
+                    { "Fencing on: refuses any token below the highest." }
+                } else {
+                    { "Fencing off: keeps whatever arrives last." }
+                }
+            </p>
+            <h3>{ "Document" }</h3>
+            if s.document.is_empty() {
+                <p class="empty">{ "(empty)" }</p>
+            } else {
+                <ol class="document">{ for doc }</ol>
+            }
+            if s.refused > 0 {
+                <p class="refused">{ format!("✗ refused: {} write{}", s.refused, if s.refused == 1 { "" } else { "s" }) }</p>
+            }
+        </section>
+    }
+}
+
+/// The violation banner, once an invariant has broken; otherwise a quiet verdict line.
+#[component]
+pub fn Verdict(props: &TraceAt) -> Html {
+    let t = &props.trace;
+    let end = props.upto >= t.events.len();
+    match banner_at(t, props.upto) {
+        Some(b) => html! {
+            <div class="banner" role="alert">
+                <span class="banner-icon" aria-hidden="true">{ "⚠" }</span>
+                <div>
+                    <strong class="headline">{ sentence_case(&b.headline) }</strong>
+                    if !props.compact {
+                        <details>
+                            <summary>{ format!("Invariants broken ({})", b.details.len()) }</summary>
+                            <ul>{ for b.details.iter().map(|d| html! { <li>{ d.clone() }</li> }) }</ul>
+                        </details>
+                    }
+                </div>
+            </div>
+        },
+        None => html! {
+            <p class="verdict-ok">
+                <span aria-hidden="true">{ "✓ " }</span>
+                { if end { "Every invariant held." } else { "Every invariant holds so far." } }
+                if t.truncated && end {
+                    { format!(" (The run was cut after {} events.)", t.events.len()) }
+                }
+            </p>
+        },
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct NarrationProps {
+    pub trace: Rc<Trace>,
+    pub upto: usize,
+    pub playing: bool,
+    pub dispatch: yew::functional::UseReducerDispatcher<State>,
+}
+
+/// What just happened, announced politely, and the whole event list.
+#[component]
+pub fn Narration(props: &NarrationProps) -> Html {
+    let list_ref = use_node_ref();
+    {
+        let list_ref = list_ref.clone();
+        let current = props.upto.checked_sub(1);
+        let trace = props.trace.clone();
+        use_effect_with((current, trace), move |(current, _)| {
+            let Some(ol) = list_ref.cast::<web_sys::Element>() else {
+                return;
+            };
+            if let Ok(old) = ol.query_selector_all("li.current") {
+                for i in 0..old.length() {
+                    if let Some(el) = old
+                        .item(i)
+                        .and_then(|n| n.dyn_into::<web_sys::Element>().ok())
+                    {
+                        let _ = el.class_list().remove_1("current");
+                        let _ = el.remove_attribute("aria-current");
+                    }
+                }
+            }
+            let Some(i) = current else { return };
+            let Some(li) = ol.children().item(*i as u32) else {
+                return;
+            };
+            let _ = li.class_list().add_1("current");
+            let _ = li.set_attribute("aria-current", "step");
+            // Scroll the list (not the page) so the current event stays visible.
+            if let Some(scroller) = ol.parent_element() {
+                let top = li
+                    .dyn_ref::<web_sys::HtmlElement>()
+                    .map_or(0, |h| h.offset_top());
+                let h = scroller.client_height();
+                let st = scroller.scroll_top();
+                if top < st || top > st + h - 40 {
+                    scroller.set_scroll_top((top - h / 3).max(0));
+                }
+            }
+        });
+    }
+    let now = props
+        .upto
+        .checked_sub(1)
+        .and_then(|i| props.trace.events.get(i))
+        .map(|e| format!("{} — {}", fmt_secs(e.t_ms), props.trace.explain(e)))
+        .unwrap_or_else(|| "Nothing has happened yet. Press play, or step with →.".into());
+    html! {
+        <section class="narration" aria-label="Narration">
+            <h2>{ "What happens" }</h2>
+            <p class="now" aria-live={if props.playing { "polite" } else { "off" }}>{ now }</p>
+            <div class="events-scroll">
+                <EventList trace={props.trace.clone()} dispatch={props.dispatch.clone()} list_ref={list_ref} />
+            </div>
+        </section>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct EventListProps {
+    trace: Rc<Trace>,
+    dispatch: yew::functional::UseReducerDispatcher<State>,
+    list_ref: NodeRef,
+}
+
+/// Every event with its sentence; clicking one moves the playhead there. Rendered once per
+/// trace: the current item is marked directly in the DOM by [`Narration`].
+#[component]
+fn EventList(props: &EventListProps) -> Html {
+    let onclick = {
+        let dispatch = props.dispatch.clone();
+        Callback::from(move |e: MouseEvent| {
+            let Some(target) = e
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            else {
+                return;
+            };
+            let Some(button) = target.closest("button[data-i]").ok().flatten() else {
+                return;
+            };
+            if let Some(i) = button.get_attribute("data-i").and_then(|v| v.parse().ok()) {
+                dispatch.dispatch(Action::SeekEvent(i));
+            }
+        })
+    };
+    let t = &props.trace;
+    let items = t.events.iter().enumerate().map(|(i, e)| {
+        let actor = match e.actor {
+            Actor::Lock => "lock".to_string(),
+            Actor::Storage => "storage".to_string(),
+            a => t.name(a).to_string(),
+        };
+        html! {
+            <li key={i}>
+                <button type="button" data-i={i.to_string()}>
+                    <span class="ev-time">{ fmt_secs(e.t_ms) }</span>
+                    <span class="ev-actor">{ actor }</span>
+                    <span class="ev-text">{ t.explain(e) }</span>
+                </button>
+            </li>
+        }
+    });
+    html! {
+        <ol class="events" ref={props.list_ref.clone()} {onclick} aria-label="Events (click one to go there)">
+            { for items }
+        </ol>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct TourProps {
+    pub chapter: usize,
+    pub dispatch: yew::functional::UseReducerDispatcher<State>,
+}
+
+/// The guided tour's card.
+#[component]
+pub fn TourCard(props: &TourProps) -> Html {
+    let i = props.chapter.min(CHAPTERS.len().saturating_sub(1));
+    let Some(ch) = CHAPTERS.get(i) else {
+        return html! {};
+    };
+    let go = |to: usize| {
+        let d = props.dispatch.clone();
+        Callback::from(move |_| d.dispatch(Action::TourGo(to)))
+    };
+    let leave = {
+        let d = props.dispatch.clone();
+        Callback::from(move |_| d.dispatch(Action::TourLeave))
+    };
+    let last = i + 1 == CHAPTERS.len();
+    html! {
+        <section class="tour" aria-label="Guided tour" aria-live="polite">
+            <p class="tour-step">{ format!("Guided tour · chapter {} of {}", i + 1, CHAPTERS.len()) }</p>
+            <h2>{ ch.title }</h2>
+            <p class="tour-text">{ ch.text }</p>
+            <div class="tour-buttons">
+                <button type="button" onclick={go(i.saturating_sub(1))} disabled={i == 0}>{ "← Back" }</button>
+                if last {
+                    <button type="button" class="primary" onclick={leave.clone()}>{ "Finish the tour" }</button>
+                } else {
+                    <button type="button" class="primary" onclick={go(i + 1)}>{ "Next →" }</button>
+                }
+                <button type="button" class="leave" onclick={leave}>{ "Leave tour" }</button>
+            </div>
+        </section>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct DispatchOnly {
+    pub dispatch: yew::functional::UseReducerDispatcher<State>,
+}
+
+/// Keyboard shortcuts.
+#[component]
+pub fn Help(props: &DispatchOnly) -> Html {
+    let close = {
+        let d = props.dispatch.clone();
+        Callback::from(move |_| d.dispatch(Action::ToggleHelp))
+    };
+    html! {
+        <section class="help" role="dialog" aria-label="Keyboard shortcuts">
+            <h2>{ "Keyboard" }</h2>
+            <dl>
+                <dt><kbd>{ "Space" }</kbd></dt><dd>{ "play / pause" }</dd>
+                <dt><kbd>{ "←" }</kbd>{ " " }<kbd>{ "→" }</kbd></dt><dd>{ "previous / next event" }</dd>
+                <dt><kbd>{ "Home" }</kbd>{ " " }<kbd>{ "End" }</kbd></dt><dd>{ "start / end" }</dd>
+                <dt><kbd>{ "f" }</kbd></dt><dd>{ "fencing on / off" }</dd>
+                <dt><kbd>{ "?" }</kbd></dt><dd>{ "this help" }</dd>
+                <dt><kbd>{ "Esc" }</kbd></dt><dd>{ "close help and messages" }</dd>
+            </dl>
+            <button type="button" onclick={close}>{ "Close" }</button>
+        </section>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct MessagesProps {
+    pub error: Option<String>,
+    pub notice: Option<String>,
+    pub link: Option<String>,
+    pub dispatch: yew::functional::UseReducerDispatcher<State>,
+}
+
+/// Errors, notices and a link to copy by hand.
+#[component]
+pub fn Messages(props: &MessagesProps) -> Html {
+    let dismiss = {
+        let d = props.dispatch.clone();
+        Callback::from(move |_| d.dispatch(Action::Dismiss))
+    };
+    html! {
+        <div class="messages">
+            if let Some(e) = &props.error {
+                <div class="error" role="alert">
+                    <span aria-hidden="true">{ "✗ " }</span>
+                    <span class="error-text">{ e.clone() }</span>
+                    <button type="button" onclick={dismiss.clone()} aria-label="Dismiss the message">{ "×" }</button>
+                </div>
+            }
+            if let Some(n) = &props.notice {
+                <div class="notice" role="status">{ n.clone() }</div>
+            }
+            if let Some(l) = &props.link {
+                <label class="link-out">{ "Link to this scenario: " }
+                    <input type="text" readonly=true value={l.clone()} />
+                </label>
+            }
+        </div>
+    }
+}

@@ -1,0 +1,176 @@
+//! Thin, failure-tolerant wrappers over the browser: URL, storage, clipboard, downloads, timing.
+//!
+//! Every function here degrades to doing nothing (or returning `None`) outside a browser or when
+//! the browser refuses; none of them panics.
+
+use std::cell::Cell;
+
+use wasm_bindgen::{JsCast, JsValue};
+
+fn window() -> Option<web_sys::Window> {
+    web_sys::window()
+}
+
+/// `performance.now()`, or 0.
+pub fn now() -> f64 {
+    window()
+        .and_then(|w| w.performance())
+        .map_or(0.0, |p| p.now())
+}
+
+/// The page's query string, without `?`.
+pub fn query() -> String {
+    window()
+        .and_then(|w| w.location().search().ok())
+        .map(|s| s.trim_start_matches('?').to_string())
+        .unwrap_or_default()
+}
+
+/// Whether the query string has the flag `name` (`?embed`, `?embed=1`, `?a&embed`).
+pub fn has_flag(query: &str, name: &str) -> bool {
+    query
+        .split('&')
+        .any(|p| p == name || p.strip_prefix(name).is_some_and(|r| r.starts_with('=')))
+}
+
+/// The URL fragment, with its `#`.
+pub fn hash() -> String {
+    window()
+        .and_then(|w| w.location().hash().ok())
+        .unwrap_or_default()
+}
+
+/// Replaces the fragment without adding a history entry or firing `hashchange`.
+pub fn replace_hash(fragment: &str) {
+    if let Some(w) = window()
+        && let Ok(h) = w.history()
+    {
+        let _ = h.replace_state_with_url(&JsValue::NULL, "", Some(&format!("#{fragment}")));
+    }
+}
+
+/// The page's full address.
+pub fn href() -> String {
+    window()
+        .and_then(|w| w.location().href().ok())
+        .unwrap_or_default()
+}
+
+/// A value from localStorage.
+pub fn stored(key: &str) -> Option<String> {
+    window()?.local_storage().ok()??.get_item(key).ok()?
+}
+
+/// Stores a value in localStorage (ignored if storage is unavailable).
+pub fn store(key: &str, value: &str) {
+    if let Some(s) = window().and_then(|w| w.local_storage().ok().flatten()) {
+        let _ = s.set_item(key, value);
+    }
+}
+
+/// Offers `text` as a file download named `name`.
+pub fn download(name: &str, mime: &str, text: &str) -> Result<(), String> {
+    let fail = |_| format!("the browser refused to save {name}");
+    let document = window()
+        .and_then(|w| w.document())
+        .ok_or("no document to download from")?;
+    let parts = js_sys::Array::of1(&JsValue::from_str(text));
+    let opts = web_sys::BlobPropertyBag::new();
+    opts.set_type(mime);
+    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts).map_err(fail)?;
+    let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(fail)?;
+    let a: web_sys::HtmlAnchorElement = document
+        .create_element("a")
+        .map_err(fail)?
+        .dyn_into()
+        .map_err(|_| "could not create a link".to_string())?;
+    a.set_href(&url);
+    a.set_download(name);
+    a.click();
+    let _ = web_sys::Url::revoke_object_url(&url);
+    Ok(())
+}
+
+/// Copies `text` to the clipboard; resolves to whether it worked.
+pub async fn copy(text: &str) -> bool {
+    let Some(w) = window() else { return false };
+    let promise = w.navigator().clipboard().write_text(text);
+    wasm_bindgen_futures::JsFuture::from(promise).await.is_ok()
+}
+
+/// Reads a picked file as text.
+pub async fn read_file(file: &web_sys::File) -> Result<String, String> {
+    let text = wasm_bindgen_futures::JsFuture::from(file.text())
+        .await
+        .map_err(|_| format!("could not read {}", file.name()))?;
+    text.as_string()
+        .ok_or_else(|| format!("{} is not text", file.name()))
+}
+
+fn set_global(name: &str, value: &JsValue) {
+    if let Some(w) = window() {
+        let _ = js_sys::Reflect::set(&w, &JsValue::from_str(name), value);
+    }
+}
+
+fn get_global(name: &str) -> Option<JsValue> {
+    let w = window()?;
+    js_sys::Reflect::get(&w, &JsValue::from_str(name))
+        .ok()
+        .filter(|v| !v.is_undefined())
+}
+
+thread_local! {
+    static FRAME_START: Cell<f64> = const { Cell::new(-1.0) };
+}
+
+/// Marks the start of a playback frame (bench mode).
+pub fn frame_start() {
+    FRAME_START.with(|c| c.set(now()));
+}
+
+/// Ends a playback frame: forces style and layout, then records the frame's duration in
+/// `window.__fencepostFrames` (bench mode).
+pub fn frame_end(layout_of: Option<&web_sys::Element>) {
+    let start = FRAME_START.with(|c| c.replace(-1.0));
+    if start < 0.0 {
+        return;
+    }
+    if let Some(el) = layout_of {
+        let _ = el.get_bounding_client_rect();
+    }
+    let took = now() - start;
+    let frames = match get_global("__fencepostFrames") {
+        Some(v) => v,
+        None => {
+            let a = js_sys::Array::new();
+            set_global("__fencepostFrames", &a);
+            a.into()
+        }
+    };
+    if let Ok(a) = frames.dyn_into::<js_sys::Array>() {
+        a.push(&JsValue::from_f64(took));
+    }
+}
+
+/// Records, once, when the first timeline was drawn (`window.__fencepostFirstTimeline`, in ms
+/// since navigation start).
+pub fn first_timeline() {
+    if get_global("__fencepostFirstTimeline").is_none() {
+        set_global("__fencepostFirstTimeline", &JsValue::from_f64(now()));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flags_in_the_query_string() {
+        assert!(has_flag("embed", "embed"));
+        assert!(has_flag("a=1&embed=1", "embed"));
+        assert!(!has_flag("embedded", "embed"));
+        assert!(!has_flag("", "embed"));
+        assert!(has_flag("bench", "bench"));
+    }
+}
