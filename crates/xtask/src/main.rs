@@ -4,6 +4,7 @@
 //! nothing but rustup, cargo and Node.js.
 
 mod tools;
+mod web;
 
 use std::process::ExitCode;
 
@@ -12,9 +13,11 @@ use tools::{Cmd, root};
 const USAGE: &str = "usage: cargo xtask <command>
 
 commands:
-  demo            set everything up and show fencepost at work
-  test            everything CI checks: fmt, clippy, tests, no_std builds
-  bench           benchmarks (ns/op, ratios against a baseline measured in the same run)
+  demo            set everything up and serve the visualizer on http://127.0.0.1:8080
+  test            everything CI checks: fmt, clippy, tests, no_std builds, the visualizer end to end
+  bench           benchmarks (ns/op, ratios against a baseline measured in the same run), then
+                  the visualizer's playback in headless Chromium
+  size            the visualizer's wasm, raw and gzip, against its goal
   fuzz [SECS]     run every fuzz target for SECS seconds each (default 30)
 ";
 
@@ -24,6 +27,7 @@ fn main() -> ExitCode {
         Some("demo") => demo(),
         Some("test") => test(),
         Some("bench") => bench(),
+        Some("size") => web::size(),
         Some("fuzz") => fuzz(args.get(1).map(String::as_str)),
         Some("-h" | "--help" | "help") => {
             print!("{USAGE}");
@@ -49,17 +53,7 @@ type Result<T = ()> = std::result::Result<T, String>;
 const NO_STD_TARGETS: &[&str] = &["wasm32v1-none", "thumbv7em-none-eabihf"];
 
 fn demo() -> Result {
-    tools::ensure_targets()?;
-    Cmd::cargo(&[
-        "run",
-        "--quiet",
-        "--release",
-        "-p",
-        "fencepost",
-        "--example",
-        "story",
-    ])
-    .run()
+    web::demo()
 }
 
 fn test() -> Result {
@@ -102,12 +96,14 @@ fn test() -> Result {
         ])
         .run()?;
     }
+    web::test()?;
     tools::step("all tests passed");
     Ok(())
 }
 
 fn bench() -> Result {
-    Cmd::cargo(&["bench", "-p", "fencepost", "--all-features"]).run()
+    Cmd::cargo(&["bench", "-p", "fencepost", "--all-features"]).run()?;
+    web::bench()
 }
 
 fn fuzz(secs: Option<&str>) -> Result {

@@ -95,7 +95,7 @@ pub fn PlayBar(p: &PlayBarProps) -> Html {
             <label class="speed">
                 { "Speed " }
                 <input type="range" min={SPEED_MIN.to_string()} max={SPEED_MAX.to_string()} step="1"
-                    value={p.speed.to_string()} oninput={speed}
+                    value={p.speed.to_string()} oninput={speed} aria-label="Playback speed"
                     aria-valuetext={speed_label(p.speed_factor)} />
                 <output>{ speed_label(p.speed_factor) }</output>
             </label>
@@ -300,17 +300,17 @@ pub fn ScenarioPanel(p: &ScenarioProps) -> Html {
                 <label>
                     <span>{ "Lease TTL " }<output>{ fmt_secs(ttl) }</output></span>
                     <input type="range" min={TTL_RANGE.0.to_string()} max={TTL_RANGE.1.to_string()} step="1000"
-                        value={ttl.to_string()} oninput={slider(Action::SetTtl)} aria-valuetext={fmt_secs(ttl)} />
+                        value={ttl.to_string()} oninput={slider(Action::SetTtl)} aria-valuetext={fmt_secs(ttl)} aria-label="Lease TTL" />
                 </label>
                 <label>
                     <span>{ "Pause length " }<output>{ fmt_secs(p.pause_ms) }</output></span>
                     <input type="range" min={PAUSE_RANGE.0.to_string()} max={PAUSE_RANGE.1.to_string()} step="1000"
-                        value={p.pause_ms.to_string()} oninput={slider(Action::SetPauseLength)} aria-valuetext={fmt_secs(p.pause_ms)} />
+                        value={p.pause_ms.to_string()} oninput={slider(Action::SetPauseLength)} aria-valuetext={fmt_secs(p.pause_ms)} aria-label="Pause length" />
                 </label>
                 <label>
                     <span>{ "Network latency up to " }<output>{ format!("{lat} ms") }</output></span>
                     <input type="range" min={LATENCY_RANGE.0.to_string()} max={LATENCY_RANGE.1.to_string()} step="10"
-                        value={lat.to_string()} oninput={slider(Action::SetLatency)} aria-valuetext={format!("{lat} milliseconds")} />
+                        value={lat.to_string()} oninput={slider(Action::SetLatency)} aria-valuetext={format!("{lat} milliseconds")} aria-label="Network latency (upper bound)" />
                 </label>
                 <label class="seed">
                     <span>{ "Seed" }</span>

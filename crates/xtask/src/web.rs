@@ -1,0 +1,489 @@
+//! The visualizer (`web/`): building it with Trunk, serving it on 127.0.0.1, its end-to-end tests
+//! and benchmark in headless Chromium, and its download size.
+//!
+//! Tools, all pinned and installed only when missing: Trunk (from crates.io, with `--locked`; it
+//! takes minutes to compile, so it is never reinstalled when the right version is there), the
+//! wasm-bindgen CLI matching the `wasm-bindgen` crate, wasm-opt from the npm package `binaryen`,
+//! Debian's Chromium, and playwright-core from web/e2e's lock file.
+
+use std::fs;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::{Component, Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use crate::Result;
+use crate::tools::{Cmd, root, step};
+
+/// Trunk, as pinned in Trunk.toml's `trunk-version`.
+pub const TRUNK_VERSION: &str = "0.22.0-beta.1";
+/// Must equal the `wasm-bindgen` crate pinned in web/Cargo.toml (and Trunk.toml's `[tools]`).
+pub const WASM_BINDGEN_VERSION: &str = "0.2.130";
+/// The demo's address.
+pub const DEMO_PORT: u16 = 8080;
+/// Download budget of the app's wasm, gzip.
+pub const WASM_GZIP_GOAL: u64 = 250 * 1024;
+
+fn target() -> PathBuf {
+    root().join("target")
+}
+
+/// Where `cargo xtask` puts the built app.
+pub fn dist_dir() -> PathBuf {
+    target().join("web/dist")
+}
+
+fn copy(from: &Path, to: &Path) -> Result {
+    if let Some(dir) = to.parent() {
+        fs::create_dir_all(dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+    }
+    fs::copy(from, to)
+        .map(|_| ())
+        .map_err(|e| format!("copying {} to {}: {e}", from.display(), to.display()))
+}
+
+// ---- tools ---------------------------------------------------------------------------------------
+
+fn cargo_bin() -> PathBuf {
+    std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
+        .unwrap_or_else(|| PathBuf::from(".cargo"))
+        .join("bin")
+}
+
+/// Trunk of exactly [`TRUNK_VERSION`], compiled from crates.io when missing (about ten minutes).
+fn ensure_trunk() -> Result {
+    let want = format!("trunk {TRUNK_VERSION}");
+    let have = Cmd::new(cargo_bin().join("trunk"))
+        .arg("--version")
+        .output();
+    if have.as_deref().map(str::trim) != Ok(want.as_str()) {
+        step(&format!(
+            "installing trunk {TRUNK_VERSION} (compiles from source: about ten minutes)"
+        ));
+        Cmd::cargo(&["install", "--locked"])
+            .arg(format!("trunk@{TRUNK_VERSION}"))
+            .run()?;
+    }
+    Ok(())
+}
+
+/// The wasm-bindgen CLI of exactly the crate's version.
+fn ensure_wasm_bindgen() -> Result {
+    let want = format!("wasm-bindgen {WASM_BINDGEN_VERSION}");
+    let have = Cmd::new(cargo_bin().join("wasm-bindgen"))
+        .arg("--version")
+        .output();
+    if have.as_deref().map(str::trim) != Ok(want.as_str()) {
+        step(&format!(
+            "installing wasm-bindgen-cli {WASM_BINDGEN_VERSION}"
+        ));
+        Cmd::cargo(&["install", "--locked", "wasm-bindgen-cli", "--version"])
+            .arg(format!("={WASM_BINDGEN_VERSION}"))
+            .run()?;
+    }
+    Ok(())
+}
+
+/// A cheap, stable fingerprint (FNV-1a), to tell when a lock file changed.
+fn fingerprint(bytes: &[u8]) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
+/// `npm ci` in `dir`, unless its node_modules came from the same lock file already.
+fn npm_ci(dir: &Path) -> Result {
+    let lock_path = dir.join("package-lock.json");
+    let lock = fs::read(&lock_path).map_err(|e| format!("reading {}: {e}", lock_path.display()))?;
+    let stamp = dir.join("node_modules/.fencepost-lock");
+    let want = fingerprint(&lock);
+    if fs::read_to_string(&stamp).ok().as_deref() == Some(want.as_str()) {
+        return Ok(());
+    }
+    step(&format!("npm ci in {}", dir.display()));
+    Cmd::new("npm")
+        .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
+        .cwd(dir)
+        .run()?;
+    fs::write(&stamp, want).map_err(|e| format!("writing {}: {e}", stamp.display()))
+}
+
+/// The directory holding wasm-opt from the npm package `binaryen` (crates/xtask/npm-tools).
+fn wasm_opt_dir() -> Result<PathBuf> {
+    let src = root().join("crates/xtask/npm-tools");
+    let dir = target().join("tools/npm");
+    for f in ["package.json", "package-lock.json"] {
+        copy(&src.join(f), &dir.join(f))?;
+    }
+    npm_ci(&dir)?;
+    Ok(dir.join("node_modules/.bin"))
+}
+
+/// Debian's Chromium for the browser tests (apt-get when missing; needs root).
+fn ensure_chromium() -> Result {
+    if Path::new("/usr/bin/chromium").exists() {
+        return Ok(());
+    }
+    step("installing Chromium (apt-get)");
+    Cmd::new("apt-get").arg("update").run()?;
+    Cmd::new("apt-get")
+        .args(["install", "-y", "chromium", "chromium-driver"])
+        .run()
+}
+
+/// playwright-core, from web/e2e's lock file.
+fn ensure_e2e_deps() -> Result<PathBuf> {
+    let dir = root().join("web/e2e");
+    npm_ci(&dir)?;
+    Ok(dir)
+}
+
+fn run(mut c: Command, what: &str) -> Result {
+    let status = c
+        .status()
+        .map_err(|e| format!("could not start {what}: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{what} failed ({status})"))
+    }
+}
+
+// ---- build ---------------------------------------------------------------------------------------
+
+/// Installs what is missing and builds the release app into target/web/dist.
+pub fn build() -> Result<PathBuf> {
+    crate::tools::ensure_targets()?;
+    ensure_trunk()?;
+    ensure_wasm_bindgen()?;
+    let wasm_opt = wasm_opt_dir()?;
+    step("building the visualizer (trunk build --release)");
+    let path = std::env::join_paths([wasm_opt, cargo_bin()].into_iter().chain(
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
+    ))
+    .map_err(|e| format!("building PATH: {e}"))?;
+    let dist = dist_dir();
+    let mut c = Command::new(cargo_bin().join("trunk"));
+    c.args(["build", "--release", "--dist"])
+        .arg(&dist)
+        .current_dir(root())
+        .env("PATH", path)
+        // Trunk would otherwise ask crates.io whether it is the newest version.
+        .env("TRUNK_SKIP_VERSION_CHECK", "true");
+    run(c, "trunk build")?;
+    Ok(dist)
+}
+
+// ---- a static file server on 127.0.0.1 -------------------------------------------------------------
+
+/// Serves a directory on 127.0.0.1 until dropped.
+pub struct Server {
+    addr: SocketAddr,
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Server {
+    /// Binds 127.0.0.1:`port` (0: any free port) and serves `dir` from a background thread.
+    pub fn start(dir: PathBuf, port: u16) -> Result<Server> {
+        let listener = TcpListener::bind(("127.0.0.1", port))
+            .map_err(|e| format!("cannot listen on 127.0.0.1:{port}: {e}"))?;
+        let addr = listener
+            .local_addr()
+            .map_err(|e| format!("reading the server's address: {e}"))?;
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let thread = std::thread::spawn(move || {
+            for conn in listener.incoming() {
+                if flag.load(Ordering::SeqCst) {
+                    break;
+                }
+                if let Ok(stream) = conn {
+                    let dir = dir.clone();
+                    std::thread::spawn(move || {
+                        let _ = serve_one(stream, &dir);
+                    });
+                }
+            }
+        });
+        Ok(Server {
+            addr,
+            stop,
+            thread: Some(thread),
+        })
+    }
+
+    /// `http://127.0.0.1:PORT/`.
+    pub fn url(&self) -> String {
+        format!("http://{}/", self.addr)
+    }
+
+    /// Serves until the process is stopped.
+    pub fn wait(mut self) {
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        // Wake the accept loop so it sees the flag.
+        let _ = TcpStream::connect_timeout(&self.addr, Duration::from_secs(1));
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+fn content_type(path: &Path) -> &'static str {
+    match path.extension().and_then(|e| e.to_str()).unwrap_or("") {
+        "html" => "text/html; charset=utf-8",
+        "js" | "mjs" => "text/javascript; charset=utf-8",
+        "wasm" => "application/wasm",
+        "css" => "text/css; charset=utf-8",
+        "svg" => "image/svg+xml",
+        "json" => "application/json",
+        "png" => "image/png",
+        "ico" => "image/x-icon",
+        _ => "application/octet-stream",
+    }
+}
+
+/// The file under `dir` that a request path names, if any (no `..`, no absolute paths).
+fn resolve(dir: &Path, request_path: &str) -> Option<PathBuf> {
+    let path = request_path.split(['?', '#']).next().unwrap_or("/");
+    let decoded = percent_decode(path)?;
+    let rel = Path::new(decoded.trim_start_matches('/'));
+    if rel.components().any(|c| !matches!(c, Component::Normal(_))) {
+        return None;
+    }
+    let mut file = dir.join(rel);
+    if decoded.ends_with('/') || decoded.is_empty() {
+        file = file.join("index.html");
+    }
+    file.is_file().then_some(file)
+}
+
+fn percent_decode(s: &str) -> Option<String> {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = s.get(i + 1..i + 3)?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+fn serve_one(stream: TcpStream, dir: &Path) -> std::io::Result<()> {
+    stream.set_read_timeout(Some(Duration::from_secs(10)))?;
+    let mut reader = BufReader::new(stream.try_clone()?);
+    let mut request = String::new();
+    reader.read_line(&mut request)?;
+    // Skip the headers.
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line)? == 0 || line == "\r\n" || line == "\n" {
+            break;
+        }
+    }
+    let mut parts = request.split_whitespace();
+    let (method, path) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+    let mut out = stream;
+    if method != "GET" && method != "HEAD" {
+        return out.write_all(
+            b"HTTP/1.1 405 Method Not Allowed\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
+        );
+    }
+    match resolve(dir, path) {
+        Some(file) => {
+            let mut body = Vec::new();
+            fs::File::open(&file)?.read_to_end(&mut body)?;
+            let head = format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: {}\r\ncontent-length: {}\r\ncache-control: no-cache\r\nconnection: close\r\n\r\n",
+                content_type(&file),
+                body.len()
+            );
+            out.write_all(head.as_bytes())?;
+            if method == "GET" {
+                out.write_all(&body)?;
+            }
+            Ok(())
+        }
+        None => out.write_all(
+            b"HTTP/1.1 404 Not Found\r\ncontent-length: 9\r\ncontent-type: text/plain\r\nconnection: close\r\n\r\nnot found",
+        ),
+    }
+}
+
+// ---- tasks ---------------------------------------------------------------------------------------
+
+/// `cargo xtask demo`: build the app and serve it on http://127.0.0.1:8080.
+pub fn demo() -> Result {
+    let dist = build()?;
+    let server = Server::start(dist, DEMO_PORT).map_err(|e| {
+        format!("{e}\n(is another demo already running? stop it, or open that one)")
+    })?;
+    println!("\nfencepost visualizer: {}", server.url());
+    println!("(serving on 127.0.0.1 only; Ctrl-C to stop)");
+    server.wait();
+    Ok(())
+}
+
+fn node_with_server(script: &[&str], dist: PathBuf, env: &[(&str, String)]) -> Result {
+    ensure_chromium()?;
+    let e2e = ensure_e2e_deps()?;
+    let server = Server::start(dist, 0)?;
+    let mut c = Command::new("node");
+    c.args(script)
+        .current_dir(&e2e)
+        .env("BASE_URL", server.url())
+        .env("CHROMIUM", "/usr/bin/chromium");
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let result = run(c, &format!("node {}", script.join(" ")));
+    drop(server);
+    result
+}
+
+/// The end-to-end part of `cargo xtask test`.
+pub fn test() -> Result {
+    let dist = build()?;
+    step("visualizer: end-to-end tests in headless Chromium");
+    let shots = target().join("web/screenshots");
+    fs::create_dir_all(&shots).map_err(|e| format!("creating {}: {e}", shots.display()))?;
+    let started = Instant::now();
+    node_with_server(
+        &[
+            "--test",
+            "--test-concurrency=1",
+            "--test-reporter=spec",
+            "app.test.mjs",
+        ],
+        dist,
+        &[("SHOT_DIR", shots.display().to_string())],
+    )?;
+    println!(
+        "visualizer end-to-end tests took {:.1} s; screenshots in {}",
+        started.elapsed().as_secs_f64(),
+        shots.display()
+    );
+    Ok(())
+}
+
+/// Raw and gzip sizes of a file, by Node's zlib at level 9.
+fn sizes(path: &Path) -> Result<(u64, u64)> {
+    let script = "const z=require('node:zlib'),b=require('node:fs').readFileSync(process.argv[1]);\
+        process.stdout.write(b.length+' '+z.gzipSync(b,{level:9}).length)";
+    let out = Cmd::new("node").args(["-e", script]).arg(path).output()?;
+    let mut it = out.split_whitespace().map(str::parse::<u64>);
+    match (it.next(), it.next()) {
+        (Some(Ok(raw)), Some(Ok(gz))) => Ok((raw, gz)),
+        _ => Err(format!("bad size output: {out}")),
+    }
+}
+
+fn kb(n: u64) -> String {
+    format!("{:.1} KB", n as f64 / 1024.0)
+}
+
+/// `cargo xtask size`: the app's wasm, raw and gzip, against the goal.
+pub fn size() -> Result {
+    let dist = build()?;
+    let wasm = fs::read_dir(&dist)
+        .map_err(|e| format!("reading {}: {e}", dist.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| p.extension().is_some_and(|x| x == "wasm"))
+        .ok_or("no .wasm in the built app")?;
+    let (raw, gz) = sizes(&wasm)?;
+    step("visualizer size");
+    println!(
+        "{}: {} raw, {} gzip (goal <= {} gzip)",
+        wasm.file_name().unwrap_or_default().to_string_lossy(),
+        kb(raw),
+        kb(gz),
+        kb(WASM_GZIP_GOAL)
+    );
+    if gz > WASM_GZIP_GOAL {
+        return Err(format!(
+            "the visualizer's wasm is {} gzip, over its {} goal",
+            kb(gz),
+            kb(WASM_GZIP_GOAL)
+        ));
+    }
+    Ok(())
+}
+
+/// The visualizer part of `cargo xtask bench`: playback of 8 workers and about 1,000 events in
+/// headless Chromium (p95 frame time) and the time from load to the first timeline.
+pub fn bench() -> Result {
+    let dist = build()?;
+    step("visualizer benchmark (headless Chromium)");
+    node_with_server(&["bench.mjs"], dist, &[])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_map_to_files_inside_the_dist_only() {
+        let dir = std::env::temp_dir().join(format!("fencepost-serve-{}", std::process::id()));
+        fs::create_dir_all(dir.join("sub")).unwrap();
+        fs::write(dir.join("index.html"), "hi").unwrap();
+        fs::write(dir.join("sub/a b.js"), "x").unwrap();
+        assert_eq!(resolve(&dir, "/"), Some(dir.join("index.html")));
+        assert_eq!(resolve(&dir, "/?embed"), Some(dir.join("index.html")));
+        assert_eq!(resolve(&dir, "/sub/a%20b.js"), Some(dir.join("sub/a b.js")));
+        assert_eq!(resolve(&dir, "/../etc/passwd"), None);
+        assert_eq!(resolve(&dir, "/sub/../index.html"), None);
+        assert_eq!(resolve(&dir, "/%2e%2e/x"), None);
+        assert_eq!(resolve(&dir, "/missing"), None);
+        assert_eq!(resolve(&dir, "/bad%zz"), None);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_server_serves_and_stops() {
+        let dir = std::env::temp_dir().join(format!("fencepost-serve2-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        fs::write(dir.join("index.html"), "<p>fencepost</p>").unwrap();
+        fs::write(dir.join("app.wasm"), [0u8, 97, 115, 109]).unwrap();
+        let server = Server::start(dir.clone(), 0).unwrap();
+        let addr = server.addr;
+        let get = |path: &str| {
+            let mut s = TcpStream::connect(addr).unwrap();
+            write!(s, "GET {path} HTTP/1.1\r\nhost: x\r\n\r\n").unwrap();
+            let mut out = String::new();
+            let _ = s.read_to_string(&mut out);
+            out
+        };
+        let index = get("/");
+        assert!(index.starts_with("HTTP/1.1 200 OK"), "{index}");
+        assert!(index.ends_with("<p>fencepost</p>"));
+        assert!(get("/app.wasm").contains("content-type: application/wasm"));
+        assert!(get("/nope").starts_with("HTTP/1.1 404"));
+        assert!(addr.ip().is_loopback());
+        drop(server);
+        assert!(TcpStream::connect_timeout(&addr, Duration::from_millis(300)).is_err());
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,332 @@
+// End-to-end tests of the visualizer in headless Chromium (release build, served on 127.0.0.1).
+// Run by `cargo xtask test`: BASE_URL names the server, SHOT_DIR where screenshots go.
+import { after, afterEach, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { BASE, launch, open, playToEnd, setRange, text } from "./browser.mjs";
+
+const SHOTS = process.env.SHOT_DIR;
+let browser;
+let pages = [];
+
+before(async () => {
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+});
+afterEach(async () => {
+  // No page may have hit a script error (a panic in the app would be one).
+  for (const p of pages) {
+    assert.deepEqual(p.errors, [], "errors on the page");
+    await p.close();
+  }
+  pages = [];
+});
+
+async function page(path = "#preset=paused-worker") {
+  const p = await open(browser.context, path);
+  pages.push(p);
+  return p;
+}
+
+async function shot(p, name) {
+  if (SHOTS) await p.screenshot({ path: join(SHOTS, name), fullPage: true });
+}
+
+async function download(p, button) {
+  const [d] = await Promise.all([p.waitForEvent("download"), p.getByRole("button", { name: button }).click()]);
+  return { name: d.suggestedFilename(), text: readFileSync(await d.path(), "utf8") };
+}
+
+const events = (p) => p.locator("ol.events li").allInnerTexts();
+
+describe("the paused-worker story", () => {
+  test("played to the end, the storage refuses A's token 33: ✗ 33 < 34, highest 34", async () => {
+    const p = await page();
+    // Before playing, nothing has been written or refused.
+    assert.equal(await p.locator("svg.lanes .badge.rejected").count(), 0);
+    assert.equal(await text(p, ".storage-panel .highest"), "highest none yet");
+    await playToEnd(p);
+    const rejected = p.locator("#timeline-main svg.lanes .badge.rejected");
+    assert.equal(await rejected.count(), 1);
+    assert.equal(await rejected.textContent(), "✗ 33 < 34");
+    assert.equal(await rejected.getAttribute("data-seq"), "29");
+    assert.equal(await text(p, ".storage-panel .highest"), "highest 34");
+    assert.match(await text(p, ".storage-panel ol.document"), /^B's data — write #1, token 34/);
+    assert.equal(await p.locator(".banner").count(), 0);
+    assert.match(await text(p, ".verdict-ok"), /Every invariant held/);
+    const list = await events(p);
+    assert.ok(list.some((e) => e.includes("storage rejected A's write with token 33: it has already accepted 34 from B")));
+    await shot(p, "desktop-fenced.png");
+
+    // Fencing off: the same story corrupts the document, and the banner says so.
+    await p.getByLabel(/Fencing: the storage refuses old tokens/).uncheck();
+    await p.getByRole("button", { name: "Go to the end" }).click();
+    const banner = p.getByRole("alert").filter({ hasText: "Stale write accepted" });
+    assert.equal(await banner.locator(".headline").innerText(), "Stale write accepted: A's old data now sits on top of B's newer write");
+    const doc = p.locator(".storage-panel ol.document li");
+    assert.equal(await doc.count(), 2);
+    assert.match(await doc.nth(1).innerText(), /^A's data — write #1, token 33, at 46\.050 s ⚠ stale ← current value$/);
+    assert.match(await p.locator("#timeline-main .badge.accepted-stale").textContent(), /✓ 33 < 34 stale/);
+    await shot(p, "desktop-unfenced.png");
+  });
+
+  test("compare mode stacks fencing off and on with one playhead", async () => {
+    const p = await page();
+    await p.getByLabel(/Compare: fencing off and on/).check();
+    assert.equal(await p.locator("#timeline-off svg.lanes").count(), 1);
+    assert.equal(await p.locator("#timeline-on svg.lanes").count(), 1);
+    await playToEnd(p);
+    const [off, on] = [p.locator(".compare-one").nth(0), p.locator(".compare-one").nth(1)];
+    assert.match(await off.locator(".banner .headline").innerText(), /^Stale write accepted/);
+    assert.match(await on.locator(".verdict-ok").innerText(), /Every invariant held/);
+    const heads = await p.locator(".playhead-time").allTextContents();
+    assert.deepEqual(heads, ["46.150 s", "46.150 s"]);
+  });
+
+  test("clicking a worker's lane injects a pause and re-runs the story", async () => {
+    const p = await page();
+    const before = await events(p);
+    const hash = new URL(p.url()).hash;
+    const svg = p.locator("#timeline-main svg.lanes");
+    // x of 30 s and of 0 s from the axis labels; worker B is the third lane.
+    const ticks = await svg.locator(".tick text").evaluateAll((ts) =>
+      Object.fromEntries(ts.map((t) => [t.textContent, Number(t.getAttribute("x"))])),
+    );
+    const x = ticks["30 s"] + ((ticks["30 s"] - ticks["0 s"]) / 30) * 0.5;
+    await svg.click({ position: { x, y: 26 + 2 * 68 + 34 } });
+    await p.waitForFunction((n) => document.querySelectorAll("ol.events li").length !== n, before.length);
+    assert.match(await text(p, ".faults ul"), /B freezes at 30\.[3-6] s for 45 s/);
+    const afterList = await events(p);
+    assert.notDeepEqual(afterList, before);
+    assert.ok(afterList.some((e) => /B\s+B freezes \(a GC pause or a suspended VM\)/.test(e)));
+    assert.notEqual(new URL(p.url()).hash, hash);
+    // Removing it brings the original story back.
+    await p.getByRole("button", { name: /Remove: B freezes/ }).click();
+    assert.deepEqual(await events(p), before);
+  });
+});
+
+describe("the guided tour", () => {
+  const TITLES = ["The lease", "The pause", "The expiry", "The takeover", "The stale write", "What fencing does", "Without fencing"];
+
+  test("is what a new visitor sees, and Next walks every chapter", async () => {
+    const p = await page("");
+    await p.evaluate(() => localStorage.clear());
+    await p.goto(BASE);
+    await p.waitForSelector("svg.lanes");
+    const tour = p.getByRole("region", { name: "Guided tour" });
+    const times = [];
+    for (let i = 0; i < TITLES.length; i++) {
+      assert.equal(await tour.locator(".tour-step").innerText(), `GUIDED TOUR · CHAPTER ${i + 1} OF 7`.toUpperCase());
+      assert.equal(await tour.locator("h2").innerText(), TITLES[i]);
+      assert.ok((await p.locator(".lane-label.lit").count()) > 0, `chapter ${i + 1} highlights actors`);
+      times.push(await text(p, ".playbar .clock"));
+      if (i === 5) assert.match(await text(p, ".narration .now"), /storage rejected A's write with token 33/);
+      if (i === 1) await shot(p, "tour-pause.png");
+      if (i + 1 < TITLES.length) await tour.getByRole("button", { name: "Next →" }).click();
+    }
+    assert.deepEqual(
+      times.map((t) => t.split(" / ")[0]),
+      ["0.1 s", "1 s", "30.050 s", "31.2 s", "46 s", "46.050 s", "46.150 s"],
+    );
+    assert.match(await text(p, ".banner .headline"), /^Stale write accepted/);
+    await tour.getByRole("button", { name: "Back" }).click();
+    assert.equal(await tour.locator("h2").innerText(), TITLES[5]);
+    await tour.getByRole("button", { name: "Next →" }).click();
+    await tour.getByRole("button", { name: "Finish the tour" }).click();
+    assert.equal(await p.locator(".tour").count(), 0);
+    // Seen once: the next visit opens on the story itself.
+    await p.goto(BASE);
+    await p.waitForSelector("svg.lanes");
+    assert.equal(await p.locator(".tour").count(), 0);
+  });
+
+  test("one click leaves it", async () => {
+    const p = await page("");
+    await p.evaluate(() => localStorage.clear());
+    await p.goto(BASE);
+    await p.waitForSelector(".tour");
+    await p.getByRole("button", { name: "Leave tour" }).click();
+    assert.equal(await p.locator(".tour").count(), 0);
+    assert.match(new URL(p.url()).hash, /^#s=/);
+  });
+});
+
+describe("sharing", () => {
+  test("the URL carries the whole scenario: opening it reproduces the trace", async () => {
+    const p = await page();
+    await p.getByLabel("Seed").fill("7");
+    await p.getByLabel("Seed").press("Enter");
+    await setRange(p.getByRole("slider", { name: /Network latency/ }), 400);
+    await p.getByLabel(/Lock-delay after an expiry/).check();
+    await p.getByLabel("Worker to freeze").selectOption({ label: "B" });
+    await p.getByLabel("Pause start, in seconds").fill("20");
+    await p.getByRole("button", { name: "Add pause" }).click();
+    assert.match(await text(p, ".faults ul"), /B freezes at 20 s for 45 s/);
+    const url = p.url();
+    assert.match(new URL(url).hash, /^#s=[A-Za-z0-9_-]+$/);
+    const first = await download(p, "Export trace JSON");
+    assert.equal(first.name, "paused-worker-trace.json");
+    const trace = JSON.parse(first.text);
+    assert.equal(trace.seed, 7);
+
+    const q = await open(browser.context, url);
+    pages.push(q);
+    assert.equal((await download(q, "Export trace JSON")).text, first.text);
+    assert.deepEqual(await events(q), await events(p));
+    assert.equal(await q.getByLabel("Seed").inputValue(), "7");
+  });
+
+  test("export SVG and scenario JSON, import a scenario, errors in the page", async () => {
+    const p = await page();
+    await playToEnd(p);
+    const svg = await download(p, "Export SVG");
+    assert.equal(svg.name, "paused-worker-timeline.svg");
+    assert.match(svg.text, /^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+    assert.ok(svg.text.includes("✗ 33 &lt; 34"));
+    assert.ok(svg.text.includes(">worker A</text>"));
+    const scenario = JSON.parse((await download(p, "Export scenario JSON")).text);
+    assert.equal(scenario.name, "paused-worker");
+
+    const file = p.locator(".share-panel input[type=file]");
+    await file.setInputFiles({ name: "bad.json", mimeType: "application/json", buffer: Buffer.from('{"version": 1, "workers": [') });
+    assert.match(await text(p, ".messages .error-text"), /^Could not import bad\.json: EOF while parsing a list at line 1 column 27$/);
+    await file.setInputFiles({
+      name: "three.json",
+      mimeType: "application/json",
+      buffer: Buffer.from(JSON.stringify({ ...scenario, name: "three", workers: [...scenario.workers, { name: "C", start_ms: 2000, job: { work_ms: 500 } }] })),
+    });
+    assert.match(await text(p, ".messages .notice"), /Imported three\.json/);
+    assert.equal(await p.locator(".lane-label").count(), 5);
+    await file.setInputFiles({ name: "dup.json", mimeType: "application/json", buffer: Buffer.from(JSON.stringify({ ...scenario, workers: [scenario.workers[0], scenario.workers[0]] })) });
+    assert.equal(await text(p, ".messages .error-text"), "Could not import dup.json: workers[1].name: `A` is used twice");
+    assert.equal(await p.locator(".lane-label").count(), 5);
+  });
+
+  test("a broken link or extreme settings show messages, never a crash", async () => {
+    const p = await page("#s=%%%not-base64");
+    assert.match(await text(p, ".messages .error"), /garbled/);
+    assert.match(await text(p, ".scenario-panel select"), /The paused worker/);
+    await p.goto(BASE + "#s=" + Buffer.from('{"version":1,"lease_ttl_ms":0,"workers":[]}').toString("base64url"));
+    await p.waitForFunction(() => document.querySelector(".messages .error")?.textContent.includes("lease_ttl_ms"));
+    await p.goto(BASE + "#preset=no-such-story");
+    await p.waitForFunction(() => document.querySelector(".messages .error")?.textContent.includes("no-such-story"));
+    for (const [name, v] of [[/Lease TTL/, 0], [/Lease TTL/, 1e15], [/Pause length/, 1e18], [/Network latency/, -5], [/Network latency/, 1e12]]) {
+      await setRange(p.getByRole("slider", { name }), v);
+    }
+    await setRange(p.getByLabel("Playback speed"), 1e9);
+    await setRange(p.getByRole("slider", { name: "Playhead" }), 1e20);
+    await p.getByLabel("Seed").fill("not a number");
+    await p.getByLabel("Seed").press("Enter");
+    assert.match(await text(p, ".messages .error"), /The seed must be a whole number/);
+    await p.getByLabel("Pause start, in seconds").fill("-3");
+    await p.getByRole("button", { name: "Add pause" }).click();
+    assert.match(await text(p, ".messages .error"), /is not a time in seconds/);
+    await playToEnd(p);
+    assert.equal(await p.locator("svg.lanes").count(), 1);
+  });
+});
+
+describe("keyboard, embedding and small screens", () => {
+  test("space plays and pauses, arrows step, f toggles fencing, ? shows help", async () => {
+    const p = await page();
+    const now = () => text(p, ".narration .now");
+    await p.keyboard.press("Home");
+    assert.match(await now(), /^Nothing has happened yet/);
+    await p.keyboard.press("ArrowRight");
+    assert.equal(await now(), "0 s — A sends acquire to lock; it arrives at 0.050 s");
+    await p.keyboard.press("ArrowRight");
+    assert.equal(await now(), "0.050 s — acquire from A (sent at 0 s) reaches lock");
+    assert.equal(await p.locator("ol.events li.current").innerText().then((t) => t.includes("acquire from A")), true);
+    await p.keyboard.press("ArrowLeft");
+    assert.equal(await now(), "0 s — A sends acquire to lock; it arrives at 0.050 s");
+    await setRange(p.getByLabel("Playback speed"), -10);
+    await p.locator("body").focus();
+    await p.keyboard.press(" ");
+    assert.equal(await p.locator(".playbar .play").getAttribute("aria-label"), "Pause");
+    await p.keyboard.press(" ");
+    assert.equal(await p.locator(".playbar .play").getAttribute("aria-label"), "Play");
+    assert.equal(await p.getByLabel(/Fencing: the storage refuses/).isChecked(), true);
+    await p.keyboard.press("f");
+    assert.equal(await p.getByLabel(/Fencing: the storage refuses/).isChecked(), false);
+    await p.keyboard.press("End");
+    assert.match(await text(p, ".banner .headline"), /^Stale write accepted/);
+    await p.keyboard.press("?");
+    const help = p.getByRole("dialog", { name: "Keyboard shortcuts" });
+    assert.equal(await help.isVisible(), true);
+    await p.keyboard.press("Escape");
+    assert.equal(await help.count(), 0);
+  });
+
+  test("?embed shows the timeline and the play controls only", async () => {
+    const p = await page("?embed#preset=paused-worker");
+    assert.equal(await p.locator(".scenario-panel, .share-panel, .narration, .tour").count(), 0);
+    assert.equal(await p.locator(".playbar").count(), 1);
+    await playToEnd(p);
+    assert.equal(await p.locator("svg.lanes .badge.rejected").textContent(), "✗ 33 < 34");
+  });
+
+  test("at 375 px only the lanes scroll sideways; light, dark and mobile screenshots", async () => {
+    const p = await page("");
+    await p.evaluate(() => localStorage.clear());
+    await p.setViewportSize({ width: 375, height: 800 });
+    await p.goto(BASE);
+    await p.waitForSelector(".tour");
+    const overflow = () =>
+      p.evaluate(() => {
+        const vw = document.documentElement.clientWidth;
+        const bad = [];
+        if (document.documentElement.scrollWidth > vw) bad.push(`page is ${document.documentElement.scrollWidth} px wide`);
+        for (const el of document.querySelectorAll("body *")) {
+          if (el.closest(".lanes-scroll")) continue;
+          const r = el.getBoundingClientRect();
+          if (r.width > 0 && (r.right > vw + 0.5 || r.left < -0.5)) bad.push(`${el.tagName.toLowerCase()}.${el.className} spans ${r.left}..${r.right}`);
+        }
+        const lanes = [...document.querySelectorAll(".lanes-scroll")].map((s) => s.scrollWidth > s.clientWidth);
+        return { bad, lanesScroll: lanes };
+      });
+    let o = await overflow();
+    assert.deepEqual(o.bad, []);
+    assert.deepEqual(o.lanesScroll, [true]);
+    await p.getByRole("button", { name: "Next →" }).click();
+    await p.getByRole("button", { name: "Next →" }).click();
+    await shot(p, "mobile-tour.png");
+    await p.getByRole("button", { name: "Leave tour" }).click();
+    await p.getByLabel(/Compare: fencing off and on/).check();
+    await p.locator(".banner details, details").evaluateAll((ds) => ds.forEach((d) => (d.open = true)));
+    o = await overflow();
+    assert.deepEqual(o.bad, []);
+    assert.deepEqual(o.lanesScroll, [true, true]);
+    await playToEnd(p);
+    o = await overflow();
+    assert.deepEqual(o.bad, []);
+    await shot(p, "mobile-compare.png");
+
+    await p.setViewportSize({ width: 1280, height: 900 });
+    await p.emulateMedia({ colorScheme: "dark" });
+    const bg = await p.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    assert.equal(bg, "rgb(18, 21, 27)");
+    await shot(p, "desktop-dark.png");
+    await p.emulateMedia({ colorScheme: "light" });
+  });
+
+  test("every control has an accessible name", async () => {
+    const p = await page();
+    const unnamed = await p.evaluate(() => {
+      const out = [];
+      for (const el of document.querySelectorAll("button, input, select, [tabindex]")) {
+        const labelled =
+          el.getAttribute("aria-label") ||
+          el.getAttribute("aria-labelledby") ||
+          (el.labels && [...el.labels].some((l) => l.textContent.trim())) ||
+          (el.tagName === "BUTTON" && el.textContent.trim());
+        if (!labelled) out.push(el.outerHTML.slice(0, 80));
+      }
+      return out;
+    });
+    assert.deepEqual(unnamed, []);
+  });
+});
