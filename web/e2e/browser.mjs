@@ -48,6 +48,8 @@ export async function open(context, path = "") {
   });
   await page.goto(path.startsWith("http") ? path : BASE + path);
   await page.waitForSelector("svg.lanes");
+  // The event list is drawn right after the first timeline (not at all when embedded).
+  await page.waitForFunction(() => document.querySelector(".app.embed") || document.querySelector("ol.events li"));
   return page;
 }
 

@@ -153,6 +153,11 @@ pub fn frame_end(layout_of: Option<&web_sys::Element>) {
     }
 }
 
+/// Records `performance.now()` in `window[name]`.
+pub fn mark(name: &str) {
+    set_global(name, &JsValue::from_f64(now()));
+}
+
 /// Records, once, when the first timeline was drawn (`window.__fencepostFirstTimeline`, in ms
 /// since navigation start).
 pub fn first_timeline() {

@@ -19,5 +19,6 @@ pub mod tour;
 
 /// Starts the app in the page's `<body>`.
 pub fn start() {
+    dom::mark("__fencepostStart");
     yew::Renderer::<components::App>::new().render();
 }

@@ -72,6 +72,20 @@ pub fn App() -> Html {
     let dispatch = state.dispatcher();
     let bench = use_memo((), |_| dom::has_flag(&dom::query(), "bench"));
     let bench = *bench;
+    // The event list is long: it is drawn in a task of its own once the first timeline is up.
+    let list_ready = use_state(|| false);
+    let on_drawn = {
+        let list_ready = list_ready.clone();
+        let pending = use_mut_ref(|| None::<gloo_timers::callback::Timeout>);
+        Callback::from(move |()| {
+            if !*list_ready && pending.borrow().is_none() {
+                let list_ready = list_ready.clone();
+                *pending.borrow_mut() = Some(gloo_timers::callback::Timeout::new(0, move || {
+                    list_ready.set(true)
+                }));
+            }
+        })
+    };
 
     // Playback clock: an interval that lives exactly as long as playback; dropping it stops it.
     {
@@ -205,7 +219,8 @@ pub fn App() -> Html {
                     <div class="compare-one">
                         <Timeline run={off.clone()} t={head.t} upto={off_head.upto} end={end} zoom={state.zoom_factor()}
                             id="timeline-off" caption={Some(AttrValue::from("Fencing off: the storage keeps whatever arrives last"))}
-                            highlight={highlight.clone()} on_lane_click={Some(on_lane_click.clone())} bench={bench} />
+                            highlight={highlight.clone()} on_lane_click={Some(on_lane_click.clone())} bench={bench}
+                            on_drawn={Some(on_drawn.clone())} />
                         <Verdict trace={off.trace.clone()} upto={off_head.upto} compact=true />
                     </div>
                     <div class="compare-one">
@@ -220,7 +235,8 @@ pub fn App() -> Html {
         None => html! {
             <Timeline run={state.run.clone()} t={head.t} upto={head.upto} end={end} zoom={state.zoom_factor()}
                 id="timeline-main" highlight={highlight.clone()}
-                on_lane_click={(!state.embed).then_some(on_lane_click.clone())} bench={bench} />
+                on_lane_click={(!state.embed).then_some(on_lane_click.clone())} bench={bench}
+                on_drawn={Some(on_drawn.clone())} />
         },
     };
 
@@ -276,7 +292,7 @@ pub fn App() -> Html {
                     <div class="stage-main">
                         { timelines }
                         { playbar }
-                        <Narration trace={state.run.trace.clone()} upto={head.upto} playing={state.playing} dispatch={dispatch.clone()} />
+                        <Narration ready={*list_ready} trace={state.run.trace.clone()} upto={head.upto} playing={state.playing} dispatch={dispatch.clone()} />
                     </div>
                     <aside class="stage-side">
                         <StoragePanel trace={state.run.trace.clone()} upto={head.upto} />

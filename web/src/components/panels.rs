@@ -20,6 +20,9 @@ pub fn sentence_case(s: &str) -> String {
     }
 }
 
+/// Writes listed in the storage panel (the latest ones).
+const DOC_LINES: usize = 8;
+
 #[derive(Properties, PartialEq)]
 pub struct TraceAt {
     pub trace: Rc<Trace>,
@@ -32,7 +35,9 @@ pub struct TraceAt {
 #[component]
 pub fn StoragePanel(props: &TraceAt) -> Html {
     let s = storage_at(&props.trace, props.upto);
-    let doc = s.document.iter().enumerate().map(|(i, d)| {
+    // The latest writes; older ones are counted.
+    let skip = s.document.len().saturating_sub(DOC_LINES);
+    let doc = s.document.iter().enumerate().skip(skip).map(|(i, d)| {
         let top = i + 1 == s.document.len();
         html! {
             <li class={classes!(top.then_some("top"), d.stale.then_some("stale"))}>
@@ -62,7 +67,10 @@ pub fn StoragePanel(props: &TraceAt) -> Html {
             if s.document.is_empty() {
                 <p class="empty">{ "(empty)" }</p>
             } else {
-                <ol class="document">{ for doc }</ol>
+                if skip > 0 {
+                    <p class="earlier">{ format!("… {skip} earlier write{}", if skip == 1 { "" } else { "s" }) }</p>
+                }
+                <ol class="document" start={(skip + 1).to_string()}>{ for doc }</ol>
             }
             if s.refused > 0 {
                 <p class="refused">{ format!("✗ refused: {} write{}", s.refused, if s.refused == 1 { "" } else { "s" }) }</p>
@@ -105,6 +113,8 @@ pub fn Verdict(props: &TraceAt) -> Html {
 
 #[derive(Properties, PartialEq)]
 pub struct NarrationProps {
+    /// Whether to draw the (long) event list yet: the app waits until the timeline is drawn.
+    pub ready: bool,
     pub trace: Rc<Trace>,
     pub upto: usize,
     pub playing: bool,
@@ -115,11 +125,12 @@ pub struct NarrationProps {
 #[component]
 pub fn Narration(props: &NarrationProps) -> Html {
     let list_ref = use_node_ref();
+    let settled = props.ready;
     {
         let list_ref = list_ref.clone();
         let current = props.upto.checked_sub(1);
         let trace = props.trace.clone();
-        use_effect_with((current, trace), move |(current, _)| {
+        use_effect_with((current, trace, settled), move |(current, _, _)| {
             let Some(ol) = list_ref.cast::<web_sys::Element>() else {
                 return;
             };
@@ -164,7 +175,9 @@ pub fn Narration(props: &NarrationProps) -> Html {
             <h2>{ "What happens" }</h2>
             <p class="now" aria-live={if props.playing { "polite" } else { "off" }}>{ now }</p>
             <div class="events-scroll">
-                <EventList trace={props.trace.clone()} dispatch={props.dispatch.clone()} list_ref={list_ref} />
+                if settled {
+                    <EventList trace={props.trace.clone()} dispatch={props.dispatch.clone()} list_ref={list_ref} />
+                }
             </div>
         </section>
     }

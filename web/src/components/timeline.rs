@@ -154,6 +154,9 @@ pub struct TimelineProps {
     /// Record frame timings (bench mode).
     #[prop_or_default]
     pub bench: bool,
+    /// Called once the layers are drawn.
+    #[prop_or_default]
+    pub on_drawn: Option<Callback<()>>,
 }
 
 #[component]
@@ -179,7 +182,10 @@ pub fn Timeline(props: &TimelineProps) -> Html {
             move || drop(listener)
         });
     }
-    let base = if *avail > 0.0 {
+    // Until the width is known, only the axis and lanes are drawn: the layers are drawn once, at
+    // the right scale.
+    let measured = *avail > 0.0;
+    let base = if measured {
         (*avail - PAD_LEFT - PAD_RIGHT).max(MIN_WIDTH)
     } else {
         BASE_WIDTH
@@ -191,10 +197,20 @@ pub fn Timeline(props: &TimelineProps) -> Html {
     );
 
     {
+        let on_drawn = props.on_drawn.clone();
+        use_effect_with(measured, move |measured| {
+            if *measured {
+                dom::first_timeline();
+                if let Some(cb) = on_drawn {
+                    cb.emit(());
+                }
+            }
+        });
+    }
+    {
         let svg_ref = svg_ref.clone();
         let bench = props.bench;
         use_effect_with((props.t, props.upto), move |_| {
-            dom::first_timeline();
             if bench {
                 dom::frame_end(svg_ref.cast::<web_sys::Element>().as_ref());
             }
@@ -276,11 +292,13 @@ pub fn Timeline(props: &TimelineProps) -> Html {
                             <rect x="0" y="0" width={fmt(px + 0.5)} height={fmt(geom.height())} />
                         </clipPath>
                         <Backdrop layout={layout.clone()} geom={geom} highlight={props.highlight.clone()} />
-                        <g clip-path={format!("url(#{clip_id})")}>
-                            <StaticLayer layout={layout.clone()} geom={geom} id={props.id.clone()} />
-                        </g>
-                        <BadgeLayer layout={layout.clone()} geom={geom} upto={props.upto} />
-                        { in_flight(&layout, &geom, props.t) }
+                        if measured {
+                            <g clip-path={format!("url(#{clip_id})")}>
+                                <StaticLayer layout={layout.clone()} geom={geom} id={props.id.clone()} />
+                            </g>
+                            <BadgeLayer layout={layout.clone()} geom={geom} upto={props.upto} />
+                            { in_flight(&layout, &geom, props.t) }
+                        }
                         <g class="playhead">
                             <line x1={fmt(px)} x2={fmt(px)} y1={fmt(AXIS_H - 6.0)} y2={fmt(geom.height())} />
                             <text x={fmt(px + 4.0)} y={fmt(AXIS_H - 9.0)} class="playhead-time">{ fmt_secs(props.t) }</text>
@@ -523,6 +541,10 @@ struct BadgeProps {
     upto: usize,
 }
 
+/// Badges per chunk: a chunk whose badges have all happened keeps equal props and is skipped on
+/// re-render, so playback only redraws the chunk at the playhead.
+const CHUNK: usize = 24;
+
 /// Badges of the events that have happened.
 #[component]
 fn BadgeLayer(props: &BadgeProps) -> Html {
@@ -532,26 +554,47 @@ fn BadgeLayer(props: &BadgeProps) -> Html {
         use_memo((layout, geom), |(l, g)| badge_rows(l, g))
     };
     let l = &props.layout;
+    // How many badges have happened (badges are in event order).
+    let shown = l.badges.partition_point(|b| (b.seq as usize) < props.upto);
+    let chunks = (0..shown.div_ceil(CHUNK)).map(|c| {
+        let from = c * CHUNK;
+        let to = (from + CHUNK).min(shown);
+        html! {
+            <BadgeChunk key={c} layout={l.clone()} geom={props.geom} rows={rows.clone()} from={from} to={to} />
+        }
+    });
+    html! { <g class="badges">{ for chunks }</g> }
+}
+
+#[derive(Properties, PartialEq)]
+struct ChunkProps {
+    layout: Rc<Layout>,
+    geom: Geom,
+    rows: Rc<Vec<u8>>,
+    from: usize,
+    to: usize,
+}
+
+#[component]
+fn BadgeChunk(props: &ChunkProps) -> Html {
+    let l = &props.layout;
     let g = props.geom;
-    let badges = l
-        .badges
-        .iter()
-        .zip(rows.iter())
-        .take_while(|(b, _)| (b.seq as usize) < props.upto)
-        .filter_map(|(b, row)| {
-            let lane = l.lane_of(b.actor)?;
-            let w = badge_width(&b.text);
-            // Near the end of the axis, badges grow leftwards so they stay inside the picture.
-            let x = g.x(b.t).min(g.width() - w - 2.0).max(0.0);
-            let y = g.y(lane) + 30.0 + f64::from(*row) * 17.0;
-            Some(html! {
-                <g class={classes!("badge", badge_class(b.kind))} data-seq={b.seq.to_string()}>
-                    <rect x={fmt(x)} y={fmt(y)} width={fmt(w)} height="15" rx="7" />
-                    <text x={fmt(x + 5.0)} y={fmt(y + 11.5)}>{ b.text.clone() }</text>
-                </g>
-            })
-        });
-    html! { <g class="badges">{ for badges }</g> }
+    let badges = (props.from..props.to).filter_map(|i| {
+        let b = l.badges.get(i)?;
+        let row = props.rows.get(i).copied().unwrap_or(0);
+        let lane = l.lane_of(b.actor)?;
+        let w = badge_width(&b.text);
+        // Near the end of the axis, badges grow leftwards so they stay inside the picture.
+        let x = g.x(b.t).min(g.width() - w - 2.0).max(0.0);
+        let y = g.y(lane) + 30.0 + f64::from(row) * 17.0;
+        Some(html! {
+            <g class={classes!("badge", badge_class(b.kind))} data-seq={b.seq.to_string()}>
+                <rect x={fmt(x)} y={fmt(y)} width={fmt(w)} height="15" rx="7" />
+                <text x={fmt(x + 5.0)} y={fmt(y + 11.5)}>{ b.text.clone() }</text>
+            </g>
+        })
+    });
+    html! { <g>{ for badges }</g> }
 }
 
 fn badge_class(k: BadgeKind) -> &'static str {
