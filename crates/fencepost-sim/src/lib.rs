@@ -32,6 +32,8 @@ pub mod invariants;
 pub mod presets;
 pub mod rng;
 pub mod scenario;
+pub mod sweep;
+pub mod template;
 pub mod trace;
 
 pub use engine::{RunOptions, run, run_with};
@@ -40,4 +42,6 @@ pub use presets::{PRESETS, Preset, preset};
 pub use scenario::{
     Fault, Job, Latency, Point, Protections, Scenario, ScenarioError, TokenKind, Worker,
 };
+pub use sweep::{Sweep, SweepOptions, SweepReport};
+pub use template::{Source, Template};
 pub use trace::{Actor, Beliefs, Detail, Event, Kind, Msg, Trace};
