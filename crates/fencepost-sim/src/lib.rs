@@ -28,6 +28,7 @@ extern crate alloc;
 extern crate std;
 
 pub mod engine;
+pub mod explore;
 pub mod history;
 pub mod invariants;
 pub mod presets;
