@@ -264,7 +264,12 @@ enum Act {
     ExpiryCheck,
     /// A message between worker `w` and the lock service or storage. `val` is the token, or for
     /// `Denied` the instant a retry could succeed.
-    Msg { w: u8, dir: Dir, msg: M, val: u64 },
+    Msg {
+        w: u8,
+        dir: Dir,
+        msg: M,
+        val: u64,
+    },
 }
 
 impl Act {
@@ -424,8 +429,8 @@ impl State {
         let cfg = Config::new(world.lease_ttl_ms.max(1))
             .with_lock_delay(world.lock_delay_ms)
             .with_first_token(first);
-        let authority = Authority::new(cfg)
-            .map_err(|e| ScenarioError::new("lease_ttl_ms", format!("{e}")))?;
+        let authority =
+            Authority::new(cfg).map_err(|e| ScenarioError::new("lease_ttl_ms", format!("{e}")))?;
         let wk = Wk {
             phase: Phase::NotStarted,
             lease: 0,
@@ -541,11 +546,7 @@ impl State {
     }
 
     fn is_terminal(&self, m: &Model) -> bool {
-        self.nq == 0
-            || self.overflow
-            || m
-                .end_ms
-                .is_some_and(|end| self.queue[0].t > end)
+        self.nq == 0 || self.overflow || m.end_ms.is_some_and(|end| self.queue[0].t > end)
     }
 
     /// Takes the next action. Returns false when there is none.
@@ -1118,7 +1119,11 @@ pub struct Search {
 
 impl Search {
     /// A search of `world` (see [`world_of`]) within `scope`.
-    pub fn new(world: &Scenario, scope: &Scope, opts: SearchOptions) -> Result<Search, ScenarioError> {
+    pub fn new(
+        world: &Scenario,
+        scope: &Scope,
+        opts: SearchOptions,
+    ) -> Result<Search, ScenarioError> {
         let fencing = opts.fencing.unwrap_or(world.protections.fencing);
         let model = model_of(world, scope, fencing)?;
         let init = State::initial(world, &model)?;

@@ -151,7 +151,11 @@ pub struct Malformed {
 
 impl fmt::Display for Malformed {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "line {}: malformed, skipped: {}", self.line, self.message)
+        write!(
+            f,
+            "line {}: malformed, skipped: {}",
+            self.line, self.message
+        )
     }
 }
 

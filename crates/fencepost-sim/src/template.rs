@@ -89,7 +89,9 @@ pub const TEMPLATE_VERSION: u32 = 1;
 pub const MAX_TEMPLATE_WORKERS: u32 = 26;
 
 /// A number type a range can hold.
-pub trait RangeNum: Copy + PartialOrd + fmt::Display + Serialize + for<'de> Deserialize<'de> {
+pub trait RangeNum:
+    Copy + PartialOrd + fmt::Display + Serialize + for<'de> Deserialize<'de>
+{
     /// Converts from an unsigned JSON number.
     fn from_u64(v: u64) -> Option<Self>;
     /// Converts from a signed JSON number.
@@ -853,7 +855,10 @@ mod tests {
         let s = t.derive(7);
         assert_eq!(s.workers.len(), 2);
         assert_eq!(
-            s.workers.iter().map(|w| w.name.as_str()).collect::<Vec<_>>(),
+            s.workers
+                .iter()
+                .map(|w| w.name.as_str())
+                .collect::<Vec<_>>(),
             ["A", "B"]
         );
     }
@@ -870,7 +875,10 @@ mod tests {
         let e = err(&OK.replace("\"version\":1", "\"version\":3"));
         assert_eq!(e.to_string(), "version: must be 1, got 3");
         let e = err(&OK.replace("0.5", "1.5"));
-        assert_eq!(e.to_string(), "faults[0].probability: must be between 0 and 1");
+        assert_eq!(
+            e.to_string(),
+            "faults[0].probability: must be between 0 and 1"
+        );
         let e = err(&OK.replace("\"max\":100", "\"max\":100,\"mid\":3"));
         assert_eq!(e.field, "mid");
         let e = err(&OK.replace("\"work_ms\":10", "\"work_ms\":10,\"wrk\":1"));

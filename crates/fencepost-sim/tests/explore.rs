@@ -96,7 +96,6 @@ fn the_model_agrees_with_the_engine_on_random_paths() {
     assert_eq!(violating, 244);
 }
 
-
 fn opts(fencing: bool) -> SearchOptions {
     SearchOptions {
         fencing: Some(fencing),
@@ -115,7 +114,12 @@ fn paused_worker_world_with_fencing_holds_in_the_whole_scope() {
     assert!(r.counterexample.is_none());
     assert_eq!(r.violating_states, 0);
     assert_eq!(
-        (r.states_explored, r.states_generated, r.distinct_states, r.depth),
+        (
+            r.states_explored,
+            r.states_generated,
+            r.distinct_states,
+            r.depth
+        ),
         (519, 654, 535, 20)
     );
 }
@@ -125,7 +129,9 @@ fn paused_worker_world_without_fencing_gives_a_shortest_counterexample() {
     let w = world("paused-worker");
     let scope = Scope::pauses_and_holds(w.lease_ttl_ms, 2);
     let r = search(&w, &scope, opts(false)).unwrap();
-    let cx = r.counterexample.expect("a stale write lands without fencing");
+    let cx = r
+        .counterexample
+        .expect("a stale write lands without fencing");
     assert_eq!(cx.depth, 16);
     assert_eq!(cx.invariant, Invariant::I1);
     assert_eq!(cx.broken, [Invariant::I1, Invariant::I2, Invariant::I4]);
@@ -179,15 +185,25 @@ fn three_workers_and_two_faults_are_explored_completely() {
     assert!(r.complete);
     assert!(r.counterexample.is_none());
     assert_eq!(
-        (r.states_explored, r.states_generated, r.distinct_states, r.depth),
+        (
+            r.states_explored,
+            r.states_generated,
+            r.distinct_states,
+            r.depth
+        ),
         (4590, 5274, 4780, 37)
     );
-    let r = search(&w, &scope, SearchOptions { fencing: Some(false), ..all }).unwrap();
+    let r = search(
+        &w,
+        &scope,
+        SearchOptions {
+            fencing: Some(false),
+            ..all
+        },
+    )
+    .unwrap();
     assert!(r.complete);
-    assert_eq!(
-        (r.distinct_states, r.violating_states),
-        (4207, 93)
-    );
+    assert_eq!((r.distinct_states, r.violating_states), (4207, 93));
     let cx = r.counterexample.unwrap();
     assert_eq!(cx.depth, 22);
     assert_eq!(run(&cx.scenario).verdict.broken(), cx.broken);

@@ -47,7 +47,10 @@ fn a_lower_token_accepted_is_a_regression_and_a_stale_owner() {
     let (findings, _, s, text) = check(h);
     assert_eq!(
         findings,
-        [(3, FindingKind::TokenRegression), (3, FindingKind::StaleOwner)]
+        [
+            (3, FindingKind::TokenRegression),
+            (3, FindingKind::StaleOwner)
+        ]
     );
     assert_eq!(
         text,
@@ -72,7 +75,9 @@ fn two_owners_sharing_a_token_is_a_stale_owner_without_regression() {
     assert_eq!(findings, [(4, FindingKind::StaleOwner)]);
     assert_eq!(
         text,
-        ["line 4: A's write to `orders` (token 33) was accepted after B, a newer owner (token 33), had written (line 2)"]
+        [
+            "line 4: A's write to `orders` (token 33) was accepted after B, a newer owner (token 33), had written (line 2)"
+        ]
     );
     assert_eq!((s.token_regressions, s.stale_owners), (0, 1));
 }
@@ -137,7 +142,10 @@ fn malformed_lines_are_reported_and_skipped() {
     let findings: Vec<(u64, FindingKind)> = r.findings.iter().map(|f| (f.line, f.kind)).collect();
     assert_eq!(
         findings,
-        [(6, FindingKind::TokenRegression), (6, FindingKind::StaleOwner)]
+        [
+            (6, FindingKind::TokenRegression),
+            (6, FindingKind::StaleOwner)
+        ]
     );
     assert_eq!(r.summary.lines, 8);
     assert_eq!(r.summary.malformed, 4);
@@ -147,9 +155,8 @@ fn malformed_lines_are_reported_and_skipped() {
 #[test]
 fn owners_sharing_a_token_beyond_the_memory_bound_are_forgotten_oldest_first() {
     let mut c = HistoryChecker::new();
-    let line = |w: usize| {
-        format!(r#"{{"t":1,"resource":"r","writer":"W{w}","token":7,"result":"ok"}}"#)
-    };
+    let line =
+        |w: usize| format!(r#"{{"t":1,"resource":"r","writer":"W{w}","token":7,"result":"ok"}}"#);
     for w in 0..10 {
         assert!(c.check_line(line(w).as_bytes()).findings.is_empty());
     }

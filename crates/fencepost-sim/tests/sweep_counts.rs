@@ -7,9 +7,9 @@
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
+use fencepost_sim::Invariant;
 use fencepost_sim::sweep::{Sweep, SweepOptions};
 use fencepost_sim::template::{Source, template};
-use fencepost_sim::Invariant;
 
 const SEEDS: u64 = 10_000;
 /// Violating runs with fencing on, per invariant I1..I5.
