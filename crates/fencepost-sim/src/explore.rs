@@ -43,9 +43,9 @@ use crate::scenario::{Fault, MAX_TIME_MS, Point, Scenario, ScenarioError, TokenK
 /// Most workers the model holds.
 pub const MAX_MODEL_WORKERS: usize = 4;
 /// Most pending actions the model holds.
-const MQ: usize = 24;
+const MQ: usize = 16;
 /// Most actions a paused worker can have waiting.
-const MD: usize = 8;
+const MD: usize = 6;
 /// Most options at one decision point (no fault + the lengths of one kind).
 const MAX_OPTIONS: usize = 9;
 /// Most decision points within one action.

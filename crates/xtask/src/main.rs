@@ -3,6 +3,7 @@
 //! Every tool a task needs is installed here, pinned and idempotently, so a fresh machine needs
 //! nothing but rustup, cargo and Node.js.
 
+mod sim;
 mod tools;
 
 use std::process::ExitCode;
@@ -79,6 +80,7 @@ fn test() -> Result {
     .run()?;
     tools::step("tests");
     Cmd::cargo(&["test", "--workspace", "--all-features"]).run()?;
+    sim::wasm_tests()?;
     tools::step("no_std builds");
     for target in NO_STD_TARGETS {
         Cmd::cargo(&[
@@ -107,7 +109,8 @@ fn test() -> Result {
 }
 
 fn bench() -> Result {
-    Cmd::cargo(&["bench", "-p", "fencepost", "--all-features"]).run()
+    Cmd::cargo(&["bench", "-p", "fencepost", "--all-features"]).run()?;
+    sim::bench()
 }
 
 fn fuzz(secs: Option<&str>) -> Result {
