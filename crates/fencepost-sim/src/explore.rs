@@ -236,9 +236,9 @@ enum Phase {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Dir {
-    ToLock,
-    ToStorage,
-    ToWorker,
+    Lock,
+    Storage,
+    Worker,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -280,7 +280,7 @@ impl Act {
             }
             Act::Msg {
                 w,
-                dir: Dir::ToWorker,
+                dir: Dir::Worker,
                 ..
             } => Some(w),
             _ => None,
@@ -570,7 +570,7 @@ impl State {
                 let wk = &mut self.workers[usize::from(w)];
                 if wk.phase == Phase::NotStarted {
                     wk.phase = Phase::Acquiring;
-                    self.send(m, w, Dir::ToLock, M::Acquire, 0, 0);
+                    self.send(m, w, Dir::Lock, M::Acquire, 0, 0);
                 }
             }
             Act::WorkDone(w, write) => {
@@ -580,7 +580,7 @@ impl State {
                         wk.phase = Phase::Checking(write);
                         let lease = wk.lease;
                         if lease != 0 {
-                            self.send(m, w, Dir::ToLock, M::Renew(true), lease, 0);
+                            self.send(m, w, Dir::Lock, M::Renew(true), lease, 0);
                         }
                     } else {
                         self.before_write(m, ch, w, write);
@@ -589,7 +589,7 @@ impl State {
             }
             Act::RetryAcquire(w) => {
                 if self.workers[usize::from(w)].phase == Phase::Acquiring {
-                    self.send(m, w, Dir::ToLock, M::Acquire, 0, 0);
+                    self.send(m, w, Dir::Lock, M::Acquire, 0, 0);
                 }
             }
             Act::Continue(w, point, write) => match point {
@@ -613,9 +613,9 @@ impl State {
                 let _ = self.authority.expire(self.now);
             }
             Act::Msg { w, dir, msg, val } => match dir {
-                Dir::ToLock => self.lock_handles(m, w, msg, val),
-                Dir::ToStorage => self.storage_handles(m, ch, w, msg, val),
-                Dir::ToWorker => self.worker_handles(m, ch, w, msg, val),
+                Dir::Lock => self.lock_handles(m, w, msg, val),
+                Dir::Storage => self.storage_handles(m, ch, w, msg, val),
+                Dir::Worker => self.worker_handles(m, ch, w, msg, val),
             },
         }
         true
@@ -643,7 +643,7 @@ impl State {
                         self.break_(Invariant::I3);
                     }
                     self.schedule(g.expires_at, Act::ExpiryCheck);
-                    self.send(m, w, Dir::ToWorker, M::Granted, token, 0);
+                    self.send(m, w, Dir::Worker, M::Granted, token, 0);
                 }
                 Err(e) => {
                     let until = match e {
@@ -652,7 +652,7 @@ impl State {
                         }
                         _ => u64::MAX,
                     };
-                    self.send(m, w, Dir::ToWorker, M::Denied, until, 0);
+                    self.send(m, w, Dir::Worker, M::Denied, until, 0);
                 }
             },
             M::Renew(check) => {
@@ -660,9 +660,9 @@ impl State {
                 match renewed {
                     Some(Ok(r)) => {
                         self.schedule(r.expires_at, Act::ExpiryCheck);
-                        self.send(m, w, Dir::ToWorker, M::Renewed(check), val, 0);
+                        self.send(m, w, Dir::Worker, M::Renewed(check), val, 0);
                     }
-                    _ => self.send(m, w, Dir::ToWorker, M::Lost, val, 0),
+                    _ => self.send(m, w, Dir::Worker, M::Lost, val, 0),
                 }
             }
             M::Release => {
@@ -700,7 +700,7 @@ impl State {
         if let Some(log) = ch.writes.as_mut() {
             log.push((self.now, u16::from(w), token, accepted));
         }
-        self.send(m, w, Dir::ToWorker, M::Ack(op, accepted), token, 0);
+        self.send(m, w, Dir::Worker, M::Ack(op, accepted), token, 0);
     }
 
     fn worker_handles(&mut self, m: &Model, ch: &mut Chooser<'_>, w: u8, msg: M, val: u64) {
@@ -716,11 +716,9 @@ impl State {
                     self.start_work(m, ch, w, 1);
                 }
             }
-            (M::Denied, Phase::Acquiring) => {
-                if val != u64::MAX {
-                    let wait = val.saturating_sub(self.now).max(1);
-                    self.timer(w, wait, Act::RetryAcquire(w));
-                }
+            (M::Denied, Phase::Acquiring) if val != u64::MAX => {
+                let wait = val.saturating_sub(self.now).max(1);
+                self.timer(w, wait, Act::RetryAcquire(w));
             }
             (M::Renewed(check), _) if holds => {
                 if let (true, Phase::Checking(write)) = (check, phase)
@@ -736,7 +734,7 @@ impl State {
                 } else if u32::from(write) >= m.writes[wi] {
                     let lease = self.workers[wi].lease;
                     let token = if lease == 0 { 0 } else { lease };
-                    self.send(m, w, Dir::ToLock, M::Release, token, 0);
+                    self.send(m, w, Dir::Lock, M::Release, token, 0);
                     self.finish_job(w);
                 } else {
                     self.workers[wi].phase = Phase::Working;
@@ -845,7 +843,7 @@ impl State {
         } else {
             0
         };
-        self.send(m, w, Dir::ToStorage, M::Write(write), lease, extra);
+        self.send(m, w, Dir::Storage, M::Write(write), lease, extra);
     }
 }
 

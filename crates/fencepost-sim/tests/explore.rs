@@ -8,8 +8,11 @@ fn world(name: &str) -> Scenario {
     world_of(&preset(name).unwrap().scenario())
 }
 
-/// The engine's storage decisions: (time, writer, token, accepted).
-fn engine_writes(s: &Scenario) -> (Vec<(u64, u16, u64, bool)>, Vec<Invariant>) {
+/// Storage decisions: (time, writer, token, accepted).
+type Writes = Vec<(u64, u16, u64, bool)>;
+
+/// The engine's storage decisions and broken invariants.
+fn engine_writes(s: &Scenario) -> (Writes, Vec<Invariant>) {
     let t = run(s);
     let w = t
         .events

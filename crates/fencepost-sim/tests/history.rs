@@ -3,7 +3,10 @@
 
 use fencepost_sim::history::{FindingKind, HistoryChecker, Summary};
 
-fn check(text: &str) -> (Vec<(u64, FindingKind)>, Vec<u64>, Summary, Vec<String>) {
+/// Findings as (line, kind), malformed line numbers, totals, and the findings' sentences.
+type Checked = (Vec<(u64, FindingKind)>, Vec<u64>, Summary, Vec<String>);
+
+fn check(text: &str) -> Checked {
     let r = HistoryChecker::check_text(text, 100);
     (
         r.findings.iter().map(|f| (f.line, f.kind)).collect(),
