@@ -25,6 +25,7 @@ pub struct Cmd {
     program: OsString,
     args: Vec<OsString>,
     cwd: PathBuf,
+    envs: Vec<(OsString, OsString)>,
 }
 
 impl Cmd {
@@ -33,6 +34,7 @@ impl Cmd {
             program: program.into(),
             args: Vec::new(),
             cwd: root(),
+            envs: Vec::new(),
         }
     }
 
@@ -59,9 +61,15 @@ impl Cmd {
         self
     }
 
+    pub fn env(mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> Cmd {
+        self.envs.push((key.into(), value.into()));
+        self
+    }
+
     fn command(&self) -> Command {
         let mut c = Command::new(&self.program);
         c.args(&self.args).current_dir(&self.cwd);
+        c.envs(self.envs.iter().map(|(k, v)| (k, v)));
         c
     }
 
@@ -166,3 +174,23 @@ pub fn ensure_cargo_fuzz() -> Result {
 }
 
 pub const CARGO_FUZZ_VERSION: &str = "=0.13.1";
+
+/// The wasm-bindgen CLI version; must equal the `wasm-bindgen` crate version pinned in Cargo.toml.
+pub const WASM_BINDGEN_VERSION: &str = "0.2.130";
+
+/// wasm-bindgen and wasm-bindgen-test-runner at exactly [`WASM_BINDGEN_VERSION`].
+pub fn ensure_wasm_bindgen() -> Result {
+    let have = Cmd::new("wasm-bindgen")
+        .arg("--version")
+        .output()
+        .unwrap_or_default();
+    if have.split_whitespace().nth(1) == Some(WASM_BINDGEN_VERSION) {
+        return Ok(());
+    }
+    step(&format!(
+        "installing wasm-bindgen-cli {WASM_BINDGEN_VERSION}"
+    ));
+    Cmd::cargo(&["install", "wasm-bindgen-cli", "--version"])
+        .arg(format!("={WASM_BINDGEN_VERSION}"))
+        .run()
+}
