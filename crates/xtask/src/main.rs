@@ -123,7 +123,9 @@ fn test() -> Result {
 }
 
 fn bench() -> Result {
-    Cmd::cargo(&["bench", "-p", "fencepost", "--all-features"]).run()
+    Cmd::cargo(&["bench", "-p", "fencepost", "--all-features"]).run()?;
+    tools::step("simulator throughput");
+    Cmd::cargo(&["bench", "-q", "-p", "fencepost-sim", "--bench", "sim"]).run()
 }
 
 fn fuzz(secs: Option<&str>) -> Result {
