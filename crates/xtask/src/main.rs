@@ -121,13 +121,113 @@ fn fuzz(secs: Option<&str>) -> Result {
         .args(["+nightly", "fuzz", "list"])
         .cwd(&dir)
         .output()?;
-    for target in list.lines().filter(|l| !l.trim().is_empty()) {
+    let targets: Vec<&str> = list
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    if targets.is_empty() {
+        return Err("no fuzz targets in fuzz/".into());
+    }
+    tools::step("building the fuzz targets (nightly, address sanitizer)");
+    Cmd::new("cargo")
+        .args(["+nightly", "fuzz", "build"])
+        .cwd(&dir)
+        .run()?;
+    let mut rows = Vec::new();
+    for target in &targets {
         tools::step(&format!("fuzz {target} for {secs}s"));
-        Cmd::new("cargo")
-            .args(["+nightly", "fuzz", "run", target, "--"])
+        let work = root().join("target/fuzz-corpus").join(target);
+        std::fs::create_dir_all(&work).map_err(|e| format!("{}: {e}", work.display()))?;
+        let log = root()
+            .join("target/fuzz-logs")
+            .join(format!("{target}.log"));
+        let run = Cmd::new("cargo")
+            .args(["+nightly", "fuzz", "run", target])
+            .arg(&work)
+            .arg(dir.join("corpus").join(target))
+            .args(["--", "-timeout=10", "-print_final_stats=1"])
             .arg(format!("-max_total_time={secs}"))
             .cwd(&dir)
-            .run()?;
+            .run_logged(&log);
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        if let Err(e) = run {
+            let tail: Vec<&str> = text.lines().rev().take(40).collect();
+            for line in tail.into_iter().rev() {
+                eprintln!("{line}");
+            }
+            return Err(format!(
+                "fuzz target {target} failed: {e}\n(crash inputs are kept in fuzz/artifacts/{target})"
+            ));
+        }
+        let stats = FuzzStats::parse(&text);
+        println!("{}", stats.row(target));
+        rows.push(stats.row(target));
+    }
+    tools::step(&format!("fuzz summary ({secs}s per target): no crash"));
+    println!("{}", FuzzStats::header());
+    for row in rows {
+        println!("{row}");
     }
     Ok(())
+}
+
+/// The numbers libFuzzer prints when a run ends.
+#[derive(Default)]
+struct FuzzStats {
+    runs: Option<u64>,
+    secs: Option<u64>,
+    cov: Option<u64>,
+    corpus: Option<String>,
+}
+
+impl FuzzStats {
+    fn parse(log: &str) -> FuzzStats {
+        let mut s = FuzzStats::default();
+        for line in log.lines() {
+            // "Done 123456 runs in 21 second(s)"
+            if let Some(rest) = line.strip_prefix("Done ") {
+                let words: Vec<&str> = rest.split_whitespace().collect();
+                s.runs = words.first().and_then(|w| w.parse().ok());
+                s.secs = words.get(3).and_then(|w| w.parse().ok());
+            }
+            // "#123456\tDONE   cov: 345 ft: 1234 corp: 56/1234b ..."
+            if line.starts_with('#') && line.contains("DONE") {
+                let words: Vec<&str> = line.split_whitespace().collect();
+                let after = |key: &str| {
+                    words
+                        .iter()
+                        .position(|w| *w == key)
+                        .and_then(|i| words.get(i + 1))
+                        .map(|w| w.to_string())
+                };
+                s.cov = after("cov:").and_then(|w| w.parse().ok());
+                s.corpus = after("corp:");
+            }
+        }
+        s
+    }
+
+    fn header() -> String {
+        format!(
+            "{:<14} {:>12} {:>10} {:>8} {:>14}",
+            "target", "runs", "runs/s", "cov", "corpus"
+        )
+    }
+
+    fn row(&self, target: &str) -> String {
+        let show = |v: Option<u64>| v.map_or_else(|| "?".to_string(), |v| v.to_string());
+        let rate = match (self.runs, self.secs) {
+            (Some(r), Some(s)) if s > 0 => Some(r / s),
+            _ => None,
+        };
+        format!(
+            "{:<14} {:>12} {:>10} {:>8} {:>14}",
+            target,
+            show(self.runs),
+            show(rate),
+            show(self.cov),
+            self.corpus.as_deref().unwrap_or("?")
+        )
+    }
 }
