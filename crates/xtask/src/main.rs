@@ -106,10 +106,140 @@ fn test() -> Result {
     Ok(())
 }
 
-fn bench() -> Result {
-    Cmd::cargo(&["bench", "-p", "fencepost", "--all-features"]).run()
+/// One row of the bench table: the criterion group (`<group>/fencepost` and `<group>/baseline`),
+/// what is measured, what the baseline does, and the goal in ns/op, if there is one.
+struct Bench {
+    group: &'static str,
+    what: &'static str,
+    baseline: &'static str,
+    goal_ns: Option<f64>,
 }
 
+const BENCHES: &[Bench] = &[
+    Bench {
+        group: "guard_admit",
+        what: "guard admit",
+        baseline: "u64 max-compare-and-store",
+        goal_ns: Some(2.0),
+    },
+    Bench {
+        group: "guard_check",
+        what: "guard check",
+        baseline: "u64 compare",
+        goal_ns: None,
+    },
+    Bench {
+        group: "acquire_release",
+        what: "acquire + release",
+        baseline: "plain struct update",
+        goal_ns: Some(30.0),
+    },
+    Bench {
+        group: "renew",
+        what: "renew",
+        baseline: "plain struct update",
+        goal_ns: None,
+    },
+    Bench {
+        group: "signed_verify",
+        what: "signed verify",
+        baseline: "bare HMAC-SHA-256",
+        goal_ns: None,
+    },
+    Bench {
+        group: "snapshot_encode",
+        what: "snapshot encode",
+        baseline: "memcpy of as many bytes",
+        goal_ns: None,
+    },
+    Bench {
+        group: "snapshot_decode",
+        what: "snapshot decode",
+        baseline: "memcpy of as many bytes",
+        goal_ns: None,
+    },
+];
+
+/// Runs the criterion benches, then prints ns/op beside a baseline measured in the same run.
+fn bench() -> Result {
+    let results = root().join("target/criterion");
+    // Only this run's numbers may reach the table.
+    for b in BENCHES {
+        let dir = results.join(b.group);
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        }
+    }
+    let bench = [
+        "bench",
+        "-p",
+        "fencepost",
+        "--all-features",
+        "--bench",
+        "hot_paths",
+    ];
+    tools::step("building the benchmarks");
+    Cmd::cargo(&bench).arg("--no-run").run()?;
+    let log = root().join("target/bench.log");
+    tools::step(&format!(
+        "running {} benchmarks with their baselines (criterion's report: {})",
+        BENCHES.len(),
+        log.display()
+    ));
+    if let Err(e) = Cmd::cargo(&bench).run_logged(&log) {
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        let tail: Vec<&str> = text.lines().rev().take(30).collect();
+        for line in tail.into_iter().rev() {
+            eprintln!("{line}");
+        }
+        return Err(e);
+    }
+    tools::step("ns/op (criterion's estimate), and the ratio to the baseline of the same run");
+    println!(
+        "{:<18} {:>9}   {:<26} {:>9} {:>8}   goal",
+        "benchmark", "ns/op", "baseline", "ns/op", "ratio"
+    );
+    for b in BENCHES {
+        let ours = estimate_ns(&results.join(b.group).join("fencepost"))?;
+        let base = estimate_ns(&results.join(b.group).join("baseline"))?;
+        let goal = match b.goal_ns {
+            Some(g) if ours <= g => format!("<= {g} ns: met"),
+            Some(g) => format!("<= {g} ns: NOT met"),
+            None => String::new(),
+        };
+        let line = format!(
+            "{:<18} {:>9.2}   {:<26} {:>9.2} {:>7.1}x   {goal}",
+            b.what,
+            ours,
+            b.baseline,
+            base,
+            ours / base
+        );
+        println!("{}", line.trim_end());
+    }
+    Ok(())
+}
+
+/// Criterion's estimate of one benchmark in ns/iteration: the regression slope when it sampled
+/// linearly (fast benchmarks), otherwise the mean.
+fn estimate_ns(dir: &std::path::Path) -> Result<f64> {
+    let path = dir.join("new/estimates.json");
+    let json = std::fs::read_to_string(&path)
+        .map_err(|e| format!("reading {}: {e} (did the benchmark run?)", path.display()))?;
+    ["\"slope\":{", "\"mean\":{"]
+        .iter()
+        .find_map(|key| {
+            let rest = &json[json.find(key)? + key.len()..];
+            let rest = &rest[rest.find("\"point_estimate\":")? + "\"point_estimate\":".len()..];
+            let end = rest.find([',', '}'])?;
+            rest[..end].trim().parse::<f64>().ok()
+        })
+        .ok_or_else(|| format!("no estimate in {}", path.display()))
+}
+
+/// Runs every cargo-fuzz target in `fuzz/` for `secs` seconds each, starting from its committed
+/// seeds (`fuzz/corpus/<target>`, read-only) and keeping what it finds under `target/fuzz-corpus`.
+/// A crash fails the task; libFuzzer's output for each target is in `target/fuzz-logs`.
 fn fuzz(secs: Option<&str>) -> Result {
     let secs: u64 = secs
         .unwrap_or("30")
