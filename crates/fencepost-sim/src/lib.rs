@@ -19,6 +19,10 @@
 //!
 //! Same scenario and seed, same trace, byte for byte, on every platform: randomness comes from one
 //! [`rng::SplitMix64`] and ties are broken by scheduling order.
+//!
+//! The explorer builds on it: [`template`] and [`sweep`] run many derived scenarios and count what
+//! broke, with and without fencing; [`explore`] searches a small scope of faults exhaustively for a
+//! shortest counterexample; [`history`] checks a real storage's write log for stale writes.
 #![no_std]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
