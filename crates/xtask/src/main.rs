@@ -3,6 +3,7 @@
 //! Every tool a task needs is installed here, pinned and idempotently, so a fresh machine needs
 //! nothing but rustup, cargo and Node.js.
 
+mod npm;
 mod tools;
 
 use std::process::ExitCode;
@@ -15,6 +16,9 @@ commands:
   demo            set everything up and show fencepost at work
   test            everything CI checks: fmt, clippy, tests, no_std builds
   bench           benchmarks (ns/op, ratios against a baseline measured in the same run)
+  bench-npm       the npm package's Node benchmark (wasm admit vs plain JS, batches, acquire)
+  dist            build the npm package into npm/dist (wasm, bindings, entry points)
+  size            raw / gzip / brotli of each .wasm in npm/dist, against its budget
   fuzz [SECS]     run every fuzz target for SECS seconds each (default 30)
 ";
 
@@ -24,6 +28,9 @@ fn main() -> ExitCode {
         Some("demo") => demo(),
         Some("test") => test(),
         Some("bench") => bench(),
+        Some("bench-npm") => npm::bench(),
+        Some("dist") => npm::dist(),
+        Some("size") => npm::size(),
         Some("fuzz") => fuzz(args.get(1).map(String::as_str)),
         Some("-h" | "--help" | "help") => {
             print!("{USAGE}");
@@ -102,6 +109,7 @@ fn test() -> Result {
         ])
         .run()?;
     }
+    npm::test()?;
     tools::step("all tests passed");
     Ok(())
 }
