@@ -133,9 +133,12 @@ function badBigint(name, v) {
   return new RangeError(`${name} must be between 0n and ${U64_MAX}n, got ${describe(v)}`);
 }
 
-/** A bigint in 0..2^64-1 (0 is "no token": refused as invalid, never granted). */
+/**
+ * A bigint in 0..2^64-1 (0 is "no token": refused as invalid, never granted). The hot paths inline
+ * the same test: `BigInt.asUintN(64, v) === v` is one cheap operation where two comparisons are not.
+ */
 function u64(name, v) {
-  if (typeof v !== "bigint" || v < 0n || v > U64_MAX) throw badBigint(name, v);
+  if (typeof v !== "bigint" || BigInt.asUintN(64, v) !== v) throw badBigint(name, v);
   return v;
 }
 
@@ -649,14 +652,14 @@ export class FenceGuard {
   }
 
   admit(token) {
-    if (typeof token !== "bigint" || token < 0n || token > U64_MAX) throw badBigint("token", token);
+    if (typeof token !== "bigint" || BigInt.asUintN(64, token) !== token) throw badBigint("token", token);
     const code = W.guard_admit(this.#i, token);
     if ((code & 1) === 1) return ACCEPTED;
     return refused(code, token, this.#i, "FenceGuard");
   }
 
   check(token) {
-    if (typeof token !== "bigint" || token < 0n || token > U64_MAX) throw badBigint("token", token);
+    if (typeof token !== "bigint" || BigInt.asUintN(64, token) !== token) throw badBigint("token", token);
     const code = W.guard_check(this.#i, token);
     if ((code & 1) === 1) return ACCEPTED;
     return refused(code, token, this.#i, "FenceGuard");
@@ -735,7 +738,7 @@ export class GuardMap {
   }
 
   admit(resource, token) {
-    if (typeof token !== "bigint" || token < 0n || token > U64_MAX) throw badBigint("token", token);
+    if (typeof token !== "bigint" || BigInt.asUintN(64, token) !== token) throw badBigint("token", token);
     if (token === 0n) {
       this.#slot(resource, false);
       return { ok: false, reason: "invalid", presented: token };

@@ -780,7 +780,6 @@ pub const BATCH: usize = 16_384;
 ///
 /// Guards live in one table instead of one wasm-bindgen object each so that the hot path, `admit`,
 /// is a free function of an index and a token: no reference counting or borrow flags per call.
-#[derive(Default)]
 struct GuardTable {
     guards: Vec<fencepost::Guard>,
     /// Indices freed by their owners, reused first.
@@ -789,20 +788,32 @@ struct GuardTable {
     batch_out: Vec<u8>,
 }
 
+impl GuardTable {
+    const fn new() -> GuardTable {
+        GuardTable {
+            guards: Vec::new(),
+            unused: Vec::new(),
+            batch_in: Vec::new(),
+            batch_out: Vec::new(),
+        }
+    }
+}
+
 /// The module runs on one thread; natively (tests) each thread gets its own table.
 #[cfg(target_arch = "wasm32")]
 mod single {
     use super::GuardTable;
     use core::cell::RefCell;
 
-    pub struct Global(pub RefCell<Option<GuardTable>>);
+    pub struct Global(pub RefCell<GuardTable>);
     // SAFETY: wasm32-unknown-unknown without the atomics feature has exactly one thread.
     unsafe impl Sync for Global {}
-    pub static GUARDS: Global = Global(RefCell::new(None));
+    pub static GUARDS: Global = Global(RefCell::new(GuardTable::new()));
 
+    #[inline(always)]
     pub fn with<R>(fallback: R, f: impl FnOnce(&mut GuardTable) -> R) -> R {
         match GUARDS.0.try_borrow_mut() {
-            Ok(mut t) => f(t.get_or_insert_with(GuardTable::default)),
+            Ok(mut t) => f(&mut t),
             Err(_) => fallback,
         }
     }
@@ -814,7 +825,7 @@ mod single {
     use std::cell::RefCell;
 
     std::thread_local! {
-        static GUARDS: RefCell<GuardTable> = RefCell::new(GuardTable::default());
+        static GUARDS: RefCell<GuardTable> = const { RefCell::new(GuardTable::new()) };
     }
 
     pub fn with<R>(fallback: R, f: impl FnOnce(&mut GuardTable) -> R) -> R {

@@ -93,11 +93,32 @@ fn copy(from: &Path, to: &Path) -> Result {
 // ---------------------------------------------------------------------------------------------
 // Tools.
 
-/// The wasm-bindgen CLI of exactly the crate's version (installed with cargo if missing).
-fn ensure_wasm_bindgen() -> Result {
+/// The wasm-bindgen CLI of exactly the crate's version: on PATH, or where cargo installs it.
+fn wasm_bindgen() -> Result<PathBuf> {
     let want = format!("wasm-bindgen {WASM_BINDGEN_VERSION}");
-    let have = Cmd::new("wasm-bindgen").arg("--version").output();
-    if have.as_deref().map(str::trim) != Ok(want.as_str()) {
+    let mut candidates = vec![PathBuf::from("wasm-bindgen")];
+    let cargo_home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")));
+    if let Some(home) = cargo_home {
+        candidates.push(home.join("bin").join("wasm-bindgen"));
+    }
+    candidates
+        .into_iter()
+        .find(|c| {
+            Cmd::new(c)
+                .arg("--version")
+                .output()
+                .as_deref()
+                .map(str::trim)
+                == Ok(want.as_str())
+        })
+        .ok_or_else(|| format!("{want} is not installed"))
+}
+
+/// Installs the wasm-bindgen CLI of the crate's version with cargo when it is missing.
+fn ensure_wasm_bindgen() -> Result {
+    if wasm_bindgen().is_err() {
         step(&format!(
             "installing wasm-bindgen-cli {WASM_BINDGEN_VERSION}"
         ));
@@ -105,7 +126,7 @@ fn ensure_wasm_bindgen() -> Result {
             .arg(format!("={WASM_BINDGEN_VERSION}"))
             .run()?;
     }
-    Ok(())
+    wasm_bindgen().map(|_| ())
 }
 
 /// A cheap, stable fingerprint of some bytes (FNV-1a), to tell when a lock file changed.
@@ -160,51 +181,79 @@ fn ensure_chromium() -> Result {
 // ---------------------------------------------------------------------------------------------
 // cargo xtask dist
 
-/// Builds the core module and assembles the package in npm/dist.
-pub fn dist() -> Result {
-    crate::tools::ensure_targets()?;
-    ensure_wasm_bindgen()?;
-    let wasm_opt = wasm_opt()?;
+/// One WebAssembly module of the package: a crate built for wasm32-unknown-unknown, bound by
+/// wasm-bindgen into `<name>_bg.wasm` and its glue `<name>_bg.js`.
+///
+/// The simulator will be a second one (`fencepost-sim-wasm` as `fencepost_sim`, behind the
+/// `./sim` export), so the core module stays small and loads alone.
+pub struct WasmModule {
+    pub krate: &'static str,
+    pub name: &'static str,
+}
 
-    step("building the core module (wasm32-unknown-unknown, release optimized for size)");
+/// The core module.
+pub const CORE: WasmModule = WasmModule {
+    krate: "fencepost-wasm",
+    name: "fencepost",
+};
+
+/// Builds `module` (release, optimized for size), binds it and optimizes it into npm/dist;
+/// returns the glue wasm-bindgen wrote.
+fn build_module(module: &WasmModule, wasm_opt: &Path, dist: &Path) -> Result<String> {
+    step(&format!(
+        "building {} (wasm32-unknown-unknown, release optimized for size)",
+        module.krate
+    ));
     Cmd::cargo(&[
         "build",
         "--profile",
         "wasm-release",
         "-p",
-        "fencepost-wasm",
+        module.krate,
         "--target",
         "wasm32-unknown-unknown",
     ])
     .run()?;
-    let built = target().join("wasm32-unknown-unknown/wasm-release/fencepost_wasm.wasm");
-    let bound = target().join("wasm-bindgen/core");
+    let built = target()
+        .join("wasm32-unknown-unknown/wasm-release")
+        .join(format!("{}.wasm", module.krate.replace('-', "_")));
+    let bound = target().join("wasm-bindgen").join(module.name);
     let _ = fs::remove_dir_all(&bound);
-    Cmd::new("wasm-bindgen")
+    Cmd::new(wasm_bindgen()?)
         .args([
             "--target",
             "bundler",
             "--out-name",
-            "fencepost",
+            module.name,
             "--out-dir",
         ])
         .arg(&bound)
         .arg(&built)
         .run()?;
+    let wasm = format!("{}_bg.wasm", module.name);
+    Cmd::new(wasm_opt)
+        .args(["-Oz", "--strip-debug", "--strip-producers"])
+        .args(WASM_OPT_FEATURES)
+        .arg(bound.join(&wasm))
+        .arg("-o")
+        .arg(dist.join(&wasm))
+        .run()?;
+    let glue = read(&bound.join(format!("{}_bg.js", module.name)))?;
+    write(&dist.join(format!("{}_bg.js", module.name)), &glue)?;
+    Ok(glue)
+}
 
-    step("assembling npm/dist");
+/// Builds the module(s) and assembles the package in npm/dist.
+pub fn dist() -> Result {
+    crate::tools::ensure_targets()?;
+    ensure_wasm_bindgen()?;
+    let wasm_opt = wasm_opt()?;
     let dist = dist_dir();
     let _ = fs::remove_dir_all(&dist);
     fs::create_dir_all(&dist).map_err(|e| format!("creating {}: {e}", dist.display()))?;
-    Cmd::new(&wasm_opt)
-        .args(["-Oz", "--strip-debug", "--strip-producers"])
-        .args(WASM_OPT_FEATURES)
-        .arg(bound.join("fencepost_bg.wasm"))
-        .arg("-o")
-        .arg(dist.join("fencepost_bg.wasm"))
-        .run()?;
-    let glue = read(&bound.join("fencepost_bg.js"))?;
-    write(&dist.join("fencepost_bg.js"), &glue)?;
+    let glue = build_module(&CORE, &wasm_opt, &dist)?;
+
+    step("assembling npm/dist");
     let src = npm_dir().join("src");
     for f in SOURCES {
         copy(&src.join(f), &dist.join(f))?;
@@ -476,10 +525,7 @@ pub fn bench() -> Result {
     let tarball = pack()?;
     let node = fixture("node", &tarball)?;
     step("npm package: Node benchmark");
-    Cmd::new("node")
-        .args(["--expose-gc", "bench.mjs"])
-        .cwd(&node)
-        .run()
+    Cmd::new("node").arg("bench.mjs").cwd(&node).run()
 }
 
 #[cfg(test)]
