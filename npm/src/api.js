@@ -184,7 +184,7 @@ function name(argName, v) {
       `${argName} must be at most ${MAX_NAME_BYTES} bytes of UTF-8, got ${v.length > MAX_NAME_BYTES ? "more" : utf8Length(v)}`,
     );
   }
-  if (LONE_SURROGATE.test(v)) {
+  if (typeof v.isWellFormed === "function" ? !v.isWellFormed() : LONE_SURROGATE.test(v)) {
     throw new RangeError(`${argName} must be well-formed Unicode, got a lone surrogate`);
   }
   return v;
@@ -693,7 +693,7 @@ export class FenceGuard {
     name("lock", lock);
     text("header", header);
     if (this.#i < 0) throw freed("FenceGuard");
-    const code = raw.guard_admit_signed(this.#i, signer._raw(), lock, header);
+    const code = raw.guard_admit_signed(this.#i, signerOf(signer), lock, header);
     if ((code & 1) === 1) return ACCEPTED;
     if (code === 4) return FORGED;
     if (code === 6) throw new RangeError(`header is not a signed token: ${coreMessage()}`);
@@ -882,6 +882,9 @@ export class FencedResource {
 // -------------------------------------------------------------------------------------------
 // Signed tokens.
 
+/** The module object behind a TokenSigner (set by the class; nothing outside this file sees it). */
+let signerOf;
+
 /** Signs and verifies tokens with one secret key (HMAC-SHA-256 over the lock name and token). */
 export class TokenSigner {
   #s;
@@ -895,15 +898,18 @@ export class TokenSigner {
     this.#s = s;
   }
 
-  /** @internal */
-  _raw() {
+  #live() {
     if (this.#s === null) throw freed("TokenSigner");
     return this.#s;
   }
 
+  static {
+    signerOf = (signer) => signer.#live();
+  }
+
   /** The `Fencing-Token` header value of `token` for `lock`: `<token>.<64 hex digits>`. */
   sign(lock, tok) {
-    const s = this._raw();
+    const s = this.#live();
     const out = s.sign(name("lock", lock), token("token", tok));
     if (out === "") throw new RangeError(coreMessage());
     return out;
@@ -911,7 +917,7 @@ export class TokenSigner {
 
   /** Checks a signed header value for `lock`. */
   verify(lock, header) {
-    const s = this._raw();
+    const s = this.#live();
     const t = s.verify(name("lock", lock), text("header", header));
     if (t !== 0n) return { ok: true, token: t };
     if (raw.last_error() === 14) return FORGED;

@@ -470,6 +470,7 @@ fn free_port() -> Result<u16> {
 /// the story (plus misuse and types) in Node ESM and CJS, TypeScript, workerd, Deno and Chromium,
 /// each from the packed tarball in a fresh fixture project.
 pub fn test() -> Result {
+    let started = std::time::Instant::now();
     dist()?;
     step("wasm sizes");
     size()?;
@@ -515,6 +516,10 @@ pub fn test() -> Result {
         .arg(free_port()?.to_string())
         .cwd(&browser)
         .run()?;
+    println!(
+        "npm package checks took {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
     Ok(())
 }
 
