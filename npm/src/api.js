@@ -287,9 +287,41 @@ const FORGED = Object.freeze({ ok: false, reason: "forged" });
 /** Outcome codes of `admitMany`: bit 0 set means accepted. */
 export const AdmitCode = Object.freeze({ Stale: 0, Advanced: 1, Invalid: 2, Current: 3 });
 
-function refusal(code, presented, highest) {
-  if (code === 0) return { ok: false, reason: "stale", presented, highest: highest() };
-  return { ok: false, reason: "invalid", presented };
+/** The module's "no object" index. */
+const NONE = 0xffff_ffff;
+
+function orNull(t) {
+  return t === 0n ? null : t;
+}
+
+// -------------------------------------------------------------------------------------------
+// Objects. Each lives in a table inside the module and is known here by its index; it is given
+// back when its owner calls free() or is garbage-collected.
+
+function cleanup(drop) {
+  return typeof FinalizationRegistry === "function" ? new FinalizationRegistry((i) => drop(i)) : null;
+}
+
+const authorities = cleanup((i) => W.authority_drop(i));
+const tables = cleanup((i) => W.table_drop(i));
+const guards = cleanup((i) => W.guard_drop(i));
+const resources = cleanup((i) => W.resource_drop(i));
+const signers = cleanup((i) => W.signer_drop(i));
+
+/** Registers a new object's index, or throws when the module made none. */
+function adopt(registry, owner, i, what) {
+  i >>>= 0;
+  if (i === NONE) throw new RangeError(`${what}: ${coreMessage()}`);
+  registry?.register(owner, i, owner);
+  return i;
+}
+
+function release(registry, owner, drop, i) {
+  if (i >= 0) {
+    drop(i);
+    registry?.unregister(owner);
+  }
+  return -1;
 }
 
 // -------------------------------------------------------------------------------------------
@@ -315,11 +347,6 @@ function config(v) {
   }
   const block = o.reserveBlock === undefined ? 1 : ms("options.reserveBlock", o.reserveBlock);
   return [ttl, delay, reentry, first, block];
-}
-
-function made(inner) {
-  if (inner === undefined) throw new RangeError(`options: ${coreMessage()}`);
-  return inner;
 }
 
 function ttlOf(v) {
@@ -354,28 +381,28 @@ function toBase64(b) {
   return btoa(bin);
 }
 
-/** Why restore refused: the options (config codes 30 to 33) or the snapshot. */
-function restoreError() {
+/** Why a restore made nothing: the options (config codes 30 to 33) or the snapshot. */
+function restored(i) {
+  if (i >>> 0 !== NONE) return i;
   const code = raw.last_error();
-  return new RangeError(`${code >= 30 && code <= 33 ? "options" : "snapshot"}: ${coreMessage()}`);
+  throw new RangeError(`${code >= 30 && code <= 33 ? "options" : "snapshot"}: ${coreMessage()}`);
 }
 
-function snapshotOf(inner) {
-  const out = inner.snapshot();
-  if (out.length === 0) throw new RangeError(`snapshot: ${coreMessage()}`);
-  return out;
+function snapshotOf(b) {
+  if (b.length === 0) throw new RangeError(`snapshot: ${coreMessage()}`);
+  return b;
 }
 
-function acquired(inner, code) {
+function acquired(code) {
   switch (code) {
     case 0:
-      return { ok: true, token: inner.out_token(), expiresAt: inner.out_time() };
+      return { ok: true, token: raw.out_token(), expiresAt: raw.out_time() };
     case 1:
-      return { ok: false, reason: "held", holder: inner.out_holder(), until: inner.out_time() };
+      return { ok: false, reason: "held", holder: raw.out_holder(), until: raw.out_time() };
     case 2:
-      return { ok: false, reason: "lockDelay", until: inner.out_time() };
+      return { ok: false, reason: "lockDelay", until: raw.out_time() };
     case 3:
-      return { ok: false, reason: "reentryLimit", max: inner.out_depth() };
+      return { ok: false, reason: "reentryLimit", max: raw.out_depth() };
     case 4:
       return EXHAUSTED;
     case 5:
@@ -385,234 +412,249 @@ function acquired(inner, code) {
   }
 }
 
-function renewed(inner, code) {
-  return code === 0 ? { ok: true, token: inner.out_token(), expiresAt: inner.out_time() } : LOST;
+function renewed(code) {
+  return code === 0 ? { ok: true, token: raw.out_token(), expiresAt: raw.out_time() } : LOST;
 }
 
-function released(inner, code) {
-  return code === 0 ? { ok: true, depth: inner.out_depth() } : LOST;
+function released(code) {
+  return code === 0 ? { ok: true, depth: raw.out_depth() } : LOST;
 }
 
-function expired(inner, code) {
+function expired(code) {
   if (code === 0) return null;
-  return { holder: inner.out_holder(), token: inner.out_token(), at: inner.out_time(), freeAt: inner.out_time2() };
+  return { holder: raw.out_holder(), token: raw.out_token(), at: raw.out_time(), freeAt: raw.out_time2() };
 }
 
-function leaseOf(inner, code) {
+function leaseOf(code) {
   if (code === 0) return null;
   return {
-    holder: inner.out_holder(),
-    token: inner.out_token(),
-    grantedAt: inner.out_time2(),
-    expiresAt: inner.out_time(),
-    depth: inner.out_depth(),
+    holder: raw.out_holder(),
+    token: raw.out_token(),
+    grantedAt: raw.out_time2(),
+    expiresAt: raw.out_time(),
+    depth: raw.out_depth(),
   };
-}
-
-function orNull(t) {
-  return t === 0n ? null : t;
 }
 
 /** The lease authority for one lock: grants leases with strictly increasing fencing tokens. */
 export class LeaseAuthority {
-  #a;
+  #i = -1;
+
+  /** The index `restore` hands to the constructor (-1: make a new one from the options). */
+  static #restored = -1;
 
   constructor(options) {
     ready();
-    this.#a = made(raw.Authority.create(...config(options)));
+    const i = LeaseAuthority.#restored;
+    if (i >= 0) {
+      LeaseAuthority.#restored = -1;
+      this.#i = adopt(authorities, this, i, "snapshot");
+      return;
+    }
+    this.#i = adopt(authorities, this, raw.authority_new(...config(options)), "options");
   }
 
   /** An authority resuming from `snapshot()` or `snapshotString()`: it never re-issues a token. */
   static restore(snapshot, options) {
     ready();
     const cfg = config(options);
-    const b = snapshotBytes(snapshot);
-    const inner = raw.Authority.restore(b, ...cfg);
-    if (inner === undefined) throw restoreError();
-    const a = new LeaseAuthority(options);
-    a.#a.free();
-    a.#a = inner;
-    return a;
+    LeaseAuthority.#restored = restored(raw.authority_restore(snapshotBytes(snapshot), ...cfg));
+    return new LeaseAuthority();
   }
 
   #live() {
-    if (this.#a === null) throw freed("LeaseAuthority");
-    return this.#a;
+    if (this.#i < 0) throw freed("LeaseAuthority");
+    return this.#i;
+  }
+
+  #state() {
+    raw.authority_state(this.#live());
   }
 
   acquire(holder, now, options) {
-    const a = this.#live();
-    const code = a.acquire(name("holder", holder), ms("now", now), ttlOf(options));
-    return acquired(a, code);
+    const i = this.#live();
+    return acquired(raw.authority_acquire(i, name("holder", holder), ms("now", now), ttlOf(options)));
   }
 
   renew(holder, token, now, options) {
-    const a = this.#live();
-    return renewed(a, a.renew(name("holder", holder), u64("token", token), ms("now", now), ttlOf(options)));
+    const i = this.#live();
+    return renewed(raw.authority_renew(i, name("holder", holder), u64("token", token), ms("now", now), ttlOf(options)));
   }
 
   release(holder, token, now) {
-    const a = this.#live();
-    return released(a, a.release(name("holder", holder), u64("token", token), ms("now", now)));
+    const i = this.#live();
+    return released(raw.authority_release(i, name("holder", holder), u64("token", token), ms("now", now)));
   }
 
   expire(now) {
-    const a = this.#live();
-    return expired(a, a.expire(ms("now", now)));
+    return expired(raw.authority_expire(this.#live(), ms("now", now)));
   }
 
   lease(now) {
-    const a = this.#live();
-    return leaseOf(a, a.lease(ms("now", now)));
+    return leaseOf(raw.authority_lease(this.#live(), ms("now", now)));
   }
 
   get nextToken() {
-    return orNull(this.#live().next_token());
+    this.#state();
+    return orNull(raw.out_token());
   }
 
   get lastIssued() {
-    return orNull(this.#live().last_issued());
+    this.#state();
+    return orNull(raw.out_token2());
   }
 
   get reservedThrough() {
-    return this.#live().reserved_through();
+    this.#state();
+    return raw.out_token3();
   }
 
   get freeAt() {
-    return this.#live().free_at();
+    this.#state();
+    return raw.out_time();
   }
 
   get latestNow() {
-    return this.#live().latest_now();
+    this.#state();
+    return raw.out_time2();
   }
 
   get clamps() {
-    return this.#live().clamps();
+    this.#state();
+    return raw.out_time3();
   }
 
   snapshot() {
-    return snapshotOf(this.#live());
+    return snapshotOf(raw.authority_snapshot(this.#live()));
   }
 
   snapshotString() {
-    return toBase64(snapshotOf(this.#live()));
+    return toBase64(this.snapshot());
   }
 
   free() {
-    if (this.#a !== null) {
-      this.#a.free();
-      this.#a = null;
-    }
+    this.#i = release(authorities, this, W.authority_drop, this.#i);
   }
 }
 
 /** A lease authority for many named locks; all of them share one token sequence. */
 export class LockTable {
-  #t;
+  #i = -1;
+
+  /** The index `restore` hands to the constructor (-1: make a new one from the options). */
+  static #restored = -1;
 
   constructor(options) {
     ready();
-    this.#t = made(raw.LockTable.create(...config(options)));
+    const i = LockTable.#restored;
+    if (i >= 0) {
+      LockTable.#restored = -1;
+      this.#i = adopt(tables, this, i, "snapshot");
+      return;
+    }
+    this.#i = adopt(tables, this, raw.table_new(...config(options)), "options");
   }
 
   static restore(snapshot, options) {
     ready();
     const cfg = config(options);
-    const b = snapshotBytes(snapshot);
-    const inner = raw.LockTable.restore(b, ...cfg);
-    if (inner === undefined) throw restoreError();
-    const t = new LockTable(options);
-    t.#t.free();
-    t.#t = inner;
-    return t;
+    LockTable.#restored = restored(raw.table_restore(snapshotBytes(snapshot), ...cfg));
+    return new LockTable();
   }
 
   #live() {
-    if (this.#t === null) throw freed("LockTable");
-    return this.#t;
+    if (this.#i < 0) throw freed("LockTable");
+    return this.#i;
+  }
+
+  #state() {
+    raw.table_state(this.#live());
   }
 
   acquire(lock, holder, now, options) {
-    const t = this.#live();
-    return acquired(t, t.acquire(name("lock", lock), name("holder", holder), ms("now", now), ttlOf(options)));
+    const i = this.#live();
+    return acquired(raw.table_acquire(i, name("lock", lock), name("holder", holder), ms("now", now), ttlOf(options)));
   }
 
   renew(lock, holder, token, now, options) {
-    const t = this.#live();
+    const i = this.#live();
     return renewed(
-      t,
-      t.renew(name("lock", lock), name("holder", holder), u64("token", token), ms("now", now), ttlOf(options)),
+      raw.table_renew(i, name("lock", lock), name("holder", holder), u64("token", token), ms("now", now), ttlOf(options)),
     );
   }
 
   release(lock, holder, token, now) {
-    const t = this.#live();
-    return released(t, t.release(name("lock", lock), name("holder", holder), u64("token", token), ms("now", now)));
+    const i = this.#live();
+    return released(raw.table_release(i, name("lock", lock), name("holder", holder), u64("token", token), ms("now", now)));
   }
 
   expire(lock, now) {
-    const t = this.#live();
-    return expired(t, t.expire(name("lock", lock), ms("now", now)));
+    const i = this.#live();
+    return expired(raw.table_expire(i, name("lock", lock), ms("now", now)));
   }
 
   expireAll(now) {
-    const t = this.#live();
-    const n = t.expire_all(ms("now", now));
+    const i = this.#live();
+    const n = raw.table_expire_all(i, ms("now", now));
     const out = [];
-    for (let i = 0; i < n; i++) {
+    for (let k = 0; k < n; k++) {
+      raw.table_expired(i, k);
       out.push({
-        lock: t.expired_lock(i),
-        holder: t.expired_holder(i),
-        token: t.expired_token(i),
-        at: t.expired_time(i),
-        freeAt: t.expired_free_at(i),
+        lock: raw.out_name(),
+        holder: raw.out_holder(),
+        token: raw.out_token(),
+        at: raw.out_time(),
+        freeAt: raw.out_time2(),
       });
     }
     return out;
   }
 
   lease(lock, now) {
-    const t = this.#live();
-    return leaseOf(t, t.lease(name("lock", lock), ms("now", now)));
+    const i = this.#live();
+    return leaseOf(raw.table_lease(i, name("lock", lock), ms("now", now)));
   }
 
   get size() {
-    return this.#live().len();
+    this.#state();
+    return raw.out_depth();
   }
 
   get nextToken() {
-    return orNull(this.#live().next_token());
+    this.#state();
+    return orNull(raw.out_token());
   }
 
   get lastIssued() {
-    return orNull(this.#live().last_issued());
+    this.#state();
+    return orNull(raw.out_token2());
   }
 
   get reservedThrough() {
-    return this.#live().reserved_through();
+    this.#state();
+    return raw.out_token3();
   }
 
   get latestNow() {
-    return this.#live().latest_now();
+    this.#state();
+    return raw.out_time2();
   }
 
   get clamps() {
-    return this.#live().clamps();
+    this.#state();
+    return raw.out_time3();
   }
 
   snapshot() {
-    return snapshotOf(this.#live());
+    return snapshotOf(raw.table_snapshot(this.#live()));
   }
 
   snapshotString() {
-    return toBase64(snapshotOf(this.#live()));
+    return toBase64(this.snapshot());
   }
 
   free() {
-    if (this.#t !== null) {
-      this.#t.free();
-      this.#t = null;
-    }
+    this.#i = release(tables, this, W.table_drop, this.#i);
   }
 }
 
@@ -621,17 +663,6 @@ export class LockTable {
 
 const GUARD_KEYS = ["highest"];
 const NO_GUARD = 8;
-
-/** Gives a guard's index back to the module when its owner is collected without free(). */
-const guardCleanup =
-  typeof FinalizationRegistry === "function" ? new FinalizationRegistry((i) => W.guard_drop(i)) : null;
-
-function newGuard(owner, highest) {
-  const i = W.guard_new(highest) >>> 0;
-  if (i === 0xffff_ffff) throw new Error("fencepost: no room for another guard");
-  if (owner !== null && guardCleanup !== null) guardCleanup.register(owner, i, owner);
-  return i;
-}
 
 /** A refusal (code not accepted) by guard `i`, or the error a freed guard gets. */
 function refused(code, presented, i, what) {
@@ -642,13 +673,13 @@ function refused(code, presented, i, what) {
 
 /** The high-water mark of one resource: refuses tokens older than the newest one accepted. */
 export class FenceGuard {
-  #i;
+  #i = -1;
 
   constructor(options) {
     ready();
     const o = checkOptions("options", options, GUARD_KEYS);
     const h = o.highest === undefined || o.highest === null ? 0n : token("options.highest", o.highest);
-    this.#i = newGuard(this, h);
+    this.#i = adopt(guards, this, W.guard_new(h), "FenceGuard");
   }
 
   admit(token) {
@@ -706,13 +737,17 @@ export class FenceGuard {
   }
 
   free() {
-    if (this.#i >= 0) {
-      W.guard_drop(this.#i);
-      guardCleanup?.unregister(this);
-      this.#i = -1;
-    }
+    this.#i = release(guards, this, W.guard_drop, this.#i);
   }
 }
+
+/** Gives every guard of a collected GuardMap back. */
+const guardMaps =
+  typeof FinalizationRegistry === "function"
+    ? new FinalizationRegistry((index) => {
+        for (const i of index.values()) W.guard_drop(i);
+      })
+    : null;
 
 /** One guard per resource name. */
 export class GuardMap {
@@ -721,8 +756,7 @@ export class GuardMap {
 
   constructor() {
     ready();
-    // Each resource's guard index is given back when the map is freed or collected.
-    mapCleanup?.register(this, this.#index, this);
+    guardMaps?.register(this, this.#index, this);
   }
 
   #slot(resource, create) {
@@ -731,7 +765,7 @@ export class GuardMap {
       name("resource", resource);
       if (this.#freed) throw freed("GuardMap");
       if (!create) return -1;
-      i = newGuard(null, 0n);
+      i = adopt(null, this, W.guard_new(0n), "GuardMap");
       this.#index.set(resource, i);
     }
     return i;
@@ -780,18 +814,11 @@ export class GuardMap {
     if (!this.#freed) {
       for (const i of this.#index.values()) W.guard_drop(i);
       this.#index.clear();
-      mapCleanup?.unregister(this);
+      guardMaps?.unregister(this);
       this.#freed = true;
     }
   }
 }
-
-const mapCleanup =
-  typeof FinalizationRegistry === "function"
-    ? new FinalizationRegistry((index) => {
-        for (const i of index.values()) W.guard_drop(i);
-      })
-    : null;
 
 // -------------------------------------------------------------------------------------------
 // Idempotency.
@@ -812,27 +839,26 @@ function opId(v) {
  * owner's operation never.
  */
 export class FencedResource {
-  #r;
+  #i = -1;
   #outcomes = new Map();
 
   constructor() {
     ready();
-    this.#r = raw.Resource.create();
+    this.#i = adopt(resources, this, W.resource_new(), "FencedResource");
   }
 
   #live() {
-    if (this.#r === null) throw freed("FencedResource");
-    return this.#r;
+    if (this.#i < 0) throw freed("FencedResource");
+    return this.#i;
   }
 
   write(token, op, apply) {
     u64("token", token);
     const id = opId(op);
     if (typeof apply !== "function") throw new TypeError(`apply must be a function, got ${describe(apply)}`);
-    const r = this.#live();
-    switch (r.write(token, id)) {
+    switch (raw.resource_write(this.#live(), token, id)) {
       case 0: {
-        const slot = r.out();
+        const slot = raw.out_depth();
         this.#outcomes.delete((slot - LEDGER_CAPACITY) >>> 0);
         let outcome;
         try {
@@ -845,25 +871,27 @@ export class FencedResource {
         return { ok: true, applied: true, outcome };
       }
       case 1: {
-        const first = this.#outcomes.get(r.out());
+        const first = this.#outcomes.get(raw.out_depth());
         if (first === undefined) throw new Error("fencepost: the first outcome of this operation is missing");
         if (first.failed) throw first.error;
         return { ok: true, applied: false, outcome: first.outcome };
       }
       case 2:
-        return { ok: false, reason: "stale", presented: token, highest: r.highest() };
+        return { ok: false, reason: "stale", presented: token, highest: raw.out_token() };
       default:
         return { ok: false, reason: "invalid", presented: token };
     }
   }
 
   get highest() {
-    return orNull(this.#live().highest());
+    raw.resource_state(this.#live());
+    return orNull(raw.out_token());
   }
 
   /** Operations the ledger remembers (at most `capacity`). */
   get size() {
-    return this.#live().len();
+    raw.resource_state(this.#live());
+    return raw.out_depth();
   }
 
   get capacity() {
@@ -871,36 +899,31 @@ export class FencedResource {
   }
 
   free() {
-    if (this.#r !== null) {
-      this.#r.free();
-      this.#r = null;
-      this.#outcomes.clear();
-    }
+    this.#i = release(resources, this, W.resource_drop, this.#i);
+    this.#outcomes.clear();
   }
 }
 
 // -------------------------------------------------------------------------------------------
 // Signed tokens.
 
-/** The module object behind a TokenSigner (set by the class; nothing outside this file sees it). */
+/** The module index behind a TokenSigner (set by the class; nothing outside this file sees it). */
 let signerOf;
 
 /** Signs and verifies tokens with one secret key (HMAC-SHA-256 over the lock name and token). */
 export class TokenSigner {
-  #s;
+  #i = -1;
 
   constructor(key) {
     ready();
     bytes("key", key, MAX_TEXT);
     if (key.length < 16) throw new RangeError(`key must be at least 16 bytes, got ${key.length}`);
-    const s = raw.Signer.create(key);
-    if (s === undefined) throw new RangeError(`key: ${coreMessage()}`);
-    this.#s = s;
+    this.#i = adopt(signers, this, raw.signer_new(key), "key");
   }
 
   #live() {
-    if (this.#s === null) throw freed("TokenSigner");
-    return this.#s;
+    if (this.#i < 0) throw freed("TokenSigner");
+    return this.#i;
   }
 
   static {
@@ -909,26 +932,23 @@ export class TokenSigner {
 
   /** The `Fencing-Token` header value of `token` for `lock`: `<token>.<64 hex digits>`. */
   sign(lock, tok) {
-    const s = this.#live();
-    const out = s.sign(name("lock", lock), token("token", tok));
+    const i = this.#live();
+    const out = raw.signer_sign(i, name("lock", lock), token("token", tok));
     if (out === "") throw new RangeError(coreMessage());
     return out;
   }
 
   /** Checks a signed header value for `lock`. */
   verify(lock, header) {
-    const s = this.#live();
-    const t = s.verify(name("lock", lock), text("header", header));
+    const i = this.#live();
+    const t = raw.signer_verify(i, name("lock", lock), text("header", header));
     if (t !== 0n) return { ok: true, token: t };
     if (raw.last_error() === 14) return FORGED;
     throw new RangeError(`header is not a signed token: ${coreMessage()}`);
   }
 
   free() {
-    if (this.#s !== null) {
-      this.#s.free();
-      this.#s = null;
-    }
+    this.#i = release(signers, this, W.signer_drop, this.#i);
   }
 }
 

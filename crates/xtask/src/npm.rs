@@ -37,12 +37,12 @@ pub struct Budget {
 ///
 /// The issue asks for 20 KB raw / 9 KB gzip. With everything it lists in this one module (the lock
 /// table's B-tree, both binary snapshot codecs, HMAC-SHA-256, strings across the boundary) the
-/// smallest build so far is about 66 KB raw / 25 KB gzip, so this budget holds the line just
+/// smallest build so far is about 56 KB raw / 23.6 KB gzip, so this budget holds the line just
 /// above that until the scope or the budget is settled; it must only ever go down.
 pub const CORE_BUDGET: Budget = Budget {
     file: "fencepost_bg.wasm",
-    raw: 68 * 1024,
-    gzip: 26 * 1024,
+    raw: 58 * 1024,
+    gzip: 24 * 1024,
 };
 
 /// Every .wasm of the package with its budget (the sim module joins here when it lands).
