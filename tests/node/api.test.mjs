@@ -248,6 +248,18 @@ test("the package's entry points resolve as documented", () => {
   assert.match(import.meta.resolve("fencepost/slim"), /\/dist\/slim\.js$/);
   assert.throws(() => import.meta.resolve("fencepost/sim"), { code: "ERR_PACKAGE_PATH_NOT_EXPORTED" });
   assert.match(import.meta.resolve("fencepost/fencepost_bg.wasm"), /\/dist\/fencepost_bg\.wasm$/);
+  const resolveWith = (condition) =>
+    execFileSync(
+      process.execPath,
+      [`--conditions=${condition}`, "--input-type=module", "-e", "process.stdout.write(import.meta.resolve('fencepost'))"],
+      { encoding: "utf8" },
+    );
+  assert.match(resolveWith("edge-light"), /\/dist\/edge-light\.js$/);
+  assert.match(resolveWith("workerd"), /\/dist\/workerd\.js$/);
+  assert.match(resolveWith("deno"), /\/dist\/deno\.js$/);
+  assert.match(resolveWith("browser"), /\/dist\/browser\.js$/);
+  const edge = readFileSync(new URL(resolveWith("edge-light")), "utf8");
+  assert.match(edge, /import wasm from "\.\/fencepost_bg\.wasm\?module";/);
 });
 
 test("the slim entry loads nothing until it is given the module", () => {

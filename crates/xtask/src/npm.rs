@@ -4,6 +4,16 @@
 //! Every tool is pinned and installed on first use: the wasm-bindgen CLI with cargo, wasm-opt from
 //! the npm package `binaryen`, and each fixture's npm dev dependencies with `npm ci` from its
 //! committed lock file.
+//!
+//! Layout of the package: `npm/src` holds the hand-written JavaScript (`api.js`, the whole API,
+//! and one small entry per runtime that only loads the module), `npm/index.d.ts` the types, and
+//! `npm/dist` (built, not committed) the module, wasm-bindgen's glue, the entries and `node.cjs`
+//! (the CommonJS build, assembled here from the glue and `api.js`).
+//!
+//! The simulator joins as a second, separate module so the core stays small: a crate
+//! `crates/fencepost-sim-wasm` added to [`MODULES`] (built as `fencepost_sim_bg.wasm`), its own
+//! `sim.js` API over its own glue, one entry per runtime under `dist/sim/`, the `./sim` export in
+//! package.json filled in with the same conditions as `.`, and its budget added to [`BUDGETS`].
 
 use std::fs;
 use std::net::TcpListener;
@@ -53,6 +63,7 @@ const SOURCES: &[&str] = &[
     "api.js",
     "node.mjs",
     "workerd.js",
+    "edge-light.js",
     "deno.js",
     "browser.js",
     "slim.js",
@@ -197,6 +208,9 @@ pub const CORE: WasmModule = WasmModule {
     name: "fencepost",
 };
 
+/// Every module of the package.
+pub const MODULES: &[WasmModule] = &[CORE];
+
 /// Builds `module` (release, optimized for size), binds it and optimizes it into npm/dist;
 /// returns the glue wasm-bindgen wrote.
 fn build_module(module: &WasmModule, wasm_opt: &Path, dist: &Path) -> Result<String> {
@@ -251,7 +265,13 @@ pub fn dist() -> Result {
     let dist = dist_dir();
     let _ = fs::remove_dir_all(&dist);
     fs::create_dir_all(&dist).map_err(|e| format!("creating {}: {e}", dist.display()))?;
-    let glue = build_module(&CORE, &wasm_opt, &dist)?;
+    let mut glue = String::new();
+    for module in MODULES {
+        let bound = build_module(module, &wasm_opt, &dist)?;
+        if module.name == CORE.name {
+            glue = bound;
+        }
+    }
 
     step("assembling npm/dist");
     let src = npm_dir().join("src");
