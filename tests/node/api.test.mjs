@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import * as fencepost from "fencepost";
 import {
   AdmitCode,
   FencedResource,
@@ -279,4 +280,13 @@ test("the slim entry loads nothing until it is given the module", () => {
       "fencepost: the WebAssembly module is not loaded; with fencepost/slim, call init() or initSync() first",
     stale: "stale",
   });
+});
+
+test("the declarations name exactly what the package exports", () => {
+  const require = createRequire(import.meta.url);
+  const dts = readFileSync(require.resolve("fencepost/package.json").replace(/package\.json$/, "index.d.ts"), "utf8");
+  const declared = [...dts.matchAll(/^export (?:declare )?(?:class|function|const) (\w+)/gm)].map((m) => m[1]);
+  assert.deepEqual([...new Set(declared)].sort(), Object.keys(fencepost).sort());
+  assert.deepEqual(Object.keys(require("fencepost")).sort(), Object.keys(fencepost).sort());
+  assert.doesNotMatch(dts.replace(/\/\/.*$|\/\*[\s\S]*?\*\//gm, ""), /\bany\b/);
 });
