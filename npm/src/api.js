@@ -5,9 +5,10 @@
 // result codes into plain objects, and throws TypeError / RangeError for misuse, before anything
 // reaches the module, so no input can trap it.
 //
-// The hot paths (FenceGuard#admit, #check, #admitMany, GuardMap#admit) call the module's exports
-// directly with the guard's address and the token as a bigint (an i64 parameter), and return one
-// shared frozen object for an accepted token, so an accepted write allocates nothing.
+// Objects live in tables inside the module and are known here by their index. The hot paths
+// (FenceGuard#admit, #check, #admitMany, GuardMap#admit) call the module's exports directly with
+// the guard's index and the token as a bigint (an i64 parameter), and return one shared frozen
+// object for an accepted token, so an accepted write allocates nothing.
 
 import * as raw from "./fencepost_bg.js";
 
@@ -103,9 +104,13 @@ function ready() {
 // -------------------------------------------------------------------------------------------
 // Checking arguments.
 
+const HUGE = 10n ** 1000n;
+
 function describe(v) {
   switch (typeof v) {
     case "bigint": {
+      // Printing a bigint of millions of digits would take seconds: say how big it is instead.
+      if (v >= HUGE || v <= -HUGE) return `a ${v < 0n ? "negative " : ""}bigint of more than 1000 digits`;
       const s = v.toString();
       return s.length > 24 ? `${s.slice(0, 12)}…${s.slice(-4)}n (${s.length} digits)` : `${s}n`;
     }
@@ -181,7 +186,7 @@ function name(argName, v) {
   if (typeof v !== "string") throw new TypeError(`${argName} must be a string, got ${describe(v)}`);
   if (v.length > MAX_NAME_BYTES / 3 && (v.length > MAX_NAME_BYTES || utf8Length(v) > MAX_NAME_BYTES)) {
     throw new RangeError(
-      `${argName} must be at most ${MAX_NAME_BYTES} bytes of UTF-8, got ${v.length > MAX_NAME_BYTES ? "more" : utf8Length(v)}`,
+      `${argName} must be at most ${MAX_NAME_BYTES} bytes of UTF-8, got ${v.length > MAX_NAME_BYTES ? `${v.length} characters` : `${utf8Length(v)} bytes`}`,
     );
   }
   if (typeof v.isWellFormed === "function" ? !v.isWellFormed() : LONE_SURROGATE.test(v)) {
