@@ -491,6 +491,19 @@ fn free_port() -> Result<u16> {
 /// each from the packed tarball in a fresh fixture project.
 pub fn test() -> Result {
     let started = std::time::Instant::now();
+    step("clippy on the bindings as built for wasm32 (allocator, single-threaded state)");
+    crate::tools::ensure_targets()?;
+    Cmd::cargo(&[
+        "clippy",
+        "-p",
+        "fencepost-wasm",
+        "--target",
+        "wasm32-unknown-unknown",
+        "--",
+        "-D",
+        "warnings",
+    ])
+    .run()?;
     dist()?;
     step("wasm sizes");
     size()?;
