@@ -48,24 +48,48 @@ fn class_of(size: usize) -> Option<usize> {
 }
 
 impl State {
-    /// A fresh block of `1 << class` bytes from the end of the heap, aligned to `MIN_BLOCK`.
+    /// A fresh block of `1 << class` bytes from the end of the heap, aligned to `MIN_BLOCK`
+    /// (null when the memory cannot grow that far: a 32-bit memory ends at 4 GiB).
     fn carve(&mut self, class: usize) -> *mut u8 {
         let size = 1usize << class;
         if self.end == 0 {
             // Start above everything the module was instantiated with (data and stack).
-            self.end = wasm32::memory_size(0) * PAGE;
-            self.top = self.end;
+            let Some(end) = wasm32::memory_size(0).checked_mul(PAGE) else {
+                return ptr::null_mut();
+            };
+            self.end = end;
+            self.top = end;
         }
-        let start = (self.top + MIN_BLOCK - 1) & !(MIN_BLOCK - 1);
-        let Some(stop) = start.checked_add(size) else {
+        let Some(stop) = self
+            .top
+            .checked_add(MIN_BLOCK - 1)
+            .map(|t| t & !(MIN_BLOCK - 1))
+            .and_then(|start| start.checked_add(size))
+        else {
             return ptr::null_mut();
         };
+        let start = stop - size;
         if stop > self.end {
             let pages = (stop - self.end).div_ceil(PAGE);
-            if wasm32::memory_grow(0, pages) == usize::MAX {
+            let before = wasm32::memory_grow(0, pages);
+            if before == usize::MAX {
                 return ptr::null_mut();
             }
-            self.end += pages * PAGE;
+            let (Some(old_end), Some(grown)) = (before.checked_mul(PAGE), pages.checked_mul(PAGE))
+            else {
+                return ptr::null_mut();
+            };
+            let Some(new_end) = old_end.checked_add(grown) else {
+                return ptr::null_mut();
+            };
+            if old_end != self.end {
+                // Something else grew the memory since: what lies between is not ours. Carry on
+                // from the start of the pages just grown.
+                self.top = old_end;
+                self.end = new_end;
+                return self.carve(class);
+            }
+            self.end = new_end;
         }
         self.top = stop;
         start as *mut u8
