@@ -14,7 +14,7 @@ const USAGE: &str = "usage: cargo xtask <command>
 
 commands:
   demo            set everything up and show fencepost at work
-  test            everything CI checks: fmt, clippy, tests, no_std builds
+  test            everything CI checks: fmt, clippy, tests, no_std builds, the npm package
   bench           benchmarks (ns/op, ratios against a baseline measured in the same run)
   bench-npm       the npm package's Node benchmark (wasm admit vs plain JS, batches, acquire)
   dist            build the npm package into npm/dist (wasm, bindings, entry points)
