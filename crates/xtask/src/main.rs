@@ -3,6 +3,7 @@
 //! Every tool a task needs is installed here, pinned and idempotently, so a fresh machine needs
 //! nothing but rustup, cargo and Node.js.
 
+mod npm;
 mod sim;
 mod tools;
 
@@ -14,8 +15,11 @@ const USAGE: &str = "usage: cargo xtask <command>
 
 commands:
   demo            set everything up and show fencepost at work
-  test            everything CI checks: fmt, clippy, tests, no_std builds
+  test            everything CI checks: fmt, clippy, tests, no_std builds, the npm package
   bench           benchmarks (ns/op, ratios against a baseline measured in the same run)
+  bench-npm       the npm package's Node benchmark (wasm admit vs plain JS, batches, acquire)
+  dist            build the npm package into npm/dist (wasm, bindings, entry points)
+  size            raw / gzip / brotli of each .wasm in npm/dist, against its budget
   fuzz [SECS]     run every fuzz target for SECS seconds each (default 30)
 ";
 
@@ -25,6 +29,9 @@ fn main() -> ExitCode {
         Some("demo") => demo(),
         Some("test") => test(),
         Some("bench") => bench(),
+        Some("bench-npm") => npm::bench(),
+        Some("dist") => npm::dist(),
+        Some("size") => npm::size(),
         Some("fuzz") => fuzz(args.get(1).map(String::as_str)),
         Some("-h" | "--help" | "help") => {
             print!("{USAGE}");
@@ -120,6 +127,7 @@ fn test() -> Result {
     )
     .run()?;
     sim::wasm_tests()?;
+    npm::test()?;
     tools::step("all tests passed");
     Ok(())
 }
