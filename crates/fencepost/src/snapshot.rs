@@ -187,7 +187,8 @@ impl From<ConfigError> for SnapshotError {
     }
 }
 
-/// CRC-32 (IEEE 802.3, reflected, polynomial 0xEDB88320).
+/// CRC-32 (IEEE 802.3, reflected, polynomial 0xEDB88320), bit by bit: snapshots are small and
+/// rare, and a lookup table would add a kilobyte to every WebAssembly build of the core.
 pub(crate) fn crc32(bytes: &[u8]) -> u32 {
     let mut crc = !0u32;
     for &b in bytes {

@@ -25,6 +25,7 @@ pub struct Cmd {
     program: OsString,
     args: Vec<OsString>,
     cwd: PathBuf,
+    envs: Vec<(OsString, OsString)>,
 }
 
 impl Cmd {
@@ -33,6 +34,7 @@ impl Cmd {
             program: program.into(),
             args: Vec::new(),
             cwd: root(),
+            envs: Vec::new(),
         }
     }
 
@@ -59,9 +61,15 @@ impl Cmd {
         self
     }
 
+    pub fn env(mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> Cmd {
+        self.envs.push((key.into(), value.into()));
+        self
+    }
+
     fn command(&self) -> Command {
         let mut c = Command::new(&self.program);
         c.args(&self.args).current_dir(&self.cwd);
+        c.envs(self.envs.iter().map(|(k, v)| (k, v)));
         c
     }
 
@@ -101,6 +109,34 @@ impl Cmd {
                 self.describe(),
                 out.status,
                 String::from_utf8_lossy(&out.stderr)
+            ))
+        }
+    }
+
+    /// Runs it with stdout and stderr going to `log` (created or truncated); fails on a non-zero
+    /// exit, after the log is complete.
+    pub fn run_logged(&self, log: &Path) -> Result {
+        if let Some(dir) = log.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+        }
+        let file =
+            std::fs::File::create(log).map_err(|e| format!("creating {}: {e}", log.display()))?;
+        let err = file
+            .try_clone()
+            .map_err(|e| format!("opening {}: {e}", log.display()))?;
+        let status = self
+            .command()
+            .stdout(file)
+            .stderr(err)
+            .status()
+            .map_err(|e| format!("could not start `{}`: {e}", self.describe()))?;
+        if status.success() {
+            Ok(())
+        } else {
+            Err(format!(
+                "`{}` failed ({status}); its output is in {}",
+                self.describe(),
+                log.display()
             ))
         }
     }
@@ -147,7 +183,11 @@ pub fn ensure_targets() -> Result {
     Ok(())
 }
 
-/// cargo-fuzz and a nightly toolchain, for `cargo xtask fuzz`.
+/// The cargo-fuzz release `cargo xtask fuzz` installs (it builds with the pinned stable toolchain).
+pub const CARGO_FUZZ_VERSION: &str = "0.13.2";
+
+/// A nightly toolchain (libFuzzer's instrumentation needs it) and the pinned cargo-fuzz, installed
+/// when missing (idempotent).
 pub fn ensure_cargo_fuzz() -> Result {
     if !Cmd::new("rustup")
         .args(["run", "nightly", "rustc", "--version"])
@@ -158,11 +198,40 @@ pub fn ensure_cargo_fuzz() -> Result {
             .args(["toolchain", "install", "nightly", "--profile", "minimal"])
             .run()?;
     }
-    if !Cmd::new("cargo").args(["fuzz", "--version"]).succeeds() {
-        step("installing cargo-fuzz");
-        Cmd::cargo(&["install", "cargo-fuzz", "--version", CARGO_FUZZ_VERSION]).run()?;
+    let wanted = format!("cargo-fuzz {CARGO_FUZZ_VERSION}");
+    let installed = Cmd::new("cargo")
+        .args(["fuzz", "--version"])
+        .output()
+        .unwrap_or_default();
+    if installed.trim() != wanted {
+        step(&format!("installing {wanted}"));
+        Cmd::cargo(&[
+            "install",
+            "cargo-fuzz",
+            "--version",
+            &format!("={CARGO_FUZZ_VERSION}"),
+        ])
+        .run()?;
     }
     Ok(())
 }
 
-pub const CARGO_FUZZ_VERSION: &str = "=0.13.1";
+/// The wasm-bindgen CLI version; must equal the `wasm-bindgen` crate version pinned in Cargo.toml.
+pub const WASM_BINDGEN_VERSION: &str = "0.2.130";
+
+/// wasm-bindgen and wasm-bindgen-test-runner at exactly [`WASM_BINDGEN_VERSION`].
+pub fn ensure_wasm_bindgen() -> Result {
+    let have = Cmd::new("wasm-bindgen")
+        .arg("--version")
+        .output()
+        .unwrap_or_default();
+    if have.split_whitespace().nth(1) == Some(WASM_BINDGEN_VERSION) {
+        return Ok(());
+    }
+    step(&format!(
+        "installing wasm-bindgen-cli {WASM_BINDGEN_VERSION}"
+    ));
+    Cmd::cargo(&["install", "wasm-bindgen-cli", "--version"])
+        .arg(format!("={WASM_BINDGEN_VERSION}"))
+        .run()
+}

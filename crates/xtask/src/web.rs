@@ -2,27 +2,26 @@
 //! and benchmark in headless Chromium, and its download size.
 //!
 //! Tools, all pinned and installed only when missing: Trunk (from crates.io, with `--locked`; it
-//! takes minutes to compile, so it is never reinstalled when the right version is there), the
-//! wasm-bindgen CLI matching the `wasm-bindgen` crate, wasm-opt from the npm package `binaryen`,
-//! Debian's Chromium, and playwright-core from web/e2e's lock file.
+//! takes minutes to compile, so it is never reinstalled when the right version is there), and,
+//! shared with the npm package's tasks, the wasm-bindgen CLI matching the `wasm-bindgen` crate,
+//! wasm-opt from the npm package `binaryen`, Debian's Chromium; playwright-core from web/e2e's
+//! lock file.
 
 use std::fs;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Component, Path, PathBuf};
-use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::Result;
-use crate::tools::{Cmd, root, step};
+use crate::npm;
+use crate::tools::{self, Cmd, root, step};
 
 /// Trunk, as pinned in Trunk.toml's `trunk-version`.
 pub const TRUNK_VERSION: &str = "0.22.0-beta.1";
-/// Must equal the `wasm-bindgen` crate pinned in web/Cargo.toml (and Trunk.toml's `[tools]`).
-pub const WASM_BINDGEN_VERSION: &str = "0.2.130";
 /// The demo's address.
 pub const DEMO_PORT: u16 = 8080;
 /// Download budget of the app's wasm, gzip.
@@ -35,15 +34,6 @@ fn target() -> PathBuf {
 /// Where `cargo xtask` puts the built app.
 pub fn dist_dir() -> PathBuf {
     target().join("web/dist")
-}
-
-fn copy(from: &Path, to: &Path) -> Result {
-    if let Some(dir) = to.parent() {
-        fs::create_dir_all(dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
-    }
-    fs::copy(from, to)
-        .map(|_| ())
-        .map_err(|e| format!("copying {} to {}: {e}", from.display(), to.display()))
 }
 
 // ---- tools ---------------------------------------------------------------------------------------
@@ -73,113 +63,39 @@ fn ensure_trunk() -> Result {
     Ok(())
 }
 
-/// The wasm-bindgen CLI of exactly the crate's version.
-fn ensure_wasm_bindgen() -> Result {
-    let want = format!("wasm-bindgen {WASM_BINDGEN_VERSION}");
-    let have = Cmd::new(cargo_bin().join("wasm-bindgen"))
-        .arg("--version")
-        .output();
-    if have.as_deref().map(str::trim) != Ok(want.as_str()) {
-        step(&format!(
-            "installing wasm-bindgen-cli {WASM_BINDGEN_VERSION}"
-        ));
-        Cmd::cargo(&["install", "--locked", "wasm-bindgen-cli", "--version"])
-            .arg(format!("={WASM_BINDGEN_VERSION}"))
-            .run()?;
-    }
-    Ok(())
-}
-
-/// A cheap, stable fingerprint (FNV-1a), to tell when a lock file changed.
-fn fingerprint(bytes: &[u8]) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    format!("{h:016x}")
-}
-
-/// `npm ci` in `dir`, unless its node_modules came from the same lock file already.
-fn npm_ci(dir: &Path) -> Result {
-    let lock_path = dir.join("package-lock.json");
-    let lock = fs::read(&lock_path).map_err(|e| format!("reading {}: {e}", lock_path.display()))?;
-    let stamp = dir.join("node_modules/.fencepost-lock");
-    let want = fingerprint(&lock);
-    if fs::read_to_string(&stamp).ok().as_deref() == Some(want.as_str()) {
-        return Ok(());
-    }
-    step(&format!("npm ci in {}", dir.display()));
-    Cmd::new("npm")
-        .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
-        .cwd(dir)
-        .run()?;
-    fs::write(&stamp, want).map_err(|e| format!("writing {}: {e}", stamp.display()))
-}
-
-/// The directory holding wasm-opt from the npm package `binaryen` (crates/xtask/npm-tools).
-fn wasm_opt_dir() -> Result<PathBuf> {
-    let src = root().join("crates/xtask/npm-tools");
-    let dir = target().join("tools/npm");
-    for f in ["package.json", "package-lock.json"] {
-        copy(&src.join(f), &dir.join(f))?;
-    }
-    npm_ci(&dir)?;
-    Ok(dir.join("node_modules/.bin"))
-}
-
-/// Debian's Chromium for the browser tests (apt-get when missing; needs root).
-fn ensure_chromium() -> Result {
-    if Path::new("/usr/bin/chromium").exists() {
-        return Ok(());
-    }
-    step("installing Chromium (apt-get)");
-    Cmd::new("apt-get").arg("update").run()?;
-    Cmd::new("apt-get")
-        .args(["install", "-y", "chromium", "chromium-driver"])
-        .run()
-}
-
 /// playwright-core, from web/e2e's lock file.
 fn ensure_e2e_deps() -> Result<PathBuf> {
     let dir = root().join("web/e2e");
-    npm_ci(&dir)?;
+    npm::npm_ci(&dir)?;
     Ok(dir)
-}
-
-fn run(mut c: Command, what: &str) -> Result {
-    let status = c
-        .status()
-        .map_err(|e| format!("could not start {what}: {e}"))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("{what} failed ({status})"))
-    }
 }
 
 // ---- build ---------------------------------------------------------------------------------------
 
 /// Installs what is missing and builds the release app into target/web/dist.
 pub fn build() -> Result<PathBuf> {
-    crate::tools::ensure_targets()?;
+    tools::ensure_targets()?;
     ensure_trunk()?;
-    ensure_wasm_bindgen()?;
-    let wasm_opt = wasm_opt_dir()?;
+    tools::ensure_wasm_bindgen()?;
+    let wasm_opt = npm::wasm_opt()?;
+    let wasm_opt_dir = wasm_opt
+        .parent()
+        .ok_or("wasm-opt has no directory")?
+        .to_path_buf();
     step("building the visualizer (trunk build --release)");
-    let path = std::env::join_paths([wasm_opt, cargo_bin()].into_iter().chain(
+    // Trunk runs offline and takes wasm-bindgen and wasm-opt from PATH (Trunk.toml pins both).
+    let path = std::env::join_paths([wasm_opt_dir, cargo_bin()].into_iter().chain(
         std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
     ))
     .map_err(|e| format!("building PATH: {e}"))?;
     let dist = dist_dir();
-    let mut c = Command::new(cargo_bin().join("trunk"));
-    c.args(["build", "--release", "--dist"])
+    Cmd::new(cargo_bin().join("trunk"))
+        .args(["build", "--release", "--dist"])
         .arg(&dist)
-        .current_dir(root())
         .env("PATH", path)
-        // Trunk would otherwise ask crates.io whether it is the newest version.
-        .env("TRUNK_SKIP_VERSION_CHECK", "true");
-    run(c, "trunk build")?;
+        // Offline mode already skips Trunk's own update check; say so for older setups too.
+        .env("TRUNK_SKIP_VERSION_CHECK", "true")
+        .run()?;
     Ok(dist)
 }
 
@@ -348,18 +264,19 @@ pub fn demo() -> Result {
 }
 
 fn node_with_server(script: &[&str], dist: PathBuf, env: &[(&str, String)]) -> Result {
-    ensure_chromium()?;
+    npm::ensure_chromium()?;
     let e2e = ensure_e2e_deps()?;
+    // Port 0: the system picks a free one; the server stops when dropped, on every path out.
     let server = Server::start(dist, 0)?;
-    let mut c = Command::new("node");
-    c.args(script)
-        .current_dir(&e2e)
+    let mut c = Cmd::new("node")
+        .args(script)
+        .cwd(&e2e)
         .env("BASE_URL", server.url())
         .env("CHROMIUM", "/usr/bin/chromium");
     for (k, v) in env {
-        c.env(k, v);
+        c = c.env(k, v);
     }
-    let result = run(c, &format!("node {}", script.join(" ")));
+    let result = c.run();
     drop(server);
     result
 }

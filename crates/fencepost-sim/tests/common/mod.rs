@@ -1,0 +1,62 @@
+//! Shared by the native and the wasm32 determinism tests.
+
+use fencepost_sim::{PRESETS, RunOptions, run_with};
+
+/// FNV-1a, 64-bit: a fixed, dependency-free hash of the trace bytes.
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+/// `(preset, fencing, hash of the trace JSON)` for every preset, both ways.
+pub fn trace_hashes() -> Vec<(&'static str, bool, u64)> {
+    let mut out = Vec::new();
+    for p in PRESETS {
+        let s = p.scenario();
+        for fencing in [true, false] {
+            let t = run_with(
+                &s,
+                RunOptions {
+                    fencing: Some(fencing),
+                    ..RunOptions::default()
+                },
+            );
+            out.push((p.name, fencing, fnv1a(t.to_json().as_bytes())));
+        }
+    }
+    out
+}
+
+/// The hashes both platforms must produce. If the trace format changes on purpose, run
+/// `FENCEPOST_PRINT_HASHES=1 cargo test -p fencepost-sim --test determinism -- --nocapture` and
+/// paste the printed table here.
+pub const EXPECTED: &[(&str, bool, u64)] = &[
+    ("paused-worker", true, 0x6b59bb9ee558a39c),
+    ("paused-worker", false, 0x4470437485cde325),
+    ("gc-pause", true, 0xa9d9c581d62d99b4),
+    ("gc-pause", false, 0xd24a0fc71653ec5e),
+    ("vm-suspend", true, 0x50c34879c1dc5f0e),
+    ("vm-suspend", false, 0xd92e094087b235c6),
+    ("delayed-write", true, 0xe47965676f83110c),
+    ("delayed-write", false, 0x0c2cda222218af25),
+    ("check-then-pause", true, 0x8e119edda965f918),
+    ("check-then-pause", false, 0xef351b3691099218),
+    ("uuid-token", true, 0xf63e768c37ba5356),
+    ("uuid-token", false, 0xdf57b48f63a6b485),
+    ("idempotency-only", true, 0xc082d8227cfa2e4a),
+    ("idempotency-only", false, 0xca5081eebf7585cd),
+    ("lock-delay", true, 0x52846e036bd74e10),
+    ("lock-delay", false, 0x224d77c76a54ef33),
+    ("clock-skew", true, 0x3136a79a855ada10),
+    ("clock-skew", false, 0x426d51ae3a29c326),
+    ("authority-restart-unpersisted", true, 0x62d147713bc42b49),
+    ("authority-restart-unpersisted", false, 0x4af3b3e70a5a19dc),
+    ("authority-restart-persisted", true, 0xc5082a364d5d751b),
+    ("authority-restart-persisted", false, 0x3fcbf06e039db052),
+    ("crash-restart", true, 0xb8bb86ea585124a1),
+    ("crash-restart", false, 0xa4611fd6bb3a32ec),
+];
