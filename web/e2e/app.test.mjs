@@ -158,8 +158,8 @@ describe("the guided tour", () => {
 describe("sharing", () => {
   test("the URL carries the whole scenario: opening it reproduces the trace", async () => {
     const p = await page();
-    await p.getByLabel("Seed").fill("7");
-    await p.getByLabel("Seed").press("Enter");
+    await p.getByLabel("Seed", { exact: true }).fill("7");
+    await p.getByLabel("Seed", { exact: true }).press("Enter");
     await setRange(p.getByRole("slider", { name: /Network latency/ }), 400);
     await p.getByLabel(/Lock-delay after an expiry/).check();
     await p.getByLabel("Worker to freeze").selectOption({ label: "B" });
@@ -177,7 +177,7 @@ describe("sharing", () => {
     pages.push(q);
     assert.equal((await download(q, "Export trace JSON")).text, first.text);
     assert.deepEqual(await events(q), await events(p));
-    assert.equal(await q.getByLabel("Seed").inputValue(), "7");
+    assert.equal(await q.getByLabel("Seed", { exact: true }).inputValue(), "7");
   });
 
   test("export SVG and scenario JSON, import a scenario, errors in the page", async () => {
@@ -219,14 +219,77 @@ describe("sharing", () => {
     }
     await setRange(p.getByLabel("Playback speed"), 1e9);
     await setRange(p.getByRole("slider", { name: "Playhead" }), 1e20);
-    await p.getByLabel("Seed").fill("not a number");
-    await p.getByLabel("Seed").press("Enter");
+    await p.getByLabel("Seed", { exact: true }).fill("not a number");
+    await p.getByLabel("Seed", { exact: true }).press("Enter");
     assert.match(await text(p, ".messages .error"), /The seed must be a whole number/);
     await p.getByLabel("Pause start, in seconds").fill("-3");
     await p.getByRole("button", { name: "Add pause" }).click();
     assert.match(await text(p, ".messages .error"), /is not a time in seconds/);
     await playToEnd(p);
     assert.equal(await p.locator("svg.lanes").count(), 1);
+  });
+});
+
+describe("the Explore panel", () => {
+  test("a sweep runs in slices with progress, counts with and without fencing, and loads a violating seed", async () => {
+    const p = await page();
+    const panel = p.getByRole("region", { name: "Explore" });
+    await panel.getByLabel("Number of seeds").fill("300");
+    await panel.getByRole("button", { name: "Run sweep" }).click();
+    // The page keeps responding while the sweep runs.
+    await p.getByRole("button", { name: "Next event" }).click();
+    assert.equal(await text(p, ".narration .now"), "0 s — A sends acquire to lock; it arrives at 0.050 s");
+    await p.waitForFunction(() => document.querySelector(".progress-text")?.textContent.includes("300 / 300 seeds — done"), null, { timeout: 60000 });
+    const rows = panel.locator("table.sweep tbody tr");
+    assert.match(await rows.nth(0).innerText(), /^on\s+0 of 300\s+—/);
+    const off = await rows.nth(1).innerText();
+    const hits = Number(off.match(/^off\s+(\d+) of 300/)[1]);
+    assert.ok(hits > 0, off);
+    assert.equal(await panel.locator("progress").getAttribute("value"), "300");
+    const seed = rows.nth(1).locator("button.seed").first();
+    const label = await seed.innerText();
+    await seed.click();
+    assert.equal(await p.getByLabel(/Fencing: the storage refuses/).isChecked(), false);
+    assert.match(await text(p, ".scenario-panel select"), /pauses-holds-skew/);
+    await p.getByRole("button", { name: "Go to the end" }).click();
+    assert.equal(await p.locator(".banner").count(), 1);
+    // The loaded run breaks exactly what the sweep said that seed breaks.
+    const trace = JSON.parse((await download(p, "Export trace JSON")).text);
+    const broken = [...new Set(trace.verdict.violations.map((v) => v.invariant))].sort().join(" ");
+    assert.equal(`(${broken})`, label.match(/\(.*\)$/)[0]);
+  });
+
+  test("a long sweep can be cancelled", async () => {
+    const p = await page();
+    const panel = p.getByRole("region", { name: "Explore" });
+    await panel.getByLabel("Number of seeds").fill("1000000");
+    await panel.getByRole("button", { name: "Run sweep" }).click();
+    await p.waitForFunction(() => /^[1-9]\d* \/ 1000000 seeds/.test(document.querySelector(".progress-text")?.textContent ?? ""));
+    await panel.getByRole("button", { name: "Cancel" }).click();
+    const status = await text(p, ".progress-text");
+    assert.match(status, /^\d+ \/ 1000000 seeds — cancelled/);
+    await p.waitForTimeout(300);
+    assert.equal(await text(p, ".progress-text"), status, "nothing runs after cancel");
+    await panel.getByLabel("Number of seeds").fill("0");
+    await panel.getByRole("button", { name: "Run sweep" }).click();
+    assert.match(await panel.locator(".error-inline").innerText(), /whole number from 1 to 1000000/);
+  });
+
+  test("the exhaustive search finds the shortest counterexample without fencing, none with it", async () => {
+    const p = await page();
+    const panel = p.getByRole("region", { name: "Explore" });
+    await panel.getByRole("button", { name: "Find the shortest counterexample" }).click();
+    await p.waitForFunction(() => document.querySelector(".search-result")?.textContent.includes("the whole scope"));
+    assert.match(await panel.locator(".search-result").innerText(), /No violation anywhere in the scope/);
+    await p.getByLabel(/Fencing: the storage refuses/).uncheck();
+    await panel.getByRole("button", { name: "Find the shortest counterexample" }).click();
+    await p.waitForSelector(".search-result .cx");
+    assert.equal(await text(p, ".search-result .cx"), "Shortest counterexample: 16 actions, breaks I1 I2 I4 at 32.150 s.");
+    assert.equal(await text(p, ".search-result ul"), "A's write 1 is held in the network for 30 s");
+    await panel.getByRole("button", { name: "Load the counterexample" }).click();
+    assert.match(await text(p, ".faults ul"), /^A's write 1 is held in the network for 30 s/);
+    await p.getByRole("button", { name: "Go to the end" }).click();
+    assert.match(await text(p, ".banner .headline"), /^Stale write accepted/);
   });
 });
 

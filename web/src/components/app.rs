@@ -10,6 +10,7 @@ use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 use super::controls::{PlayBar, ScenarioPanel, SharePanel};
+use super::explore::ExplorePanel;
 use super::panels::{Help, Messages, Narration, StoragePanel, TourCard, Verdict};
 use super::timeline::Timeline;
 use crate::dom;
@@ -306,6 +307,7 @@ pub fn App() -> Html {
                 <SharePanel scenario={state.scenario.clone()} trace={state.run.trace.clone()}
                     layout={state.run.timeline.clone()} dispatch={dispatch.clone()} />
             </div>
+            <ExplorePanel scenario={state.scenario.clone()} dispatch={dispatch.clone()} />
             <footer>
                 <p>{ "Every lease, token and check here is computed by fencepost's own code, running in this page." }</p>
             </footer>

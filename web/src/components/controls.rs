@@ -37,9 +37,9 @@ fn select_value(e: &Event) -> String {
 /// Formats a speed factor: `0.1×`, `10×`, `316×`.
 pub fn speed_label(factor: f64) -> String {
     if factor < 1.0 {
-        format!("{factor:.1}×")
+        format!("{}×", crate::model::fixed1(factor))
     } else {
-        format!("{:.0}×", factor)
+        format!("{}×", crate::model::fixed0(factor))
     }
 }
 
@@ -331,7 +331,7 @@ pub fn ScenarioPanel(p: &ScenarioProps) -> Html {
                         </select>
                     </label>
                     <label>{ " at " }
-                        <input ref={at_ref} type="text" inputmode="decimal" size="6" value={format!("{:.1}", p.t as f64 / 1000.0)} aria-label="Pause start, in seconds" />
+                        <input ref={at_ref} type="text" inputmode="decimal" size="6" value={crate::model::fixed1(p.t as f64 / 1000.0)} aria-label="Pause start, in seconds" />
                         { " s" }
                     </label>
                     <button type="submit">{ "Add pause" }</button>
@@ -418,7 +418,7 @@ pub fn SharePanel(p: &ShareProps) -> Html {
     };
     let export_scenario = {
         let d = d.clone();
-        let json = p.scenario.to_json();
+        let json = serde_json::to_string(&p.scenario).unwrap_or_default();
         let name = format!("{base}.json");
         Callback::from(move |_| {
             if let Err(e) = dom::download(&name, "application/json", &json) {

@@ -3,6 +3,7 @@
 
 pub mod app;
 pub mod controls;
+pub mod explore;
 pub mod panels;
 pub mod timeline;
 

@@ -14,7 +14,8 @@ use yew::prelude::*;
 
 use crate::dom;
 use crate::model::{
-    ArrowKind, BadgeKind, LeaseEnd, Timeline as Layout, in_flight_at, lane_status_at,
+    ArrowKind, BadgeKind, LeaseEnd, Timeline as Layout, fixed0, fixed1, in_flight_at,
+    lane_status_at,
 };
 use crate::state::Run;
 
@@ -311,7 +312,7 @@ pub fn Timeline(props: &TimelineProps) -> Html {
 }
 
 fn fmt(v: f64) -> String {
-    format!("{:.1}", v)
+    fixed1(v)
 }
 
 fn in_flight(layout: &Layout, geom: &Geom, t: u64) -> Html {
@@ -635,7 +636,7 @@ fn LaneLabels(props: &LaneLabelsProps) -> Html {
         html! {
             <div
                 class={classes!("lane-label", lit.then_some("lit"), zombie.then_some("is-zombie"))}
-                style={format!("height:{LANE_H}px")}
+                style={format!("height:{}px", fixed0(LANE_H))}
             >
                 <span class="lane-name">
                     if lit { <span class="lit-mark" aria-hidden="true">{ "▶ " }</span> }
@@ -647,7 +648,7 @@ fn LaneLabels(props: &LaneLabelsProps) -> Html {
     });
     html! {
         <div class="lane-labels">
-            <div class="axis-spacer" style={format!("height:{AXIS_H}px")}>{ "time" }</div>
+            <div class="axis-spacer" style={format!("height:{}px", fixed0(AXIS_H))}>{ "time" }</div>
             { for labels }
         </div>
     }
@@ -666,21 +667,19 @@ pub fn export_svg(id: &str, layout: &Layout, css: &str) -> Option<String> {
     let h: f64 = svg.get_attribute("height")?.parse().ok()?;
     let label_w = 130.0;
     let mut out = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"fencepost-export\" width=\"{:.0}\" height=\"{:.0}\" viewBox=\"0 0 {:.0} {:.0}\">\n<style>{}</style>\n<rect class=\"export-bg\" width=\"100%\" height=\"100%\"/>\n",
-        w + label_w,
-        h,
-        w + label_w,
-        h,
-        css
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"fencepost-export\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\">\n<style>{css}</style>\n<rect class=\"export-bg\" width=\"100%\" height=\"100%\"/>\n",
+        w = fixed0(w + label_w),
+        h = fixed0(h),
     );
     for (i, lane) in layout.lanes.iter().enumerate() {
         let y = AXIS_H + i as f64 * LANE_H + LANE_H / 2.0 + 4.0;
         out.push_str(&format!(
-            "<text class=\"export-label\" x=\"8\" y=\"{y:.1}\">{}</text>\n",
+            "<text class=\"export-label\" x=\"8\" y=\"{}\">{}</text>\n",
+            fixed1(y),
             escape(&lane.label)
         ));
     }
-    out.push_str(&inner.replacen("<svg ", &format!("<svg x=\"{label_w:.0}\" "), 1));
+    out.push_str(&inner.replacen("<svg ", &format!("<svg x=\"{}\" ", fixed0(label_w)), 1));
     out.push_str("\n</svg>\n");
     Some(out)
 }
