@@ -281,8 +281,22 @@ fn node_with_server(script: &[&str], dist: PathBuf, env: &[(&str, String)]) -> R
     result
 }
 
-/// The end-to-end part of `cargo xtask test`.
+/// The visualizer's part of `cargo xtask test`: lint it as built for the browser, build the
+/// release app, and run the end-to-end tests against it.
 pub fn test() -> Result {
+    step("clippy: the visualizer as built for wasm32");
+    Cmd::cargo(&[
+        "clippy",
+        "-p",
+        "fencepost-web",
+        "--target",
+        "wasm32-unknown-unknown",
+        "--all-targets",
+        "--",
+        "-D",
+        "warnings",
+    ])
+    .run()?;
     let dist = build()?;
     step("visualizer: end-to-end tests in headless Chromium");
     let shots = target().join("web/screenshots");
