@@ -180,6 +180,20 @@ describe("sharing", () => {
     assert.equal(await q.getByLabel("Seed", { exact: true }).inputValue(), "7");
   });
 
+  test("copy link offers the address of this very scenario", async () => {
+    const p = await page();
+    await p.getByLabel(/Idempotency keys on writes/).check();
+    await p.getByRole("button", { name: "Copy link" }).click();
+    const link = p.locator(".link-out input");
+    await link.waitFor();
+    assert.equal(await link.inputValue(), p.url());
+    assert.match(await text(p, ".messages .notice"), /^(Link copied to the clipboard\.|The browser did not allow copying; copy the link below\.)$/);
+    const q = await open(browser.context, await link.inputValue());
+    pages.push(q);
+    assert.equal(await q.getByLabel(/Idempotency keys on writes/).isChecked(), true);
+    assert.deepEqual(await events(q), await events(p));
+  });
+
   test("export SVG and scenario JSON, import a scenario, errors in the page", async () => {
     const p = await page();
     await playToEnd(p);

@@ -356,6 +356,8 @@ impl State {
             }
             Action::LoadPreset(name) => match preset(&name) {
                 Some(p) => {
+                    // Another story leaves the tour.
+                    self.tour = None;
                     let s = p.scenario();
                     self.pause_ms = first_pause_length(&s).unwrap_or(DEFAULT_PAUSE_MS);
                     self.set_scenario(s, true);
@@ -363,6 +365,7 @@ impl State {
                 None => self.error = Some(format!("There is no preset named `{name}`.")),
             },
             Action::LoadScenario(s) => {
+                self.tour = None;
                 self.pause_ms = first_pause_length(&s).unwrap_or(self.pause_ms);
                 self.set_scenario(*s, true);
             }
@@ -718,6 +721,10 @@ mod tests {
         assert_eq!(s.tour, Some(5));
         s.apply(Action::TourLeave);
         assert_eq!(s.tour, None);
+        // Picking another story leaves the tour.
+        let mut t = State::with_tour();
+        t.apply(Action::LoadPreset("gc-pause".into()));
+        assert_eq!(t.tour, None);
         // Starting the tour from another preset brings the story back.
         let s = apply(
             State::new(preset("gc-pause").unwrap().scenario()),
