@@ -18,6 +18,14 @@ pub fn now() -> f64 {
         .map_or(0.0, |p| p.now())
 }
 
+/// `window.innerWidth`, or 0.
+pub fn viewport_width() -> f64 {
+    window()
+        .and_then(|w| w.inner_width().ok())
+        .and_then(|v| v.as_f64())
+        .unwrap_or(0.0)
+}
+
 /// The page's query string, without `?`.
 pub fn query() -> String {
     window()

@@ -301,6 +301,8 @@ pub fn App() -> Html {
                     </aside>
                 </div>
             </main>
+            // The panels below the fold come with the event list, after the first timeline.
+            if *list_ready {
             <div class="lower">
                 <ScenarioPanel scenario={state.scenario.clone()} preset={state.preset_name()} pause_ms={state.pause_ms}
                     compare={state.compare.is_some()} t={head.t} dispatch={dispatch.clone()} />
@@ -308,6 +310,7 @@ pub fn App() -> Html {
                     layout={state.run.timeline.clone()} dispatch={dispatch.clone()} />
             </div>
             <ExplorePanel scenario={state.scenario.clone()} dispatch={dispatch.clone()} />
+            }
             <footer>
                 <p>{ "Every lease, token and check here is computed by fencepost's own code, running in this page." }</p>
             </footer>

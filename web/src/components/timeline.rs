@@ -25,8 +25,8 @@ pub const LANE_H: f64 = 68.0;
 pub const AXIS_H: f64 = 26.0;
 /// Space before time 0.
 pub const PAD_LEFT: f64 = 14.0;
-/// Space after the axis end.
-pub const PAD_RIGHT: f64 = 24.0;
+/// Space after the axis end (room for the last badges).
+pub const PAD_RIGHT: f64 = 110.0;
 /// Plot width at zoom 1 before the page is measured.
 pub const BASE_WIDTH: f64 = 900.0;
 /// Narrowest plot at zoom 1: below this the lanes scroll sideways instead of squeezing.
@@ -81,6 +81,23 @@ impl Geom {
     }
 }
 
+/// The width style.css gives the lanes' scroller in a window `viewport` pixels wide (0 if
+/// unknown): the page's padding, the side panel beside the timeline above 940 px, the lane labels
+/// and the borders.
+pub fn expected_lanes_width(viewport: f64) -> f64 {
+    if viewport <= 0.0 {
+        return 0.0;
+    }
+    let page = viewport.min(1280.0);
+    if viewport > 940.0 {
+        page - 32.0 - 306.0 - 158.0 - 2.0
+    } else if viewport > 600.0 {
+        page - 32.0 - 158.0 - 2.0
+    } else {
+        page - 20.0 - 104.0 - 2.0
+    }
+}
+
 /// A tick step (ms) giving labels at least ~70 px apart.
 pub fn tick_step(px_per_ms: f64) -> u64 {
     const STEPS: [u64; 14] = [
@@ -99,9 +116,12 @@ pub fn tick_step(px_per_ms: f64) -> u64 {
         })
 }
 
-/// Rows for badges so that neighbours do not overlap: returns a row (0 or 1) per badge.
-pub fn badge_rows(layout: &Layout, geom: &Geom) -> Vec<u8> {
+/// Where each badge goes: a row (0 or 1) and an x, so that neighbours do not overlap. A badge
+/// sits at its event's time in the first row that is free there; when both are taken it goes
+/// right after the row that ends first; near the end of the axis it grows leftwards.
+pub fn badge_places(layout: &Layout, geom: &Geom) -> Vec<(u8, f64)> {
     let mut last_end: Vec<[f64; 2]> = vec![[f64::MIN; 2]; layout.lanes.len()];
+    let right = geom.width() - 2.0;
     layout
         .badges
         .iter()
@@ -110,17 +130,19 @@ pub fn badge_rows(layout: &Layout, geom: &Geom) -> Vec<u8> {
             let x = geom.x(b.t);
             let w = badge_width(&b.text);
             let Some(ends) = last_end.get_mut(lane) else {
-                return 0;
+                return (0, x);
             };
-            let row = if x >= ends[0] + 2.0 {
-                0
-            } else if x >= ends[1] + 2.0 || ends[1] < ends[0] {
-                1
+            let (row, x) = if x >= ends[0] + 2.0 {
+                (0, x)
+            } else if x >= ends[1] + 2.0 {
+                (1, x)
             } else {
-                0
+                let row = usize::from(ends[1] < ends[0]);
+                (row, ends[row] + 2.0)
             };
+            let x = x.min(right - w).max(0.0);
             ends[row] = x + w;
-            row as u8
+            (row as u8, x)
         })
         .collect()
 }
@@ -167,7 +189,7 @@ pub fn Timeline(props: &TimelineProps) -> Html {
     let svg_ref = use_node_ref();
     let scroll_ref = use_node_ref();
     // The plot fills the visible width at zoom 1 (never narrower than MIN_WIDTH).
-    let avail = use_state(|| 0.0f64);
+    let avail = use_state(|| expected_lanes_width(dom::viewport_width()));
     {
         let scroll_ref = scroll_ref.clone();
         let avail = avail.clone();
@@ -183,10 +205,10 @@ pub fn Timeline(props: &TimelineProps) -> Html {
             move || drop(listener)
         });
     }
-    // Until the width is known, only the axis and lanes are drawn: the layers are drawn once, at
-    // the right scale.
-    let measured = *avail > 0.0;
-    let base = if measured {
+    // The first render uses the width the stylesheet will give the lanes (so the timeline is
+    // drawn once, at once); the measurement corrects it if the page differs.
+    let drawn = *avail > 0.0;
+    let base = if drawn {
         (*avail - PAD_LEFT - PAD_RIGHT).max(MIN_WIDTH)
     } else {
         BASE_WIDTH
@@ -199,8 +221,8 @@ pub fn Timeline(props: &TimelineProps) -> Html {
 
     {
         let on_drawn = props.on_drawn.clone();
-        use_effect_with(measured, move |measured| {
-            if *measured {
+        use_effect_with(drawn, move |drawn| {
+            if *drawn {
                 dom::first_timeline();
                 if let Some(cb) = on_drawn {
                     cb.emit(());
@@ -293,7 +315,7 @@ pub fn Timeline(props: &TimelineProps) -> Html {
                             <rect x="0" y="0" width={fmt(px + 0.5)} height={fmt(geom.height())} />
                         </clipPath>
                         <Backdrop layout={layout.clone()} geom={geom} highlight={props.highlight.clone()} />
-                        if measured {
+                        if drawn {
                             <g clip-path={format!("url(#{clip_id})")}>
                                 <StaticLayer layout={layout.clone()} geom={geom} id={props.id.clone()} />
                             </g>
@@ -552,7 +574,7 @@ fn BadgeLayer(props: &BadgeProps) -> Html {
     let rows = {
         let layout = props.layout.clone();
         let geom = props.geom;
-        use_memo((layout, geom), |(l, g)| badge_rows(l, g))
+        use_memo((layout, geom), |(l, g)| badge_places(l, g))
     };
     let l = &props.layout;
     // How many badges have happened (badges are in event order).
@@ -571,7 +593,7 @@ fn BadgeLayer(props: &BadgeProps) -> Html {
 struct ChunkProps {
     layout: Rc<Layout>,
     geom: Geom,
-    rows: Rc<Vec<u8>>,
+    rows: Rc<Vec<(u8, f64)>>,
     from: usize,
     to: usize,
 }
@@ -582,11 +604,9 @@ fn BadgeChunk(props: &ChunkProps) -> Html {
     let g = props.geom;
     let badges = (props.from..props.to).filter_map(|i| {
         let b = l.badges.get(i)?;
-        let row = props.rows.get(i).copied().unwrap_or(0);
+        let (row, x) = props.rows.get(i).copied().unwrap_or((0, g.x(b.t)));
         let lane = l.lane_of(b.actor)?;
         let w = badge_width(&b.text);
-        // Near the end of the axis, badges grow leftwards so they stay inside the picture.
-        let x = g.x(b.t).min(g.width() - w - 2.0).max(0.0);
         let y = g.y(lane) + 30.0 + f64::from(row) * 17.0;
         Some(html! {
             <g class={classes!("badge", badge_class(b.kind))} data-seq={b.seq.to_string()}>
@@ -713,6 +733,15 @@ mod tests {
     }
 
     #[test]
+    fn the_expected_width_follows_the_stylesheet() {
+        assert_eq!(expected_lanes_width(1280.0), 782.0);
+        assert_eq!(expected_lanes_width(1600.0), 782.0);
+        assert_eq!(expected_lanes_width(800.0), 608.0);
+        assert_eq!(expected_lanes_width(375.0), 249.0);
+        assert_eq!(expected_lanes_width(0.0), 0.0);
+    }
+
+    #[test]
     fn ticks_are_at_least_70_px_apart() {
         for (end, zoom) in [
             (49_000u64, 1.0),
@@ -729,25 +758,42 @@ mod tests {
     }
 
     #[test]
-    fn close_badges_take_the_second_row() {
+    fn close_badges_take_the_second_row_or_move_right() {
         let t = run(&preset("paused-worker").unwrap().scenario());
         let layout = Layout::of(&t);
         let g = Geom::new(layout.lanes.len(), layout.end, BASE_WIDTH);
-        let rows = badge_rows(&layout, &g);
-        assert_eq!(rows.len(), layout.badges.len());
-        // On the lock lane, the 33 grant and the "no: B" denial are 10 s apart: both in row 0.
-        // B's grant (30.1 s) comes right after A's expiry (30.05 s): second row; B's release
-        // (31.3 s) overlaps both and goes where the row ends first.
-        let row_of = |seq: u32| {
+        let places = badge_places(&layout, &g);
+        assert_eq!(places.len(), layout.badges.len());
+        let place = |seq: u32| {
             layout
                 .badges
                 .iter()
                 .position(|b| b.seq == seq)
-                .map(|i| rows[i])
+                .map(|i| places[i])
+                .unwrap()
         };
-        assert_eq!(row_of(2), Some(0));
-        assert_eq!(row_of(8), Some(0));
-        assert_eq!(row_of(14), Some(1));
-        assert_eq!(row_of(25), Some(1));
+        // On the lock lane the 33 grant and the "no: B" denial are 10 s apart: both in row 0,
+        // at their times.
+        assert_eq!(place(2), (0, g.x(50)));
+        assert_eq!(place(8), (0, g.x(10_050)));
+        // B's grant (30.1 s) comes right after A's expiry (30.05 s): second row, at its time.
+        assert_eq!(place(14), (1, g.x(30_100)));
+        // B's release (31.3 s) finds both rows taken: it goes right after the one ending first.
+        let (row, x) = place(25);
+        assert_eq!(row, 1);
+        assert!(x > g.x(31_300));
+        // No two badges of a lane overlap in a row, and all stay inside the picture.
+        for (i, a) in layout.badges.iter().enumerate() {
+            let (ra, xa) = places[i];
+            assert!(xa >= 0.0 && xa + badge_width(&a.text) <= g.width());
+            for (j, b) in layout.badges.iter().enumerate().skip(i + 1) {
+                let (rb, xb) = places[j];
+                if a.actor == b.actor && ra == rb {
+                    let disjoint =
+                        xa + badge_width(&a.text) <= xb || xb + badge_width(&b.text) <= xa;
+                    assert!(disjoint, "badges {} and {} overlap", a.seq, b.seq);
+                }
+            }
+        }
     }
 }
