@@ -137,7 +137,7 @@ pub enum Action {
     Zoom(i32),
     /// Load a preset by name.
     LoadPreset(String),
-    /// Load a scenario (link, import, explorer); `reset`: playhead to the start.
+    /// Load a scenario (link, import, explorer), playhead at the start.
     LoadScenario(Box<Scenario>),
     /// Flip a protection.
     Toggle(Switch),

@@ -28,8 +28,8 @@ pub struct Chapter {
 enum Moment {
     /// A learns it holds the lock.
     FirstGrantLearned,
-    /// A worker freezes.
-    PauseStarts,
+    /// Someone is told to wait while a worker is frozen (else: the freeze itself).
+    WhilePaused,
     /// A lease runs out.
     Expiry,
     /// The storage applies the first write.
@@ -59,20 +59,22 @@ pub const CHAPTERS: &[Chapter] = &[
     },
     Chapter {
         title: "The pause",
-        text: "One second later, A freezes. A long garbage-collection pause, a virtual machine \
+        text: "One second in, A freezes. A long garbage-collection pause, a virtual machine \
                being suspended, a laptop lid closing: the program simply stops, and it cannot \
-               notice that it stopped. The hatched band on A's lane is the time A is frozen. \
-               Everyone else carries on.",
-        actors: &[A],
+               notice that it stopped. The hatched band on A's lane grows for as long as A is \
+               frozen. Everyone else carries on: B asks for the lock and is told to wait until \
+               A's lease ends.",
+        actors: &[A, B],
         fencing: true,
-        moment: Moment::PauseStarts,
+        moment: Moment::WhilePaused,
     },
     Chapter {
         title: "The expiry",
         text: "Thirty seconds after the grant, A's lease runs out. From the outside, a frozen \
                worker looks exactly like a dead one, so the lock service frees the lock: that is \
-               what leases are for. But A, still frozen, believes it holds the lock. The striped \
-               band marks that gap between belief and reality: a zombie lease.",
+               what leases are for. But A, still frozen, believes it holds the lock. From now on \
+               a striped band on A's lane marks that gap between belief and reality, and A's \
+               label says it too: a zombie lease.",
         actors: &[Actor::Lock, A],
         fencing: true,
         moment: Moment::Expiry,
@@ -134,7 +136,23 @@ impl Chapter {
                     }
                 )
             }),
-            Moment::PauseStarts => find(&|e| e.kind() == Kind::PauseStart),
+            Moment::WhilePaused => {
+                let paused = find(&|e| e.kind() == Kind::PauseStart);
+                paused.map(|p| {
+                    trace.events[p..]
+                        .iter()
+                        .position(|e| {
+                            matches!(
+                                e.detail,
+                                Detail::Deliver {
+                                    what: Msg::Denied { .. },
+                                    ..
+                                }
+                            )
+                        })
+                        .map_or(p, |i| i + p)
+                })
+            }
             Moment::Expiry => find(&|e| e.kind() == Kind::Expire),
             Moment::FirstWriteApplied => find(&|e| e.kind() == Kind::WriteAccepted),
             Moment::WriteAfterPause => {
@@ -209,7 +227,7 @@ mod tests {
             moments,
             [
                 (100, 5),
-                (1_000, 6),
+                (10_100, 11),
                 (30_050, 12),
                 (31_200, 20),
                 (46_000, 28),
