@@ -60,11 +60,16 @@ enum Job {
     Search(Box<Search>),
 }
 
-/// What the panel shows of the current or last job.
+/// What the panel shows: the last sweep and the last search, and which one is running.
 #[derive(Clone, Debug, PartialEq, Default)]
 struct View {
     running: bool,
-    cancelled: bool,
+    /// The running job is the search.
+    searching: bool,
+    /// The last sweep was cancelled.
+    sweep_cancelled: bool,
+    /// The last search was cancelled.
+    search_cancelled: bool,
     progress: Option<Progress>,
     sweep: Option<SweepReport>,
     search: Option<SearchReport>,
@@ -112,9 +117,13 @@ fn pump(runner: Rc<RefCell<Runner>>, view: UseStateHandle<View>) {
             next.error = failed;
             if done {
                 next.running = false;
+                next.searching = false;
             }
         }
-        None => next.running = false,
+        None => {
+            next.running = false;
+            next.searching = false;
+        }
     }
     r.busy_ms += dom::now() - start;
     if let Some(rep) = &next.sweep {
@@ -147,7 +156,7 @@ pub fn ExplorePanel(props: &ExploreProps) -> Html {
         busy_ms: 0.0,
     });
     let source = use_state(|| SweepSource::Template(TEMPLATES[0].0));
-    let seeds_ref = use_node_ref();
+    let seeds_text = use_state(|| "1000".to_string());
     // Leaving the page (or the panel) stops the job.
     {
         let runner = runner.clone();
@@ -179,19 +188,15 @@ pub fn ExplorePanel(props: &ExploreProps) -> Html {
         let start_job = start_job.clone();
         let source = source.clone();
         let scenario = props.scenario.clone();
-        let seeds_ref = seeds_ref.clone();
+        let seeds_text = seeds_text.clone();
         let view = view.clone();
         Callback::from(move |_: MouseEvent| {
-            let text = seeds_ref
-                .cast::<web_sys::HtmlInputElement>()
-                .map(|i| i.value())
-                .unwrap_or_default();
-            let seeds = match parse_seeds(&text) {
+            let seeds = match parse_seeds(&seeds_text) {
                 Ok(n) => n,
                 Err(e) => {
                     view.set(View {
                         error: Some(e),
-                        ..View::default()
+                        ..(*view).clone()
                     });
                     return;
                 }
@@ -208,6 +213,8 @@ pub fn ExplorePanel(props: &ExploreProps) -> Html {
                 running: true,
                 progress: Some(sweep.progress()),
                 sweep: Some(sweep.report().clone()),
+                search: view.search.clone(),
+                search_cancelled: view.search_cancelled,
                 ..View::default()
             };
             start_job(Job::Sweep(Box::new(sweep)), fresh);
@@ -225,7 +232,12 @@ pub fn ExplorePanel(props: &ExploreProps) -> Html {
                 Ok(search) => {
                     let fresh = View {
                         running: true,
+                        searching: true,
                         search: Some(search.report().clone()),
+                        sweep: view.sweep.clone(),
+                        progress: view.progress,
+                        runs_per_sec: view.runs_per_sec,
+                        sweep_cancelled: view.sweep_cancelled,
                         ..View::default()
                     };
                     start_job(Job::Search(Box::new(search)), fresh);
@@ -234,7 +246,8 @@ pub fn ExplorePanel(props: &ExploreProps) -> Html {
                     error: Some(format!(
                         "The exhaustive search cannot model this scenario: {e}"
                     )),
-                    ..View::default()
+                    search: None,
+                    ..(*view).clone()
                 }),
             }
         })
@@ -246,13 +259,27 @@ pub fn ExplorePanel(props: &ExploreProps) -> Html {
         Callback::from(move |_: MouseEvent| {
             let mut r = runner.borrow_mut();
             r.pending = None;
-            r.job = None;
+            let was = r.job.take();
             drop(r);
             view.set(View {
                 running: false,
-                cancelled: true,
+                searching: false,
+                sweep_cancelled: view.sweep_cancelled || matches!(was, Some(Job::Sweep(_))),
+                search_cancelled: view.search_cancelled || matches!(was, Some(Job::Search(_))),
                 ..(*view).clone()
             });
+        })
+    };
+
+    let on_seeds = {
+        let seeds_text = seeds_text.clone();
+        Callback::from(move |e: InputEvent| {
+            if let Some(i) = e
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+            {
+                seeds_text.set(i.value());
+            }
         })
     };
 
@@ -356,7 +383,7 @@ pub fn ExplorePanel(props: &ExploreProps) -> Html {
                     </select>
                 </label>
                 <label>{ " over " }
-                    <input ref={seeds_ref} type="text" inputmode="numeric" size="7" value="1000" aria-label="Number of seeds" />
+                    <input type="text" inputmode="numeric" size="7" value={(*seeds_text).clone()} oninput={on_seeds} aria-label="Number of seeds" />
                     { " seeds" }
                 </label>
                 <button type="button" class="primary" onclick={run_sweep} disabled={v.running}>{ "Run sweep" }</button>
@@ -371,7 +398,7 @@ pub fn ExplorePanel(props: &ExploreProps) -> Html {
                     <progress max={p.total.to_string()} value={p.done.to_string()} aria-label="Sweep progress" />
                     <span class="progress-text" aria-live="polite">
                         { format!("{} / {} seeds", p.done, p.total) }
-                        if v.cancelled { { " — cancelled" } }
+                        if v.sweep_cancelled { { " — cancelled" } }
                         else if p.finished() { { " — done" } }
                         if let Some(rps) = v.runs_per_sec {
                             { format!(" ({} runs/s)", crate::model::fixed0(rps)) }
@@ -394,7 +421,7 @@ pub fn ExplorePanel(props: &ExploreProps) -> Html {
                         "Exhaustive search, fencing {}: {} distinct states{}.",
                         if r.fencing { "on" } else { "off" },
                         r.distinct_states,
-                        if v.running { ", searching…" } else if v.cancelled { ", cancelled" } else if r.complete { ", the whole scope" } else { "" }
+                        if v.searching { ", searching…" } else if v.search_cancelled { ", cancelled" } else if r.complete { ", the whole scope" } else { "" }
                     ) }</p>
                     if let Some(cx) = &r.counterexample {
                         <p class="cx">
