@@ -77,7 +77,12 @@ impl<K: Ord + Clone, H: Clone + Eq> LockTable<K, H> {
             Some(slot) => slot,
             None => self.locks.entry(lock.clone()).or_default(),
         };
-        slot.acquire(&mut self.seq, &self.cfg, holder, ttl_ms, now)
+        let result = slot.acquire(&mut self.seq, &self.cfg, holder, ttl_ms, now);
+        if result.is_err() {
+            // A refusal can leave a lock that was only just named (or just expired) free: forget it.
+            self.forget_if_idle(lock, now);
+        }
+        result
     }
 
     /// Renews the holder's live lease on `lock` with the default TTL.
@@ -437,6 +442,18 @@ mod tests {
         assert_eq!(tb.try_acquire(&3, &9, 111).unwrap().token, t(51));
         assert_eq!(tb.expire(&3, 300).map(|e| e.token), Some(t(51)));
         assert!(tb.is_empty());
+    }
+
+    #[test]
+    fn a_refused_new_lock_is_not_remembered() {
+        let mut tb: LockTable<u32, u32> =
+            LockTable::new(Config::new(100).with_first_token(Token::MAX)).unwrap();
+        assert_eq!(tb.try_acquire(&1, &1, 0).unwrap().token, Token::MAX);
+        assert_eq!(tb.try_acquire(&2, &1, 0), Err(AcquireError::Exhausted));
+        assert_eq!(tb.len(), 1);
+        // A refused acquire on a held lock keeps the lock (it is held).
+        assert!(tb.try_acquire(&1, &2, 0).is_err());
+        assert_eq!(tb.len(), 1);
     }
 
     #[test]

@@ -122,12 +122,141 @@ fn test() -> Result {
     Ok(())
 }
 
+/// One row of the bench table: the criterion group (`<group>/fencepost` and `<group>/baseline`),
+/// what is measured, what the baseline does, and the goal in ns/op, if there is one.
+struct Bench {
+    group: &'static str,
+    what: &'static str,
+    baseline: &'static str,
+    goal_ns: Option<f64>,
+}
+
+const BENCHES: &[Bench] = &[
+    Bench {
+        group: "guard_admit",
+        what: "guard admit",
+        baseline: "u64 max-compare-and-store",
+        goal_ns: Some(2.0),
+    },
+    Bench {
+        group: "guard_check",
+        what: "guard check",
+        baseline: "u64 compare",
+        goal_ns: None,
+    },
+    Bench {
+        group: "acquire_release",
+        what: "acquire + release",
+        baseline: "plain struct update",
+        goal_ns: Some(30.0),
+    },
+    Bench {
+        group: "renew",
+        what: "renew",
+        baseline: "plain struct update",
+        goal_ns: None,
+    },
+    Bench {
+        group: "signed_verify",
+        what: "signed verify",
+        baseline: "bare HMAC-SHA-256",
+        goal_ns: None,
+    },
+    Bench {
+        group: "snapshot_encode",
+        what: "snapshot encode",
+        baseline: "memcpy of as many bytes",
+        goal_ns: None,
+    },
+    Bench {
+        group: "snapshot_decode",
+        what: "snapshot decode",
+        baseline: "memcpy of as many bytes",
+        goal_ns: None,
+    },
+];
+
+/// Runs the criterion benches, then prints ns/op beside a baseline measured in the same run.
 fn bench() -> Result {
-    Cmd::cargo(&["bench", "-p", "fencepost", "--all-features"]).run()?;
+    let results = root().join("target/criterion");
+    // Only this run's numbers may reach the table.
+    for b in BENCHES {
+        let dir = results.join(b.group);
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        }
+    }
+    let bench = [
+        "bench",
+        "-p",
+        "fencepost",
+        "--all-features",
+        "--bench",
+        "hot_paths",
+    ];
+    tools::step("building the benchmarks");
+    Cmd::cargo(&bench).arg("--no-run").run()?;
+    let log = root().join("target/bench.log");
+    tools::step(&format!(
+        "running {} benchmarks with their baselines (criterion's report: {})",
+        BENCHES.len(),
+        log.display()
+    ));
+    if let Err(e) = Cmd::cargo(&bench).run_logged(&log) {
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        let tail: Vec<&str> = text.lines().rev().take(30).collect();
+        for line in tail.into_iter().rev() {
+            eprintln!("{line}");
+        }
+        return Err(e);
+    }
+    tools::step("ns/op (criterion's estimate), and the ratio to the baseline of the same run");
+    println!(
+        "{:<18} {:>9}   {:<26} {:>9} {:>8}   goal",
+        "benchmark", "ns/op", "baseline", "ns/op", "ratio"
+    );
+    for b in BENCHES {
+        let ours = estimate_ns(&results.join(b.group).join("fencepost"))?;
+        let base = estimate_ns(&results.join(b.group).join("baseline"))?;
+        let goal = match b.goal_ns {
+            Some(g) if ours <= g => format!("<= {g} ns: met"),
+            Some(g) => format!("<= {g} ns: NOT met"),
+            None => String::new(),
+        };
+        let line = format!(
+            "{:<18} {:>9.2}   {:<26} {:>9.2} {:>7.1}x   {goal}",
+            b.what,
+            ours,
+            b.baseline,
+            base,
+            ours / base
+        );
+        println!("{}", line.trim_end());
+    }
     tools::step("simulator throughput");
     Cmd::cargo(&["bench", "-q", "-p", "fencepost-sim", "--bench", "sim"]).run()
 }
 
+/// Criterion's estimate of one benchmark in ns/iteration: the regression slope when it sampled
+/// linearly (fast benchmarks), otherwise the mean.
+fn estimate_ns(dir: &std::path::Path) -> Result<f64> {
+    let path = dir.join("new/estimates.json");
+    let json = std::fs::read_to_string(&path)
+        .map_err(|e| format!("reading {}: {e} (did the benchmark run?)", path.display()))?;
+    ["\"slope\":{", "\"mean\":{"]
+        .iter()
+        .find_map(|key| {
+            let rest = &json[json.find(key)? + key.len()..];
+            let rest = &rest[rest.find("\"point_estimate\":")? + "\"point_estimate\":".len()..];
+            let end = rest.find([',', '}'])?;
+            rest[..end].trim().parse::<f64>().ok()
+        })
+        .ok_or_else(|| format!("no estimate in {}", path.display()))
+}
+
+/// Runs every cargo-fuzz target in `fuzz/` for `secs` seconds each, starting from its committed
+/// seeds (`fuzz/corpus/<target>`, read-only) and keeping what it finds under `target/fuzz-corpus`.
+/// A crash fails the task; libFuzzer's output for each target is in `target/fuzz-logs`.
 fn fuzz(secs: Option<&str>) -> Result {
     let secs: u64 = secs
         .unwrap_or("30")
@@ -139,13 +268,113 @@ fn fuzz(secs: Option<&str>) -> Result {
         .args(["+nightly", "fuzz", "list"])
         .cwd(&dir)
         .output()?;
-    for target in list.lines().filter(|l| !l.trim().is_empty()) {
+    let targets: Vec<&str> = list
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    if targets.is_empty() {
+        return Err("no fuzz targets in fuzz/".into());
+    }
+    tools::step("building the fuzz targets (nightly, address sanitizer)");
+    Cmd::new("cargo")
+        .args(["+nightly", "fuzz", "build"])
+        .cwd(&dir)
+        .run()?;
+    let mut rows = Vec::new();
+    for target in &targets {
         tools::step(&format!("fuzz {target} for {secs}s"));
-        Cmd::new("cargo")
-            .args(["+nightly", "fuzz", "run", target, "--"])
+        let work = root().join("target/fuzz-corpus").join(target);
+        std::fs::create_dir_all(&work).map_err(|e| format!("{}: {e}", work.display()))?;
+        let log = root()
+            .join("target/fuzz-logs")
+            .join(format!("{target}.log"));
+        let run = Cmd::new("cargo")
+            .args(["+nightly", "fuzz", "run", target])
+            .arg(&work)
+            .arg(dir.join("corpus").join(target))
+            .args(["--", "-timeout=10", "-print_final_stats=1"])
             .arg(format!("-max_total_time={secs}"))
             .cwd(&dir)
-            .run()?;
+            .run_logged(&log);
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        if let Err(e) = run {
+            let tail: Vec<&str> = text.lines().rev().take(40).collect();
+            for line in tail.into_iter().rev() {
+                eprintln!("{line}");
+            }
+            return Err(format!(
+                "fuzz target {target} failed: {e}\n(crash inputs are kept in fuzz/artifacts/{target})"
+            ));
+        }
+        let stats = FuzzStats::parse(&text);
+        println!("{}", stats.row(target));
+        rows.push(stats.row(target));
+    }
+    tools::step(&format!("fuzz summary ({secs}s per target): no crash"));
+    println!("{}", FuzzStats::header());
+    for row in rows {
+        println!("{row}");
     }
     Ok(())
+}
+
+/// The numbers libFuzzer prints when a run ends.
+#[derive(Default)]
+struct FuzzStats {
+    runs: Option<u64>,
+    secs: Option<u64>,
+    cov: Option<u64>,
+    corpus: Option<String>,
+}
+
+impl FuzzStats {
+    fn parse(log: &str) -> FuzzStats {
+        let mut s = FuzzStats::default();
+        for line in log.lines() {
+            // "Done 123456 runs in 21 second(s)"
+            if let Some(rest) = line.strip_prefix("Done ") {
+                let words: Vec<&str> = rest.split_whitespace().collect();
+                s.runs = words.first().and_then(|w| w.parse().ok());
+                s.secs = words.get(3).and_then(|w| w.parse().ok());
+            }
+            // "#123456\tDONE   cov: 345 ft: 1234 corp: 56/1234b ..."
+            if line.starts_with('#') && line.contains("DONE") {
+                let words: Vec<&str> = line.split_whitespace().collect();
+                let after = |key: &str| {
+                    words
+                        .iter()
+                        .position(|w| *w == key)
+                        .and_then(|i| words.get(i + 1))
+                        .map(|w| w.to_string())
+                };
+                s.cov = after("cov:").and_then(|w| w.parse().ok());
+                s.corpus = after("corp:");
+            }
+        }
+        s
+    }
+
+    fn header() -> String {
+        format!(
+            "{:<14} {:>12} {:>10} {:>8} {:>14}",
+            "target", "runs", "runs/s", "cov", "corpus"
+        )
+    }
+
+    fn row(&self, target: &str) -> String {
+        let show = |v: Option<u64>| v.map_or_else(|| "?".to_string(), |v| v.to_string());
+        let rate = match (self.runs, self.secs) {
+            (Some(r), Some(s)) if s > 0 => Some(r / s),
+            _ => None,
+        };
+        format!(
+            "{:<14} {:>12} {:>10} {:>8} {:>14}",
+            target,
+            show(self.runs),
+            show(rate),
+            show(self.cov),
+            self.corpus.as_deref().unwrap_or("?")
+        )
+    }
 }

@@ -113,6 +113,34 @@ impl Cmd {
         }
     }
 
+    /// Runs it with stdout and stderr going to `log` (created or truncated); fails on a non-zero
+    /// exit, after the log is complete.
+    pub fn run_logged(&self, log: &Path) -> Result {
+        if let Some(dir) = log.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+        }
+        let file =
+            std::fs::File::create(log).map_err(|e| format!("creating {}: {e}", log.display()))?;
+        let err = file
+            .try_clone()
+            .map_err(|e| format!("opening {}: {e}", log.display()))?;
+        let status = self
+            .command()
+            .stdout(file)
+            .stderr(err)
+            .status()
+            .map_err(|e| format!("could not start `{}`: {e}", self.describe()))?;
+        if status.success() {
+            Ok(())
+        } else {
+            Err(format!(
+                "`{}` failed ({status}); its output is in {}",
+                self.describe(),
+                log.display()
+            ))
+        }
+    }
+
     /// Whether it runs and exits 0 (output discarded).
     pub fn succeeds(&self) -> bool {
         self.command()
@@ -155,7 +183,11 @@ pub fn ensure_targets() -> Result {
     Ok(())
 }
 
-/// cargo-fuzz and a nightly toolchain, for `cargo xtask fuzz`.
+/// The cargo-fuzz release `cargo xtask fuzz` installs (it builds with the pinned stable toolchain).
+pub const CARGO_FUZZ_VERSION: &str = "0.13.2";
+
+/// A nightly toolchain (libFuzzer's instrumentation needs it) and the pinned cargo-fuzz, installed
+/// when missing (idempotent).
 pub fn ensure_cargo_fuzz() -> Result {
     if !Cmd::new("rustup")
         .args(["run", "nightly", "rustc", "--version"])
@@ -166,14 +198,23 @@ pub fn ensure_cargo_fuzz() -> Result {
             .args(["toolchain", "install", "nightly", "--profile", "minimal"])
             .run()?;
     }
-    if !Cmd::new("cargo").args(["fuzz", "--version"]).succeeds() {
-        step("installing cargo-fuzz");
-        Cmd::cargo(&["install", "cargo-fuzz", "--version", CARGO_FUZZ_VERSION]).run()?;
+    let wanted = format!("cargo-fuzz {CARGO_FUZZ_VERSION}");
+    let installed = Cmd::new("cargo")
+        .args(["fuzz", "--version"])
+        .output()
+        .unwrap_or_default();
+    if installed.trim() != wanted {
+        step(&format!("installing {wanted}"));
+        Cmd::cargo(&[
+            "install",
+            "cargo-fuzz",
+            "--version",
+            &format!("={CARGO_FUZZ_VERSION}"),
+        ])
+        .run()?;
     }
     Ok(())
 }
-
-pub const CARGO_FUZZ_VERSION: &str = "=0.13.1";
 
 /// The wasm-bindgen CLI version; must equal the `wasm-bindgen` crate version pinned in Cargo.toml.
 pub const WASM_BINDGEN_VERSION: &str = "0.2.130";
