@@ -17,12 +17,14 @@ const config :Workerd.Config = (
 const leases :Workerd.Worker = (
   compatibilityDate = "2025-01-01",
   modules = [
-    (name = "src/worker.js", esModule = embed "src/worker.js"),
-    (name = "shared/service.js", esModule = embed "../shared/service.js"),
-    (name = "fencepost", esModule = embed "../../npm/dist/workerd.js"),
-    (name = "api.js", esModule = embed "../../npm/dist/api.js"),
-    (name = "fencepost_bg.js", esModule = embed "../../npm/dist/fencepost_bg.js"),
-    (name = "fencepost_bg.wasm", wasm = embed "../../npm/dist/fencepost_bg.wasm"),
+    (name = "examples/cloudflare/src/worker.js", esModule = embed "src/worker.js"),
+    (name = "examples/shared/service.js", esModule = embed "../shared/service.js"),
+    # workerd resolves a bare specifier next to the module that imports it, so the package's
+    # modules are named beside examples/shared/service.js, which imports "fencepost".
+    (name = "examples/shared/fencepost", esModule = embed "../../npm/dist/workerd.js"),
+    (name = "examples/shared/api.js", esModule = embed "../../npm/dist/api.js"),
+    (name = "examples/shared/fencepost_bg.js", esModule = embed "../../npm/dist/fencepost_bg.js"),
+    (name = "examples/shared/fencepost_bg.wasm", wasm = embed "../../npm/dist/fencepost_bg.wasm"),
   ],
   durableObjectNamespaces = [
     (className = "LockObject", uniqueKey = "fencepost-locks", enableSql = true),

@@ -202,7 +202,7 @@ for (const name of wanted) {
       }
       await Promise.all(Array.from({ length: 10 }, (_, i) => holder(`h${i}`)));
       assert.equal(requests, 50);
-      assert.ok(grants.length >= 1);
+      assert.ok(grants.length >= 3, `only ${grants.length} grants: the test needs several hand-overs`);
       const byToken = [...grants].sort((x, y) => (x.token < y.token ? -1 : 1));
       for (let i = 1; i < byToken.length; i++) {
         assert.ok(byToken[i].token > byToken[i - 1].token, "tokens are distinct");

@@ -5,6 +5,7 @@
 // consistent, so each object is the single, serialised home of its state: that is what makes the
 // rules hold across every machine the Worker runs on.
 
+import { DurableObject } from "cloudflare:workers";
 import {
   answer,
   docPut,
@@ -31,9 +32,10 @@ export default {
 };
 
 /** The lease authority of one lock. Its snapshot is persisted before any grant is answered. */
-export class LockObject {
-  constructor(state) {
-    this.storage = state.storage;
+export class LockObject extends DurableObject {
+  constructor(ctx, env) {
+    super(ctx, env);
+    this.storage = ctx.storage;
   }
 
   async fetch(request) {
@@ -54,9 +56,10 @@ export class LockObject {
 }
 
 /** A fenced document: its data and its guard's high-water mark change in one atomic write. */
-export class DocObject {
-  constructor(state) {
-    this.storage = state.storage;
+export class DocObject extends DurableObject {
+  constructor(ctx, env) {
+    super(ctx, env);
+    this.storage = ctx.storage;
   }
 
   async fetch(request) {
