@@ -3,6 +3,10 @@
 //! ```text
 //! fencepost presets
 //! fencepost sim <preset | file.json> [--fencing | --no-fencing] [--seed N] [--format text|json]
+//! fencepost sim --template <template.json> --seed N [--fencing | --no-fencing] [--format text|json]
+//! fencepost explore <preset | template | file.json> [--seeds N] [--first-seed S] [--exhaustive]
+//!                   [--max-faults K] [--no-fencing] [--format text|json]
+//! fencepost check <history.jsonl | -> [--format text|json]
 //! fencepost check-scenario <file.json>
 //! ```
 //!
@@ -14,17 +18,24 @@ use std::process::ExitCode;
 use fencepost_sim::trace::fmt_secs;
 use fencepost_sim::{Actor, Detail, Msg, PRESETS, RunOptions, Scenario, Trace, preset, run_with};
 
+mod explore;
+
 const USAGE: &str = "usage:
   fencepost presets
   fencepost sim <preset | file.json> [--fencing | --no-fencing] [--seed N] [--format text|json]
+  fencepost sim --template <template.json> --seed N [--fencing | --no-fencing] [--format text|json]
+  fencepost explore <preset | template | file.json> [--seeds N] [--first-seed S] [--exhaustive]
+                    [--max-faults K] [--no-fencing] [--format text|json]
+  fencepost check <history.jsonl | -> [--format text|json]
   fencepost check-scenario <file.json>
 
-exit status: 0 all invariants held, 1 an invariant was violated, 2 bad input";
+exit status: 0 all invariants held, 1 an invariant was violated, 2 bad input
+(check: 1 a violation was found, 2 no violation but malformed lines were skipped)";
 
 /// A failure to report: message and exit code.
-struct Fail(String, u8);
+pub(crate) struct Fail(pub(crate) String, pub(crate) u8);
 
-fn bad(msg: impl Into<String>) -> Fail {
+pub(crate) fn bad(msg: impl Into<String>) -> Fail {
     Fail(msg.into(), 2)
 }
 
@@ -54,6 +65,8 @@ fn dispatch(args: &[String], out: &mut impl Write) -> Result<u8, Fail> {
             Ok(0)
         }
         Some("sim") => sim(&args[1..], out),
+        Some("explore") => explore::explore(&args[1..], out),
+        Some("check") => explore::check(&args[1..], out),
         Some("check-scenario") => {
             let [path] = &args[1..] else {
                 return Err(bad("usage: fencepost check-scenario <file.json>"));
@@ -78,7 +91,7 @@ fn dispatch(args: &[String], out: &mut impl Write) -> Result<u8, Fail> {
 }
 
 /// Loads a preset by name, or a scenario file.
-fn load(what: &str) -> Result<Scenario, Fail> {
+pub(crate) fn load(what: &str) -> Result<Scenario, Fail> {
     if let Some(p) = preset(what) {
         return Ok(p.scenario());
     }
@@ -93,11 +106,16 @@ fn load(what: &str) -> Result<Scenario, Fail> {
 
 fn sim(args: &[String], out: &mut impl Write) -> Result<u8, Fail> {
     let mut target = None;
+    let mut template = None;
     let mut opts = RunOptions::default();
     let mut json = false;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
+            "--template" => {
+                let v = it.next().ok_or_else(|| bad("--template needs a file"))?;
+                template = Some(explore::load_template(v)?);
+            }
             "--fencing" => opts.fencing = Some(true),
             "--no-fencing" => opts.fencing = Some(false),
             "--seed" => {
@@ -124,8 +142,23 @@ fn sim(args: &[String], out: &mut impl Write) -> Result<u8, Fail> {
             extra => return Err(bad(format!("usage: unexpected argument `{extra}`"))),
         }
     }
-    let target = target.ok_or_else(|| bad("usage: sim needs a preset or a scenario file"))?;
-    let scenario = load(&target)?;
+    let scenario = match (template, target) {
+        (Some(t), None) => {
+            // The seed picks the scenario; its own seed (latency draws) comes with it.
+            let seed = opts
+                .seed
+                .take()
+                .ok_or_else(|| bad("usage: sim --template needs --seed N"))?;
+            t.derive(seed)
+        }
+        (Some(_), Some(extra)) => {
+            return Err(bad(format!(
+                "usage: unexpected argument `{extra}` with --template"
+            )));
+        }
+        (None, Some(target)) => load(&target)?,
+        (None, None) => return Err(bad("usage: sim needs a preset or a scenario file")),
+    };
     let trace = run_with(&scenario, opts);
     let io = |e: std::io::Error| Fail(format!("writing output: {e}"), 2);
     if json {

@@ -186,12 +186,14 @@ struct Lease {
     ordinal: u32,
 }
 
-#[derive(Clone, Copy, Debug, Default)]
-struct ClockModel {
-    skew_ms: i64,
-    drift_ppm: i32,
-    jump_at: Option<u64>,
-    jump_ms: i64,
+/// A worker's clock: skew, drift and one jump. The explorer's model times its workers with the
+/// same code.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub(crate) struct ClockModel {
+    pub(crate) skew_ms: i64,
+    pub(crate) drift_ppm: i32,
+    pub(crate) jump_at: Option<u64>,
+    pub(crate) jump_ms: i64,
 }
 
 impl ClockModel {
@@ -246,7 +248,7 @@ impl ClockModel {
     }
 
     /// The real instant at which `d` local milliseconds have passed since real time `from`.
-    fn after(&self, from: u64, d: u64) -> u64 {
+    pub(crate) fn after(&self, from: u64, d: u64) -> u64 {
         let target = self.local(from) + i128::from(d);
         self.real_at_local(from, target).max(from)
     }

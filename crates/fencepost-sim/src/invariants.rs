@@ -130,11 +130,58 @@ impl Owner {
     }
 }
 
+/// The few numbers the invariants I1-I4 are decided on. The engine's [`Checker`] and the
+/// explorer's compact model both keep one, so a violation means the same thing in both.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub(crate) struct Marks {
+    /// Highest token the storage accepted.
+    pub(crate) highest_accepted: Option<u64>,
+    /// Highest token the lock service issued.
+    pub(crate) last_issued: Option<u64>,
+    /// Grant ordinal of the newest owner that has had a write applied.
+    pub(crate) newest_writer: Option<u32>,
+    /// Grant ordinal of the owner of the document's current value.
+    pub(crate) current_value: Option<u32>,
+}
+
+/// Which of I1, I2, I4 an accepted write breaks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct WriteBreaks {
+    pub(crate) i1: bool,
+    pub(crate) i2: bool,
+    pub(crate) i4: bool,
+}
+
+impl Marks {
+    /// A fresh grant of `token`: whether it breaks I3.
+    #[inline]
+    pub(crate) fn grant(&mut self, token: u64) -> bool {
+        let broken = self.last_issued.is_some_and(|last| token <= last);
+        self.last_issued = Some(self.last_issued.map_or(token, |l| l.max(token)));
+        broken
+    }
+
+    /// An applied write by the owner of grant `ordinal` with `token`: what it breaks.
+    #[inline]
+    pub(crate) fn write(&mut self, ordinal: u32, token: u64) -> WriteBreaks {
+        let b = WriteBreaks {
+            i1: self.highest_accepted.is_some_and(|h| token < h),
+            i2: self.newest_writer.is_some_and(|n| n > ordinal),
+            i4: self.current_value.is_some_and(|c| c > ordinal),
+        };
+        self.highest_accepted = Some(self.highest_accepted.map_or(token, |h| h.max(token)));
+        if self.newest_writer.is_none_or(|n| ordinal > n) {
+            self.newest_writer = Some(ordinal);
+        }
+        self.current_value = Some(ordinal);
+        b
+    }
+}
+
 /// Incremental checker.
 #[derive(Debug, Default)]
 pub(crate) struct Checker {
-    highest_accepted: Option<u64>,
-    last_issued: Option<u64>,
+    marks: Marks,
     /// Newest owner that has had a write applied.
     newest_writer: Option<Owner>,
     /// Owner of the document's current value.
@@ -178,9 +225,8 @@ impl Checker {
         names: &[String],
         holder: u16,
     ) {
-        if let Some(last) = self.last_issued
-            && token <= last
-        {
+        let last = self.marks.last_issued.unwrap_or(0);
+        if self.marks.grant(token) {
             self.report(Invariant::I3, seq, t_ms, || {
                 format!(
                     "the lock service granted token {token} to {} after it had already issued {last}",
@@ -188,7 +234,6 @@ impl Checker {
                 )
             });
         }
-        self.last_issued = Some(self.last_issued.map_or(token, |l| l.max(token)));
     }
 
     /// A write the storage applied.
@@ -202,9 +247,9 @@ impl Checker {
     ) {
         let who = owner.describe(names);
         let who = who.as_str();
-        if let Some(h) = self.highest_accepted
-            && owner.token < h
-        {
+        let h = self.marks.highest_accepted.unwrap_or(0);
+        let breaks = self.marks.write(owner.ordinal, owner.token);
+        if breaks.i1 {
             self.report(Invariant::I1, seq, t_ms, || {
                 format!(
                     "the storage accepted {who}'s token {} after it had accepted {h}",
@@ -212,7 +257,7 @@ impl Checker {
                 )
             });
         }
-        if let Some(newer) = self.newest_writer.filter(|n| n.ordinal > owner.ordinal) {
+        if let Some(newer) = self.newest_writer.filter(|_| breaks.i2) {
             self.report(Invariant::I2, seq, t_ms, || {
                 format!(
                     "{who}'s write (token {}) landed after {} (a newer owner, token {}) had written: stale data now sits on top",
@@ -222,7 +267,7 @@ impl Checker {
                 )
             });
         }
-        if let Some(cur) = self.current_value.filter(|c| c.ordinal > owner.ordinal) {
+        if let Some(cur) = self.current_value.filter(|_| breaks.i4) {
             self.report(Invariant::I4, seq, t_ms, || {
                 format!(
                     "{}'s acknowledged write (token {}) was overwritten by {who}'s older one (token {})",
@@ -242,10 +287,6 @@ impl Checker {
         } else {
             self.applied_ops.push(key);
         }
-        self.highest_accepted = Some(
-            self.highest_accepted
-                .map_or(owner.token, |h| h.max(owner.token)),
-        );
         if self.newest_writer.is_none_or(|n| owner.ordinal > n.ordinal) {
             self.newest_writer = Some(owner);
         }

@@ -19,6 +19,10 @@
 //!
 //! Same scenario and seed, same trace, byte for byte, on every platform: randomness comes from one
 //! [`rng::SplitMix64`] and ties are broken by scheduling order.
+//!
+//! The explorer builds on it: [`template`] and [`sweep`] run many derived scenarios and count what
+//! broke, with and without fencing; [`explore`] searches a small scope of faults exhaustively for a
+//! shortest counterexample; [`history`] checks a real storage's write log for stale writes.
 #![no_std]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -28,10 +32,14 @@ extern crate alloc;
 extern crate std;
 
 pub mod engine;
+pub mod explore;
+pub mod history;
 pub mod invariants;
 pub mod presets;
 pub mod rng;
 pub mod scenario;
+pub mod sweep;
+pub mod template;
 pub mod trace;
 
 pub use engine::{RunOptions, run, run_with};
@@ -40,4 +48,6 @@ pub use presets::{PRESETS, Preset, preset};
 pub use scenario::{
     Fault, Job, Latency, Point, Protections, Scenario, ScenarioError, TokenKind, Worker,
 };
+pub use sweep::{Sweep, SweepOptions, SweepReport};
+pub use template::{Source, Template};
 pub use trace::{Actor, Beliefs, Detail, Event, Kind, Msg, Trace};

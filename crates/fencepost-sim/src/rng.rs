@@ -6,7 +6,7 @@
 //! platform, which is what makes a seed reproduce a run on native and wasm32 alike.
 
 /// A SplitMix64 generator.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct SplitMix64 {
     state: u64,
 }

@@ -568,7 +568,7 @@ fn time_field(field: &str, v: u64) -> Result<(), ScenarioError> {
 }
 
 /// Turns a serde error into one that names the field where serde can say it.
-fn json_error(e: &serde_json::Error) -> ScenarioError {
+pub(crate) fn json_error(e: &serde_json::Error) -> ScenarioError {
     let msg = e.to_string();
     // serde's messages look like "unknown field `x`, expected ..." or "missing field `y`"; keep the
     // message and, where there is one, lift the field name out.

@@ -187,35 +187,19 @@ impl From<ConfigError> for SnapshotError {
     }
 }
 
-/// CRC-32 (IEEE 802.3, reflected, polynomial 0xEDB88320), one table lookup per byte.
+/// CRC-32 (IEEE 802.3, reflected, polynomial 0xEDB88320), bit by bit: snapshots are small and
+/// rare, and a lookup table would add a kilobyte to every WebAssembly build of the core.
 pub(crate) fn crc32(bytes: &[u8]) -> u32 {
     let mut crc = !0u32;
     for &b in bytes {
-        crc = CRC_TABLE[usize::from((crc as u8) ^ b)] ^ (crc >> 8);
+        crc ^= u32::from(b);
+        for _ in 0..8 {
+            let mask = (crc & 1).wrapping_neg();
+            crc = (crc >> 1) ^ (0xEDB8_8320 & mask);
+        }
     }
     !crc
 }
-
-/// The CRC of every byte value, computed at compile time.
-const CRC_TABLE: [u32; 256] = {
-    let mut table = [0u32; 256];
-    let mut i = 0;
-    while i < 256 {
-        let mut c = i as u32;
-        let mut k = 0;
-        while k < 8 {
-            c = if c & 1 == 1 {
-                (c >> 1) ^ 0xEDB8_8320
-            } else {
-                c >> 1
-            };
-            k += 1;
-        }
-        table[i] = c;
-        i += 1;
-    }
-    table
-};
 
 /// Writes into a fixed buffer, counting what would not fit.
 pub(crate) struct Writer<'a> {

@@ -3,6 +3,8 @@
 //! Every tool a task needs is installed here, pinned and idempotently, so a fresh machine needs
 //! nothing but rustup, cargo and Node.js.
 
+mod npm;
+mod sim;
 mod tools;
 
 use std::process::ExitCode;
@@ -13,8 +15,11 @@ const USAGE: &str = "usage: cargo xtask <command>
 
 commands:
   demo            set everything up and show fencepost at work
-  test            everything CI checks: fmt, clippy, tests, no_std builds
+  test            everything CI checks: fmt, clippy, tests, no_std builds, the npm package
   bench           benchmarks (ns/op, ratios against a baseline measured in the same run)
+  bench-npm       the npm package's Node benchmark (wasm admit vs plain JS, batches, acquire)
+  dist            build the npm package into npm/dist (wasm, bindings, entry points)
+  size            raw / gzip / brotli of each .wasm in npm/dist, against its budget
   fuzz [SECS]     run every fuzz target for SECS seconds each (default 30)
 ";
 
@@ -24,6 +29,9 @@ fn main() -> ExitCode {
         Some("demo") => demo(),
         Some("test") => test(),
         Some("bench") => bench(),
+        Some("bench-npm") => npm::bench(),
+        Some("dist") => npm::dist(),
+        Some("size") => npm::size(),
         Some("fuzz") => fuzz(args.get(1).map(String::as_str)),
         Some("-h" | "--help" | "help") => {
             print!("{USAGE}");
@@ -118,6 +126,8 @@ fn test() -> Result {
         "wasm-bindgen-test-runner",
     )
     .run()?;
+    sim::wasm_tests()?;
+    npm::test()?;
     tools::step("all tests passed");
     Ok(())
 }
@@ -234,7 +244,8 @@ fn bench() -> Result {
         println!("{}", line.trim_end());
     }
     tools::step("simulator throughput");
-    Cmd::cargo(&["bench", "-q", "-p", "fencepost-sim", "--bench", "sim"]).run()
+    Cmd::cargo(&["bench", "-q", "-p", "fencepost-sim", "--bench", "sim"]).run()?;
+    sim::bench()
 }
 
 /// Criterion's estimate of one benchmark in ns/iteration: the regression slope when it sampled

@@ -1,0 +1,470 @@
+//! `fencepost explore` (seed sweeps, exhaustive search) and `fencepost check` (write histories).
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::time::Instant;
+
+use fencepost_sim::explore::{Scope, Search, SearchOptions, SearchReport, world_of};
+use fencepost_sim::history::HistoryChecker;
+use fencepost_sim::sweep::{Sweep, SweepOptions, SweepReport};
+use fencepost_sim::template::{self, Source, Template};
+use fencepost_sim::trace::fmt_secs;
+use fencepost_sim::{Fault, Invariant, Scenario, preset};
+
+use crate::{Fail, bad, load};
+
+fn io(e: std::io::Error) -> Fail {
+    Fail(format!("writing output: {e}"), 2)
+}
+
+/// A template file (or a built-in template's name).
+pub(crate) fn load_template(what: &str) -> Result<Template, Fail> {
+    if let Some(t) = template::template(what) {
+        return Ok(t);
+    }
+    let text = std::fs::read_to_string(what).map_err(|e| bad(format!("{what}: {e}")))?;
+    Template::from_json(&text).map_err(|e| bad(format!("{what}: {e}")))
+}
+
+/// What `explore` was pointed at.
+enum Target {
+    Scenario(Scenario),
+    Template(Template),
+}
+
+fn target(what: &str) -> Result<Target, Fail> {
+    if preset(what).is_some() {
+        return load(what).map(Target::Scenario);
+    }
+    if let Some(t) = template::template(what) {
+        return Ok(Target::Template(t));
+    }
+    let text = std::fs::read_to_string(what).map_err(|e| {
+        bad(format!(
+            "{what}: {e} (not a preset, a built-in template or a readable file)"
+        ))
+    })?;
+    // Templates describe their workers with an object (count and ranges), scenarios with a list.
+    let value: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| bad(format!("{what}: {e}")))?;
+    if value
+        .get("workers")
+        .is_some_and(serde_json::Value::is_object)
+    {
+        Template::from_json(&text)
+            .map(Target::Template)
+            .map_err(|e| bad(format!("{what}: {e}")))
+    } else {
+        Scenario::from_json(&text)
+            .map(Target::Scenario)
+            .map_err(|e| bad(format!("{what}: {e}")))
+    }
+}
+
+fn number(it: &mut std::slice::Iter<'_, String>, flag: &str) -> Result<u64, Fail> {
+    let v = it
+        .next()
+        .ok_or_else(|| bad(format!("{flag} needs a number")))?;
+    v.parse()
+        .map_err(|_| bad(format!("{flag}: `{v}` is not a whole number")))
+}
+
+pub(crate) fn explore(args: &[String], out: &mut impl Write) -> Result<u8, Fail> {
+    let mut what = None;
+    let mut seeds = None;
+    let mut first_seed = 0;
+    let mut exhaustive = false;
+    let mut max_faults = 2;
+    let mut fencing = true;
+    let mut json = false;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--seeds" => seeds = Some(number(&mut it, "--seeds")?),
+            "--first-seed" => first_seed = number(&mut it, "--first-seed")?,
+            "--max-faults" => {
+                max_faults = u32::try_from(number(&mut it, "--max-faults")?)
+                    .map_err(|_| bad("--max-faults: too large"))?;
+            }
+            "--exhaustive" => exhaustive = true,
+            "--no-fencing" => fencing = false,
+            "--format" => match it.next().map(String::as_str) {
+                Some("json") => json = true,
+                Some("text") => json = false,
+                other => {
+                    return Err(bad(format!(
+                        "--format takes text or json, not `{}`",
+                        other.unwrap_or("")
+                    )));
+                }
+            },
+            flag if flag.starts_with("--") => {
+                return Err(bad(format!("usage: unknown option `{flag}`")));
+            }
+            t if what.is_none() => what = Some(t.to_string()),
+            extra => return Err(bad(format!("usage: unexpected argument `{extra}`"))),
+        }
+    }
+    let what =
+        what.ok_or_else(|| bad("usage: explore needs a preset, a template or a scenario file"))?;
+    let target = target(&what)?;
+    // Without --exhaustive, or with --seeds, sweep seeds (1000 by default).
+    let seeds = match (seeds, exhaustive) {
+        (Some(n), _) => Some(n),
+        (None, false) => Some(1000),
+        (None, true) => None,
+    };
+    let mut violated = false;
+    let mut doc = serde_json::Map::new();
+    if let Some(n) = seeds {
+        let source = match &target {
+            Target::Scenario(s) => Source::Fixed(s.clone()),
+            Target::Template(t) => Source::Template(t.clone()),
+        };
+        let mut sweep = Sweep::new(source, first_seed, n, SweepOptions::default());
+        let start = Instant::now();
+        let report = sweep.run_to_end().clone();
+        let secs = start.elapsed().as_secs_f64();
+        violated |= report.mode(fencing).is_some_and(|m| m.violating_runs > 0);
+        if json {
+            let mut v = serde_json::to_value(&report).map_err(|e| bad(e.to_string()))?;
+            v["runs_per_sec"] = serde_json::json!(report.runs_per_sec(secs).round());
+            doc.insert("sweep".into(), v);
+        } else {
+            write_sweep(out, &report, &what, &target, secs).map_err(io)?;
+        }
+    }
+    if exhaustive {
+        let scenario = match &target {
+            Target::Scenario(s) => s.clone(),
+            Target::Template(t) => t.derive(first_seed),
+        };
+        let world = world_of(&scenario);
+        let scope = Scope::around_ttl(world.lease_ttl_ms, max_faults);
+        let opts = SearchOptions {
+            fencing: Some(fencing),
+            ..SearchOptions::default()
+        };
+        let search = Search::new(&world, &scope, opts).map_err(|e| bad(format!("{what}: {e}")))?;
+        let start = Instant::now();
+        let report = search.run().map_err(|e| bad(format!("{what}: {e}")))?;
+        let secs = start.elapsed().as_secs_f64();
+        violated |= report.counterexample.is_some();
+        if json {
+            let mut v = serde_json::to_value(&report).map_err(|e| bad(e.to_string()))?;
+            v["distinct_states_per_sec"] =
+                serde_json::json!(per_sec(report.distinct_states, secs).round());
+            v["states_generated_per_sec"] =
+                serde_json::json!(per_sec(report.states_generated, secs).round());
+            v["scope"] = serde_json::to_value(&scope).map_err(|e| bad(e.to_string()))?;
+            doc.insert("exhaustive".into(), v);
+        } else {
+            write_search(out, &report, &world, &scope, secs).map_err(io)?;
+        }
+    }
+    if json {
+        writeln!(out, "{}", serde_json::Value::Object(doc)).map_err(io)?;
+    }
+    Ok(u8::from(violated))
+}
+
+fn per_sec(n: u64, secs: f64) -> f64 {
+    if secs > 0.0 { n as f64 / secs } else { 0.0 }
+}
+
+fn human(rate: f64) -> String {
+    if rate >= 1e6 {
+        format!("{:.2} M", rate / 1e6)
+    } else if rate >= 1e3 {
+        format!("{:.1} k", rate / 1e3)
+    } else {
+        format!("{rate:.0}")
+    }
+}
+
+fn list(invs: &[Invariant]) -> String {
+    invs.iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn write_sweep(
+    out: &mut impl Write,
+    r: &SweepReport,
+    what: &str,
+    target: &Target,
+    secs: f64,
+) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "seed sweep of {what}: seeds {}..{}, each run with fencing on and off ({} runs/s)",
+        r.first_seed,
+        r.first_seed + r.seeds,
+        human(r.runs_per_sec(secs))
+    )?;
+    for fencing in [true, false] {
+        let Some(m) = r.mode(fencing) else { continue };
+        let label = if fencing {
+            "fencing on "
+        } else {
+            "fencing off"
+        };
+        write!(
+            out,
+            "  {label}: {} of {} runs violated",
+            m.violating_runs, r.runs
+        )?;
+        if m.violating_runs > 0 {
+            let per: Vec<String> = Invariant::ALL
+                .iter()
+                .filter(|i| m.by_invariant.get(**i) > 0)
+                .map(|i| format!("{i} {}", m.by_invariant.get(*i)))
+                .collect();
+            let first: Vec<String> = m
+                .first_violating
+                .iter()
+                .map(|h| h.seed.to_string())
+                .collect();
+            write!(
+                out,
+                " ({}); first seeds: {}",
+                per.join(", "),
+                first.join(" ")
+            )?;
+        }
+        writeln!(out)?;
+        if let (Some(hit), Target::Template(_)) = (m.first_violating.first(), target) {
+            let flag = if fencing { "" } else { " --no-fencing" };
+            writeln!(
+                out,
+                "               replay: fencepost sim --template {what} --seed {}{flag}",
+                hit.seed
+            )?;
+        }
+    }
+    Ok(())
+}
+
+fn describe(f: &Fault) -> String {
+    match f {
+        Fault::PauseAt {
+            worker,
+            point,
+            nth,
+            for_ms,
+        } => format!(
+            "{worker} pauses for {} at {} #{nth}",
+            fmt_secs(*for_ms),
+            point.name()
+        ),
+        Fault::Hold {
+            worker,
+            nth_write,
+            for_ms,
+        } => format!(
+            "{worker}'s write #{nth_write} is held for {}",
+            fmt_secs(*for_ms)
+        ),
+        Fault::Clock {
+            worker,
+            jump_at: Some(at),
+            jump_ms,
+            ..
+        } => format!(
+            "{worker}'s clock jumps by {jump_ms} ms at {}",
+            fmt_secs(*at)
+        ),
+        other => format!("{other:?}"),
+    }
+}
+
+fn write_search(
+    out: &mut impl Write,
+    r: &SearchReport,
+    world: &Scenario,
+    scope: &Scope,
+    secs: f64,
+) -> std::io::Result<()> {
+    let kinds: Vec<&str> = [
+        (!scope.pause_ms.is_empty(), "pauses"),
+        (!scope.hold_ms.is_empty(), "held writes"),
+        (!scope.jump_ms.is_empty(), "clock jumps"),
+    ]
+    .into_iter()
+    .filter_map(|(on, k)| on.then_some(k))
+    .collect();
+    writeln!(
+        out,
+        "exhaustive search of the {} world ({} workers), fencing {}, at most {} faults ({}; lengths around the {} lease)",
+        if world.name.is_empty() {
+            "scenario"
+        } else {
+            &world.name
+        },
+        world.workers.len(),
+        if r.fencing { "on" } else { "off" },
+        scope.max_faults,
+        kinds.join(", "),
+        fmt_secs(world.lease_ttl_ms)
+    )?;
+    writeln!(
+        out,
+        "  {} distinct states ({} generated, {} explored), depth {}{}; {} distinct states/s, {} generated/s",
+        r.distinct_states,
+        r.states_generated,
+        r.states_explored,
+        r.depth,
+        if r.complete { ", the whole scope" } else { "" },
+        human(per_sec(r.distinct_states, secs)),
+        human(per_sec(r.states_generated, secs))
+    )?;
+    match &r.counterexample {
+        None if r.complete => writeln!(out, "  no violation anywhere in the scope")?,
+        None => writeln!(out, "  no violation found (the search was cut short)")?,
+        Some(cx) => {
+            writeln!(
+                out,
+                "  shortest counterexample: {} actions, breaks {} at {}",
+                cx.depth,
+                list(&cx.broken),
+                fmt_secs(cx.t_ms)
+            )?;
+            for f in &cx.faults {
+                writeln!(out, "    - {}", describe(f))?;
+            }
+            writeln!(
+                out,
+                "  the scenario (save it and run `fencepost sim FILE` to replay it):"
+            )?;
+            writeln!(out, "{}", cx.scenario.to_json())?;
+        }
+    }
+    Ok(())
+}
+
+/// Longest line `check` reads; longer ones are reported and skipped without being held in memory.
+const MAX_LINE: usize = 1 << 20;
+
+/// Reads the next line into `buf` (without its newline), keeping at most `MAX_LINE` bytes.
+/// Returns `None` at the end, `Some(false)` for a line that was too long.
+fn next_line(r: &mut impl BufRead, buf: &mut Vec<u8>) -> std::io::Result<Option<bool>> {
+    buf.clear();
+    let mut too_long = false;
+    let mut any = false;
+    loop {
+        let chunk = r.fill_buf()?;
+        if chunk.is_empty() {
+            return Ok(any.then_some(!too_long));
+        }
+        any = true;
+        let (part, done) = match chunk.iter().position(|b| *b == b'\n') {
+            Some(i) => (&chunk[..i], Some(i + 1)),
+            None => (chunk, None),
+        };
+        if !too_long {
+            if buf.len() + part.len() > MAX_LINE {
+                too_long = true;
+                buf.clear();
+            } else {
+                buf.extend_from_slice(part);
+            }
+        }
+        let used = done.unwrap_or(chunk.len());
+        r.consume(used);
+        if done.is_some() {
+            return Ok(Some(!too_long));
+        }
+    }
+}
+
+pub(crate) fn check(args: &[String], out: &mut impl Write) -> Result<u8, Fail> {
+    let mut path = None;
+    let mut json = false;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--format" => match it.next().map(String::as_str) {
+                Some("json") => json = true,
+                Some("text") => json = false,
+                other => {
+                    return Err(bad(format!(
+                        "--format takes text or json, not `{}`",
+                        other.unwrap_or("")
+                    )));
+                }
+            },
+            flag if flag.starts_with("--") => {
+                return Err(bad(format!("usage: unknown option `{flag}`")));
+            }
+            p if path.is_none() => path = Some(p.to_string()),
+            extra => return Err(bad(format!("usage: unexpected argument `{extra}`"))),
+        }
+    }
+    let path = path.ok_or_else(|| bad("usage: check needs a history file (or - for stdin)"))?;
+    let input: Box<dyn Read> = if path == "-" {
+        Box::new(std::io::stdin().lock())
+    } else {
+        Box::new(std::fs::File::open(&path).map_err(|e| bad(format!("{path}: {e}")))?)
+    };
+    let mut reader = BufReader::with_capacity(1 << 16, input);
+    let mut out = std::io::BufWriter::new(out);
+    let mut checker = HistoryChecker::new();
+    let mut buf = Vec::with_capacity(512);
+    let start = Instant::now();
+    loop {
+        let line = next_line(&mut reader, &mut buf).map_err(|e| bad(format!("{path}: {e}")))?;
+        let report = match line {
+            None => break,
+            Some(true) => checker.check_line(&buf),
+            Some(false) => fencepost_sim::history::LineReport {
+                malformed: Some(checker.skip_line(&format!("longer than {MAX_LINE} bytes"))),
+                findings: Vec::new(),
+            },
+        };
+        if let Some(m) = &report.malformed {
+            if json {
+                let v = serde_json::json!({ "malformed": m });
+                writeln!(out, "{v}").map_err(io)?;
+            } else {
+                writeln!(out, "{m}").map_err(io)?;
+            }
+        }
+        for f in &report.findings {
+            if json {
+                let v = serde_json::json!({ "finding": f });
+                writeln!(out, "{v}").map_err(io)?;
+            } else {
+                writeln!(out, "{f}").map_err(io)?;
+            }
+        }
+    }
+    let secs = start.elapsed().as_secs_f64();
+    let s = *checker.summary();
+    if json {
+        let v =
+            serde_json::json!({ "summary": s, "lines_per_sec": per_sec(s.lines, secs).round() });
+        writeln!(out, "{v}").map_err(io)?;
+    } else {
+        writeln!(
+            out,
+            "{path}: {} lines, {} resources, {} accepted, {} rejected, {} malformed; {} token regressions, {} stale-owner writes ({} lines/s)",
+            s.lines,
+            s.resources,
+            s.accepted,
+            s.rejected,
+            s.malformed,
+            s.token_regressions,
+            s.stale_owners,
+            human(per_sec(s.lines, secs))
+        )
+        .map_err(io)?;
+    }
+    out.flush().map_err(io)?;
+    Ok(if s.violated() {
+        1
+    } else if s.malformed > 0 {
+        2
+    } else {
+        0
+    })
+}

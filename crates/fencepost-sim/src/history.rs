@@ -1,0 +1,491 @@
+//! The history checker: did a real storage keep the fencing promise?
+//!
+//! Feed it a storage's write log, one JSON object per line (JSON Lines), in the order the storage
+//! applied the writes:
+//!
+//! ```text
+//! {"t": 1000, "resource": "orders/42", "writer": "A", "token": 33, "result": "ok"}
+//! {"t": 2500, "resource": "orders/42", "writer": "B", "token": 34, "result": "ok"}
+//! {"t": 4000, "resource": "orders/42", "writer": "A", "token": 33, "result": "rejected"}
+//! ```
+//!
+//! | field | type | meaning |
+//! | --- | --- | --- |
+//! | `t` | integer >= 0 | when the storage handled the write (ms; only carried into reports) |
+//! | `resource` | string, 1 to 256 bytes | what was written (each resource is checked on its own) |
+//! | `writer` | string, 1 to 256 bytes | who wrote (a worker, process or session id) |
+//! | `token` | integer >= 1 | the fencing token the write carried |
+//! | `result` | `"ok"` or `"rejected"` | whether the storage applied the write |
+//!
+//! Other fields are ignored, so real logs can carry request ids and the like. Blank lines are
+//! skipped. A line that is not such an object is reported as malformed, with its line number, and
+//! skipped: the check goes on.
+//!
+//! For every resource it reports, with line numbers:
+//!
+//! * **token regression** (I1): an accepted write whose token is lower than one the resource had
+//!   already accepted;
+//! * **stale owner** (I2): an accepted write from an owner after a newer owner's write. An owner is
+//!   a (writer, token) pair; owners are ordered by token, and owners sharing a token (a lock
+//!   service that re-issued it) by their first accepted write. A write with a lower token is both
+//!   a regression and a stale owner; a write with the current highest token by a writer that
+//!   already wrote with it before another writer did is a stale owner only.
+//!
+//! Rejected writes change nothing (they are counted).
+//!
+//! # Memory
+//!
+//! The checker streams: it keeps nothing per line, only, per resource, its name, the highest token
+//! it accepted and the line that did, the newest owner (writer name, token, first line), and the
+//! 64-bit hashes of up to [`OWNERS_PER_TOKEN`] writers that wrote with the highest token (to order
+//! owners sharing a token; past that many the oldest is forgotten). Memory grows with the number
+//! of resources, never with the number of lines.
+
+use alloc::borrow::Cow;
+use alloc::collections::BTreeMap;
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+use core::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// Longest resource or writer name, in bytes.
+pub const MAX_NAME: usize = 256;
+/// Writers remembered per resource for its highest token.
+pub const OWNERS_PER_TOKEN: usize = 8;
+
+/// What a storage did with a write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// Applied.
+    Ok,
+    /// Refused.
+    Rejected,
+}
+
+/// One parsed line.
+#[derive(Debug, Deserialize)]
+struct Line<'a> {
+    t: u64,
+    #[serde(borrow)]
+    resource: Cow<'a, str>,
+    #[serde(borrow)]
+    writer: Cow<'a, str>,
+    token: u64,
+    result: Outcome,
+}
+
+/// The kind of a finding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FindingKind {
+    /// I1: an accepted token lower than one accepted before.
+    TokenRegression,
+    /// I2: an accepted write from an owner after a newer owner's write.
+    StaleOwner,
+}
+
+/// Something the storage should not have done.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    /// Line of the offending write (1-based).
+    pub line: u64,
+    /// What is wrong.
+    pub kind: FindingKind,
+    /// The resource.
+    pub resource: String,
+    /// The writer of the offending write.
+    pub writer: String,
+    /// Its token.
+    pub token: u64,
+    /// Its time.
+    pub t: u64,
+    /// The newer write it came after: for a regression the first acceptance of the highest token,
+    /// for a stale owner the newest owner's first write.
+    pub newer_writer: String,
+    /// That write's token.
+    pub newer_token: u64,
+    /// That write's line.
+    pub newer_line: u64,
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.kind {
+            FindingKind::TokenRegression => write!(
+                f,
+                "line {}: `{}` accepted token {} from {} after it had accepted {} from {} (line {})",
+                self.line,
+                self.resource,
+                self.token,
+                self.writer,
+                self.newer_token,
+                self.newer_writer,
+                self.newer_line
+            ),
+            FindingKind::StaleOwner => write!(
+                f,
+                "line {}: {}'s write to `{}` (token {}) was accepted after {}, a newer owner (token {}), had written (line {})",
+                self.line,
+                self.writer,
+                self.resource,
+                self.token,
+                self.newer_writer,
+                self.newer_token,
+                self.newer_line
+            ),
+        }
+    }
+}
+
+/// A line that could not be read.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Malformed {
+    /// Its number (1-based).
+    pub line: u64,
+    /// Why.
+    pub message: String,
+}
+
+impl fmt::Display for Malformed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "line {}: malformed, skipped: {}",
+            self.line, self.message
+        )
+    }
+}
+
+/// What one line gave.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct LineReport {
+    /// Set when the line was malformed.
+    pub malformed: Option<Malformed>,
+    /// Findings (none, one, or two for a write both stale and regressing).
+    pub findings: Vec<Finding>,
+}
+
+/// Totals so far.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Summary {
+    /// Lines seen, blank and malformed included.
+    pub lines: u64,
+    /// Accepted writes.
+    pub accepted: u64,
+    /// Rejected writes.
+    pub rejected: u64,
+    /// Malformed lines.
+    pub malformed: u64,
+    /// Token regressions found.
+    pub token_regressions: u64,
+    /// Stale-owner writes found.
+    pub stale_owners: u64,
+    /// Distinct resources.
+    pub resources: u64,
+}
+
+impl Summary {
+    /// Whether any violation was found.
+    pub const fn violated(&self) -> bool {
+        self.token_regressions + self.stale_owners > 0
+    }
+}
+
+#[derive(Clone, Debug)]
+struct ResourceState {
+    highest: u64,
+    /// Writer and line of the first acceptance of `highest`.
+    highest_writer: String,
+    highest_line: u64,
+    /// The newest owner: writer, token, line of its first accepted write.
+    newest_writer: String,
+    newest_hash: u64,
+    newest_token: u64,
+    newest_line: u64,
+    /// Hashes of writers that wrote with `highest`, oldest first.
+    owners: [u64; OWNERS_PER_TOKEN],
+    owner_count: u8,
+}
+
+impl ResourceState {
+    fn knows(&self, hash: u64) -> bool {
+        self.owners[..usize::from(self.owner_count)].contains(&hash)
+    }
+
+    fn remember(&mut self, hash: u64) {
+        let n = usize::from(self.owner_count);
+        if n < OWNERS_PER_TOKEN {
+            self.owners[n] = hash;
+            self.owner_count += 1;
+        } else {
+            self.owners.copy_within(1.., 0);
+            self.owners[OWNERS_PER_TOKEN - 1] = hash;
+        }
+    }
+}
+
+/// FNV-1a, 64 bits: a stable identity for a writer name.
+fn name_hash(s: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in s.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+/// A streaming checker. Feed it lines in order with [`HistoryChecker::check_line`].
+///
+/// ```
+/// use fencepost_sim::history::{FindingKind, HistoryChecker};
+///
+/// let mut c = HistoryChecker::new();
+/// c.check_line(br#"{"t":1,"resource":"r","writer":"A","token":33,"result":"ok"}"#);
+/// c.check_line(br#"{"t":2,"resource":"r","writer":"B","token":34,"result":"ok"}"#);
+/// let r = c.check_line(br#"{"t":3,"resource":"r","writer":"A","token":33,"result":"ok"}"#);
+/// let kinds: Vec<FindingKind> = r.findings.iter().map(|f| f.kind).collect();
+/// assert_eq!(kinds, [FindingKind::TokenRegression, FindingKind::StaleOwner]);
+/// assert_eq!(r.findings[0].to_string(),
+///     "line 3: `r` accepted token 33 from A after it had accepted 34 from B (line 2)");
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct HistoryChecker {
+    resources: BTreeMap<String, ResourceState>,
+    summary: Summary,
+}
+
+impl HistoryChecker {
+    /// A checker that has seen nothing.
+    pub fn new() -> HistoryChecker {
+        HistoryChecker::default()
+    }
+
+    /// Totals so far.
+    pub const fn summary(&self) -> &Summary {
+        &self.summary
+    }
+
+    /// Counts a line the caller could not even hand over (too long, unreadable) as malformed.
+    pub fn skip_line(&mut self, message: &str) -> Malformed {
+        self.summary.lines += 1;
+        self.summary.malformed += 1;
+        Malformed {
+            line: self.summary.lines,
+            message: message.to_string(),
+        }
+    }
+
+    /// Checks the next line (without its line ending; a trailing `\r` is tolerated).
+    pub fn check_line(&mut self, bytes: &[u8]) -> LineReport {
+        self.summary.lines += 1;
+        let no = self.summary.lines;
+        let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return LineReport::default();
+        }
+        let line = match parse(bytes) {
+            Ok(l) => l,
+            Err(message) => {
+                self.summary.malformed += 1;
+                return LineReport {
+                    malformed: Some(Malformed { line: no, message }),
+                    findings: Vec::new(),
+                };
+            }
+        };
+        if line.result == Outcome::Rejected {
+            self.summary.rejected += 1;
+            return LineReport::default();
+        }
+        self.summary.accepted += 1;
+        let mut findings = Vec::new();
+        let hash = name_hash(&line.writer);
+        let Some(st) = self.resources.get_mut(line.resource.as_ref()) else {
+            self.summary.resources += 1;
+            let mut owners = [0; OWNERS_PER_TOKEN];
+            owners[0] = hash;
+            self.resources.insert(
+                line.resource.into_owned(),
+                ResourceState {
+                    highest: line.token,
+                    highest_writer: line.writer.to_string(),
+                    highest_line: no,
+                    newest_writer: line.writer.into_owned(),
+                    newest_hash: hash,
+                    newest_token: line.token,
+                    newest_line: no,
+                    owners,
+                    owner_count: 1,
+                },
+            );
+            return LineReport::default();
+        };
+        let finding = |kind, writer: &str, token: u64, line_no: u64| Finding {
+            line: no,
+            kind,
+            resource: line.resource.to_string(),
+            writer: line.writer.to_string(),
+            token: line.token,
+            t: line.t,
+            newer_writer: writer.to_string(),
+            newer_token: token,
+            newer_line: line_no,
+        };
+        if line.token < st.highest {
+            findings.push(finding(
+                FindingKind::TokenRegression,
+                &st.highest_writer,
+                st.highest,
+                st.highest_line,
+            ));
+            findings.push(finding(
+                FindingKind::StaleOwner,
+                &st.newest_writer,
+                st.newest_token,
+                st.newest_line,
+            ));
+        } else if line.token == st.highest {
+            if hash != st.newest_hash {
+                if st.knows(hash) {
+                    // An owner that wrote with this token before the newest one did.
+                    findings.push(finding(
+                        FindingKind::StaleOwner,
+                        &st.newest_writer,
+                        st.newest_token,
+                        st.newest_line,
+                    ));
+                } else {
+                    // A second owner with the same token: it is now the newest.
+                    st.remember(hash);
+                    st.newest_writer = line.writer.into_owned();
+                    st.newest_hash = hash;
+                    st.newest_line = no;
+                }
+            }
+        } else {
+            st.highest = line.token;
+            st.highest_writer = line.writer.to_string();
+            st.highest_line = no;
+            st.owners = [0; OWNERS_PER_TOKEN];
+            st.owners[0] = hash;
+            st.owner_count = 1;
+            st.newest_writer = line.writer.into_owned();
+            st.newest_hash = hash;
+            st.newest_token = st.highest;
+            st.newest_line = no;
+        }
+        for f in &findings {
+            match f.kind {
+                FindingKind::TokenRegression => self.summary.token_regressions += 1,
+                FindingKind::StaleOwner => self.summary.stale_owners += 1,
+            }
+        }
+        LineReport {
+            malformed: None,
+            findings,
+        }
+    }
+
+    /// Checks a whole text at once, keeping at most `keep` findings and malformed lines each.
+    pub fn check_text(text: &str, keep: usize) -> HistoryReport {
+        let mut c = HistoryChecker::new();
+        let mut report = HistoryReport::default();
+        for line in text.split('\n') {
+            let r = c.check_line(line.as_bytes());
+            if let Some(m) = r.malformed
+                && report.malformed.len() < keep
+            {
+                report.malformed.push(m);
+            }
+            for f in r.findings {
+                if report.findings.len() < keep {
+                    report.findings.push(f);
+                }
+            }
+        }
+        // A text ending in a newline has no last line.
+        if text.ends_with('\n') {
+            c.summary.lines -= 1;
+        }
+        report.summary = c.summary;
+        report
+    }
+}
+
+/// A whole check's result (see [`HistoryChecker::check_text`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct HistoryReport {
+    /// Totals.
+    pub summary: Summary,
+    /// The first findings.
+    pub findings: Vec<Finding>,
+    /// The first malformed lines.
+    pub malformed: Vec<Malformed>,
+}
+
+fn parse(bytes: &[u8]) -> Result<Line<'_>, String> {
+    if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        return Err("expected a JSON object".to_string());
+    }
+    let line: Line<'_> = serde_json::from_slice(bytes).map_err(|e| {
+        let msg = e.to_string();
+        match msg.rfind(" at line ") {
+            Some(i) => format!("{} (column {})", &msg[..i], e.column()),
+            None => msg,
+        }
+    })?;
+    for (field, v) in [("resource", &line.resource), ("writer", &line.writer)] {
+        if v.is_empty() || v.len() > MAX_NAME {
+            return Err(format!("{field}: must be 1 to {MAX_NAME} bytes"));
+        }
+    }
+    if line.token == 0 {
+        return Err("token: must be at least 1 (token 0 is never granted)".to_string());
+    }
+    Ok(line)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn malformed_messages_name_the_problem() {
+        let mut c = HistoryChecker::new();
+        let m = |c: &mut HistoryChecker, s: &str| c.check_line(s.as_bytes()).malformed.unwrap();
+        assert_eq!(
+            m(&mut c, "{\"t\":").message,
+            "EOF while parsing a value (column 5)"
+        );
+        assert_eq!(
+            m(&mut c, r#"{"t":1,"resource":"r","writer":"A","token":3}"#).message,
+            "missing field `result` (column 45)"
+        );
+        assert_eq!(
+            m(
+                &mut c,
+                r#"{"t":1,"resource":"r","writer":"A","token":0,"result":"ok"}"#
+            )
+            .message,
+            "token: must be at least 1 (token 0 is never granted)"
+        );
+        assert_eq!(
+            m(
+                &mut c,
+                r#"{"t":1,"resource":"","writer":"A","token":1,"result":"ok"}"#
+            )
+            .message,
+            "resource: must be 1 to 256 bytes"
+        );
+        let bad = m(
+            &mut c,
+            r#"{"t":1,"resource":"r","writer":"A","token":1,"result":"maybe"}"#,
+        );
+        assert!(bad.message.starts_with("unknown variant `maybe`"), "{bad}");
+        assert_eq!(bad.line, 5);
+        assert_eq!(c.summary().malformed, 5);
+    }
+}

@@ -1,0 +1,175 @@
+//! A small allocator for the module: power-of-two size classes, each with a free list, carved from
+//! memory the module grows on demand.
+//!
+//! The module is single-threaded, its allocations are small (names, snapshots, batch buffers) and
+//! few are freed at a time, so this trades up to half of each block for a few hundred bytes of code
+//! instead of a general-purpose allocator's several kilobytes. Memory is never handed back (a wasm
+//! memory cannot shrink); freed blocks are reused for the same class.
+
+use core::alloc::{GlobalAlloc, Layout};
+use core::arch::wasm32;
+use core::cell::UnsafeCell;
+use core::ptr;
+
+const PAGE: usize = 65_536;
+/// Smallest block: room for the free-list link and 16-byte alignment for everything smaller.
+const MIN_BLOCK: usize = 16;
+const CLASSES: usize = usize::BITS as usize;
+
+struct State {
+    /// Head of each class's free list (0: empty). Class `c` holds blocks of `1 << c` bytes.
+    free: [usize; CLASSES],
+    /// Next unused byte of grown memory, and the end of grown memory.
+    top: usize,
+    end: usize,
+}
+
+/// The global allocator of the module.
+pub struct SizeClasses(UnsafeCell<State>);
+
+// SAFETY: the module runs on one thread (wasm32-unknown-unknown without the atomics feature).
+unsafe impl Sync for SizeClasses {}
+
+impl SizeClasses {
+    pub const fn new() -> SizeClasses {
+        SizeClasses(UnsafeCell::new(State {
+            free: [0; CLASSES],
+            top: 0,
+            end: 0,
+        }))
+    }
+}
+
+/// The class of a block that can hold `layout`, aligned (blocks are aligned to their size up to
+/// [`MIN_BLOCK`]; larger alignments are rounded into the size, see `alloc`).
+fn class_of(size: usize) -> Option<usize> {
+    let block = size.max(MIN_BLOCK).checked_next_power_of_two()?;
+    Some(block.trailing_zeros() as usize)
+}
+
+impl State {
+    /// A fresh block of `1 << class` bytes from the end of the heap, aligned to `MIN_BLOCK`
+    /// (null when the memory cannot grow that far: a 32-bit memory ends at 4 GiB).
+    fn carve(&mut self, class: usize) -> *mut u8 {
+        let size = 1usize << class;
+        if self.end == 0 {
+            // Start above everything the module was instantiated with (data and stack).
+            let Some(end) = wasm32::memory_size(0).checked_mul(PAGE) else {
+                return ptr::null_mut();
+            };
+            self.end = end;
+            self.top = end;
+        }
+        let Some(stop) = self
+            .top
+            .checked_add(MIN_BLOCK - 1)
+            .map(|t| t & !(MIN_BLOCK - 1))
+            .and_then(|start| start.checked_add(size))
+        else {
+            return ptr::null_mut();
+        };
+        let start = stop - size;
+        if stop > self.end {
+            let pages = (stop - self.end).div_ceil(PAGE);
+            let before = wasm32::memory_grow(0, pages);
+            if before == usize::MAX {
+                return ptr::null_mut();
+            }
+            let (Some(old_end), Some(grown)) = (before.checked_mul(PAGE), pages.checked_mul(PAGE))
+            else {
+                return ptr::null_mut();
+            };
+            let Some(new_end) = old_end.checked_add(grown) else {
+                return ptr::null_mut();
+            };
+            if old_end != self.end {
+                // Something else grew the memory since: what lies between is not ours. Carry on
+                // from the start of the pages just grown.
+                self.top = old_end;
+                self.end = new_end;
+                return self.carve(class);
+            }
+            self.end = new_end;
+        }
+        self.top = stop;
+        start as *mut u8
+    }
+}
+
+unsafe impl GlobalAlloc for SizeClasses {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: single-threaded, and no allocation re-enters the allocator.
+        let st = unsafe { &mut *self.0.get() };
+        // Blocks are only guaranteed MIN_BLOCK alignment; for more, ask for a block at least as
+        // large as the alignment (a power of two), which `carve` and the free lists then align by
+        // construction: every block of class c was carved at a MIN_BLOCK boundary, so over-align
+        // by asking for size + align and rounding up inside it.
+        if layout.align() > MIN_BLOCK {
+            let Some(class) = layout.size().checked_add(layout.align()).and_then(class_of) else {
+                return ptr::null_mut();
+            };
+            let base = unsafe { take(st, class) };
+            if base.is_null() {
+                return base;
+            }
+            let addr = base as usize;
+            // The block's start is recovered on free from the aligned address: store it just
+            // below, in the slack that alignment leaves (at least MIN_BLOCK bytes, as align > 16).
+            let aligned = (addr + layout.align()) & !(layout.align() - 1);
+            unsafe { ptr::write((aligned - 8) as *mut usize, addr) };
+            return aligned as *mut u8;
+        }
+        match class_of(layout.size()) {
+            Some(class) => unsafe { take(st, class) },
+            None => ptr::null_mut(),
+        }
+    }
+
+    unsafe fn dealloc(&self, p: *mut u8, layout: Layout) {
+        // SAFETY: as in `alloc`.
+        let st = unsafe { &mut *self.0.get() };
+        let (block, class) = if layout.align() > MIN_BLOCK {
+            let base = unsafe { ptr::read((p as usize - 8) as *const usize) };
+            (base, class_of(layout.size() + layout.align()))
+        } else {
+            (p as usize, class_of(layout.size()))
+        };
+        if let Some(class) = class {
+            unsafe { ptr::write(block as *mut usize, st.free[class]) };
+            st.free[class] = block;
+        }
+    }
+
+    unsafe fn realloc(&self, p: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if layout.align() <= MIN_BLOCK && class_of(layout.size()) == class_of(new_size) {
+            return p;
+        }
+        // SAFETY: the caller's contract for `realloc` covers these calls.
+        unsafe {
+            let Ok(new_layout) = Layout::from_size_align(new_size, layout.align()) else {
+                return ptr::null_mut();
+            };
+            let q = self.alloc(new_layout);
+            if !q.is_null() {
+                ptr::copy_nonoverlapping(p, q, layout.size().min(new_size));
+                self.dealloc(p, layout);
+            }
+            q
+        }
+    }
+}
+
+/// A block of class `class`: from its free list, or carved fresh.
+///
+/// # Safety
+///
+/// Single-threaded use only; free-list heads point at blocks this allocator handed out and got
+/// back.
+unsafe fn take(st: &mut State, class: usize) -> *mut u8 {
+    let head = st.free[class];
+    if head != 0 {
+        st.free[class] = unsafe { ptr::read(head as *const usize) };
+        return head as *mut u8;
+    }
+    st.carve(class)
+}

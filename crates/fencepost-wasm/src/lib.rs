@@ -1,0 +1,1455 @@
+//! WebAssembly bindings of the fencepost core, for the npm package `fencepost`.
+//!
+//! These bindings are deliberately thin and speak only numbers, bigints, strings and byte arrays.
+//! Every lease and fence rule lives in the `fencepost` crate; this crate turns its results into
+//! small integer codes, and the package's hand-written JavaScript (`npm/src/api.js`) turns those
+//! into the objects, `TypeError`s and `RangeError`s its users see.
+//!
+//! Every object (authority, lock table, guard, resource, signer) lives in a table of the instance
+//! and is known to JavaScript by its index, so every export is a free function of plain values.
+//!
+//! Nothing here may trap the instance: every function returns, whatever it is given (an unknown
+//! index gets a harmless default). Results that do not fit in one return value are left in the
+//! `out_*` slots (errors in [`last_error`] and [`last_error_detail`]) for the caller to read right
+//! after the call.
+//!
+//! Times cross as `f64` milliseconds (the JavaScript side only passes non-negative safe integers;
+//! a cast saturates anyway). Tokens cross as `u64` (a JavaScript `bigint`); `0` means "none".
+#![cfg_attr(target_arch = "wasm32", no_std)]
+
+extern crate alloc;
+
+use alloc::boxed::Box;
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::sync::atomic::{AtomicU32, Ordering};
+
+use fencepost::signed::SIGNED_HEADER_MAX;
+use fencepost::snapshot::MAX_ID_LEN;
+use fencepost::{
+    AcquireError, Admission, AuthoritySnapshot, Config, Expired, FencedResource, Grant, LeaseError,
+    ParseSignedError, ParseTokenError, Released, SignatureError, SignedToken, SnapshotError,
+    TableSnapshot, Token, TokenSigner, WriteOutcome,
+};
+use wasm_bindgen::prelude::wasm_bindgen;
+
+#[cfg(target_arch = "wasm32")]
+mod heap;
+
+#[cfg(target_arch = "wasm32")]
+#[global_allocator]
+static ALLOC: heap::SizeClasses = heap::SizeClasses::new();
+
+/// Never reached by design (every input is checked); if it were, the instance traps rather than
+/// pulling in the formatting machinery.
+#[cfg(target_arch = "wasm32")]
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
+    core::arch::wasm32::unreachable()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Errors: a code and one number of detail, read by the caller right after a failed call.
+
+static LAST_ERROR: AtomicU32 = AtomicU32::new(0);
+static LAST_DETAIL: AtomicU32 = AtomicU32::new(0);
+
+/// Error codes shared with `npm/src/api.js` (which holds the messages).
+pub mod code {
+    /// Token parse errors, [`fencepost::ParseTokenError`].
+    pub const EMPTY: u32 = 1;
+    #[allow(missing_docs)]
+    pub const WHITESPACE: u32 = 2;
+    #[allow(missing_docs)]
+    pub const SIGN: u32 = 3;
+    #[allow(missing_docs)]
+    pub const NOT_A_DIGIT: u32 = 4;
+    #[allow(missing_docs)]
+    pub const LEADING_ZERO: u32 = 5;
+    #[allow(missing_docs)]
+    pub const ZERO: u32 = 6;
+    #[allow(missing_docs)]
+    pub const OVERFLOW: u32 = 7;
+    #[allow(missing_docs)]
+    pub const LENGTH: u32 = 8;
+    #[allow(missing_docs)]
+    pub const SIGNED: u32 = 9;
+    /// Signed token parse errors, [`fencepost::ParseSignedError`].
+    pub const MISSING_MAC: u32 = 10;
+    #[allow(missing_docs)]
+    pub const MAC_TRUNCATED: u32 = 11;
+    #[allow(missing_docs)]
+    pub const MAC_TOO_LONG: u32 = 12;
+    #[allow(missing_docs)]
+    pub const BAD_HEX: u32 = 13;
+    /// Signature errors, [`fencepost::SignatureError`].
+    pub const FORGED: u32 = 14;
+    #[allow(missing_docs)]
+    pub const KEY_TOO_SHORT: u32 = 15;
+    #[allow(missing_docs)]
+    pub const LOCK_NAME_TOO_LONG: u32 = 16;
+    /// Snapshot errors, [`fencepost::SnapshotError`].
+    pub const SNAP_TRUNCATED: u32 = 20;
+    #[allow(missing_docs)]
+    pub const SNAP_BAD_MAGIC: u32 = 21;
+    #[allow(missing_docs)]
+    pub const SNAP_VERSION: u32 = 22;
+    #[allow(missing_docs)]
+    pub const SNAP_WRONG_KIND: u32 = 23;
+    #[allow(missing_docs)]
+    pub const SNAP_CHECKSUM: u32 = 24;
+    #[allow(missing_docs)]
+    pub const SNAP_TRAILING: u32 = 25;
+    #[allow(missing_docs)]
+    pub const SNAP_INVALID: u32 = 26;
+    #[allow(missing_docs)]
+    pub const SNAP_BAD_ID: u32 = 27;
+    #[allow(missing_docs)]
+    pub const SNAP_BUFFER: u32 = 28;
+    /// Config errors, [`fencepost::ConfigError`].
+    pub const ZERO_TTL: u32 = 30;
+    #[allow(missing_docs)]
+    pub const ZERO_REENTRY: u32 = 31;
+    #[allow(missing_docs)]
+    pub const ZERO_RESERVE_BLOCK: u32 = 32;
+    /// The first token was 0.
+    pub const ZERO_FIRST_TOKEN: u32 = 33;
+    /// A holder id, lock or resource name longer than `MAX_ID_LEN` bytes.
+    pub const NAME_TOO_LONG: u32 = 40;
+    /// An error this build of the bindings does not know (the core's enums are non-exhaustive).
+    pub const UNKNOWN: u32 = 99;
+}
+
+/// Field names a snapshot error can name, in the order of their detail numbers.
+pub const SNAPSHOT_FIELDS: &[&str] = &[
+    "flags",
+    "next_token",
+    "reserved_through",
+    "lease.token",
+    "lease.depth",
+    "lease.expires_at",
+    "locks",
+    "locks.flags",
+    "locks.name",
+];
+
+fn fail(code: u32, detail: usize) -> u32 {
+    LAST_ERROR.store(code, Ordering::Relaxed);
+    LAST_DETAIL.store(u32::try_from(detail).unwrap_or(u32::MAX), Ordering::Relaxed);
+    code
+}
+
+/// The code of the last error (only meaningful right after a call reported one).
+#[wasm_bindgen]
+pub fn last_error() -> u32 {
+    LAST_ERROR.load(Ordering::Relaxed)
+}
+
+/// The number that goes with the last error (a byte offset, a length, a field index ...).
+#[wasm_bindgen]
+pub fn last_error_detail() -> u32 {
+    LAST_DETAIL.load(Ordering::Relaxed)
+}
+
+fn parse_error(e: ParseTokenError) -> u32 {
+    match e {
+        ParseTokenError::Empty => fail(code::EMPTY, 0),
+        ParseTokenError::Whitespace { at } => fail(code::WHITESPACE, at),
+        ParseTokenError::Sign => fail(code::SIGN, 0),
+        ParseTokenError::NotADigit { at } => fail(code::NOT_A_DIGIT, at),
+        ParseTokenError::LeadingZero => fail(code::LEADING_ZERO, 0),
+        ParseTokenError::Zero => fail(code::ZERO, 0),
+        ParseTokenError::Overflow => fail(code::OVERFLOW, 0),
+        ParseTokenError::Length { len } => fail(code::LENGTH, len),
+        ParseTokenError::Signed => fail(code::SIGNED, 0),
+        _ => fail(code::UNKNOWN, 0),
+    }
+}
+
+fn parse_signed_error(e: ParseSignedError) -> u32 {
+    match e {
+        ParseSignedError::Token(e) => parse_error(e),
+        ParseSignedError::MissingMac => fail(code::MISSING_MAC, 0),
+        ParseSignedError::Truncated { len } => fail(code::MAC_TRUNCATED, len),
+        ParseSignedError::TooLong { len } => fail(code::MAC_TOO_LONG, len),
+        ParseSignedError::BadHex { at } => fail(code::BAD_HEX, at),
+        _ => fail(code::UNKNOWN, 0),
+    }
+}
+
+fn signature_error(e: SignatureError) -> u32 {
+    match e {
+        SignatureError::Forged => fail(code::FORGED, 0),
+        SignatureError::KeyTooShort { len } => fail(code::KEY_TOO_SHORT, len),
+        SignatureError::LockNameTooLong => fail(code::LOCK_NAME_TOO_LONG, 0),
+        _ => fail(code::UNKNOWN, 0),
+    }
+}
+
+fn config_error(e: fencepost::ConfigError) -> u32 {
+    match e {
+        fencepost::ConfigError::ZeroTtl => fail(code::ZERO_TTL, 0),
+        fencepost::ConfigError::ZeroReentry => fail(code::ZERO_REENTRY, 0),
+        fencepost::ConfigError::ZeroReserveBlock => fail(code::ZERO_RESERVE_BLOCK, 0),
+        _ => fail(code::UNKNOWN, 0),
+    }
+}
+
+fn snapshot_error(e: SnapshotError) -> u32 {
+    match e {
+        SnapshotError::Truncated { needed, .. } => fail(code::SNAP_TRUNCATED, needed),
+        SnapshotError::BadMagic => fail(code::SNAP_BAD_MAGIC, 0),
+        SnapshotError::UnsupportedVersion(v) => fail(code::SNAP_VERSION, usize::from(v)),
+        SnapshotError::WrongKind(k) => fail(code::SNAP_WRONG_KIND, usize::from(k)),
+        SnapshotError::Checksum => fail(code::SNAP_CHECKSUM, 0),
+        SnapshotError::TrailingBytes(n) => fail(code::SNAP_TRAILING, n),
+        SnapshotError::Invalid(field) => fail(
+            code::SNAP_INVALID,
+            SNAPSHOT_FIELDS
+                .iter()
+                .position(|f| *f == field)
+                .unwrap_or(SNAPSHOT_FIELDS.len()),
+        ),
+        SnapshotError::BadId => fail(code::SNAP_BAD_ID, 0),
+        SnapshotError::BufferTooSmall { needed } => fail(code::SNAP_BUFFER, needed),
+        SnapshotError::Config(e) => config_error(e),
+        _ => fail(code::UNKNOWN, 0),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shared conversions.
+
+/// Milliseconds from JavaScript. The caller passes non-negative safe integers; the cast saturates
+/// (and maps NaN to 0) for anything else, so it can never trap.
+#[inline]
+fn ms(v: f64) -> u64 {
+    v as u64
+}
+
+/// Milliseconds to JavaScript (exact up to 2^53).
+#[inline]
+fn js_ms(v: u64) -> f64 {
+    v as f64
+}
+
+fn name_ok(s: &str) -> bool {
+    if s.len() <= MAX_ID_LEN {
+        true
+    } else {
+        fail(code::NAME_TOO_LONG, s.len());
+        false
+    }
+}
+
+fn config(ttl: f64, lock_delay: f64, max_reentry: u32, first: u64, block: f64) -> Option<Config> {
+    let Some(first) = Token::new(first) else {
+        fail(code::ZERO_FIRST_TOKEN, 0);
+        return None;
+    };
+    let cfg = Config::new(ms(ttl))
+        .with_lock_delay(ms(lock_delay))
+        .with_max_reentry(max_reentry)
+        .with_first_token(first)
+        .with_reserve_block(ms(block));
+    match cfg.validate() {
+        Ok(()) => Some(cfg),
+        Err(e) => {
+            config_error(e);
+            None
+        }
+    }
+}
+
+/// Admission codes: bit 0 set means accepted, so every refusal must be even.
+pub mod admit {
+    /// Refused: older than the highest token accepted.
+    pub const STALE: u32 = 0;
+    /// Accepted: newer than every token before (now the highest).
+    pub const ADVANCED: u32 = 1;
+    /// Refused: token 0 is never granted.
+    pub const INVALID: u32 = 2;
+    /// Accepted: the same token as the highest (the same owner again).
+    pub const CURRENT: u32 = 3;
+    /// Refused: the signature does not verify.
+    pub const FORGED: u32 = 4;
+    /// Refused: the signed token could not be parsed (see `last_error`).
+    pub const MALFORMED: u32 = 6;
+    /// The index is not a guard (it was freed).
+    pub const NO_GUARD: u32 = 8;
+}
+
+#[inline]
+fn admission(a: Admission) -> u32 {
+    match a {
+        Admission::Advanced { .. } => admit::ADVANCED,
+        Admission::Current => admit::CURRENT,
+        Admission::Stale { .. } => admit::STALE,
+        Admission::Invalid => admit::INVALID,
+    }
+}
+
+/// Acquire codes.
+pub mod acquire {
+    /// Granted: `out_token`, `out_time` (expires at), `out_time2` (granted at), `out_depth`.
+    pub const GRANTED: u32 = 0;
+    /// Another holder has it: `out_holder`, `out_time` (until).
+    pub const HELD: u32 = 1;
+    /// In lock-delay after an expiry: `out_time` (until).
+    pub const LOCK_DELAY: u32 = 2;
+    /// Re-entered as deep as allowed: `out_depth` (the limit).
+    pub const REENTRY_LIMIT: u32 = 3;
+    /// Every token was issued.
+    pub const EXHAUSTED: u32 = 4;
+    /// The holder id (or lock name) is too long: see `last_error`.
+    pub const BAD_NAME: u32 = 5;
+    /// A refusal this build does not know.
+    pub const OTHER: u32 = 6;
+}
+
+/// Results of the last call that has more to say than its return value, read by the caller right
+/// after it through the `out_*` functions (one set for the whole instance).
+struct Out {
+    token: u64,
+    token2: u64,
+    token3: u64,
+    time: u64,
+    time2: u64,
+    time3: u64,
+    depth: u32,
+    holder: String,
+    name: String,
+}
+
+impl Out {
+    const fn new() -> Out {
+        Out {
+            token: 0,
+            token2: 0,
+            token3: 0,
+            time: 0,
+            time2: 0,
+            time3: 0,
+            depth: 0,
+            holder: String::new(),
+            name: String::new(),
+        }
+    }
+
+    fn acquired(&mut self, r: Result<Grant, AcquireError<String>>) -> u32 {
+        match r {
+            Ok(g) => {
+                self.token = g.token.get();
+                self.time = g.expires_at;
+                self.time2 = g.granted_at;
+                self.depth = g.depth;
+                acquire::GRANTED
+            }
+            Err(AcquireError::Held { holder, until }) => {
+                self.holder = holder;
+                self.time = until;
+                acquire::HELD
+            }
+            Err(AcquireError::LockDelay { until }) => {
+                self.time = until;
+                acquire::LOCK_DELAY
+            }
+            Err(AcquireError::ReentryLimit { max }) => {
+                self.depth = max;
+                acquire::REENTRY_LIMIT
+            }
+            Err(AcquireError::Exhausted) => acquire::EXHAUSTED,
+            Err(_) => acquire::OTHER,
+        }
+    }
+
+    /// 0: renewed (`out_token`, `out_time`); 1: lost.
+    fn renewed(&mut self, r: Result<fencepost::Renewal, LeaseError>) -> u32 {
+        match r {
+            Ok(r) => {
+                self.token = r.token.get();
+                self.time = r.expires_at;
+                0
+            }
+            Err(_) => 1,
+        }
+    }
+
+    /// 0: released (`out_depth`: remaining depth, 0 when free); 1: lost.
+    fn released(&mut self, r: Result<Released, LeaseError>) -> u32 {
+        match r {
+            Ok(Released::Free) => {
+                self.depth = 0;
+                0
+            }
+            Ok(Released::Held { depth }) => {
+                self.depth = depth;
+                0
+            }
+            Err(_) => 1,
+        }
+    }
+
+    /// 1: an expiry (`out_holder`, `out_token`, `out_time` at, `out_time2` free at); 0: none.
+    fn expired(&mut self, e: Option<&Expired<String>>) -> u32 {
+        match e {
+            Some(e) => {
+                self.holder.clone_from(&e.holder);
+                self.token = e.token.get();
+                self.time = e.at;
+                self.time2 = e.free_at;
+                1
+            }
+            None => 0,
+        }
+    }
+
+    /// 1: a live lease (`out_holder`, `out_token`, `out_time` expires, `out_time2` granted,
+    /// `out_depth`); 0: none.
+    fn lease(&mut self, l: Option<&fencepost::Lease<String>>) -> u32 {
+        match l {
+            Some(l) => {
+                self.holder.clone_from(&l.holder);
+                self.token = l.token.get();
+                self.time = l.expires_at;
+                self.time2 = l.granted_at;
+                self.depth = l.depth;
+                1
+            }
+            None => 0,
+        }
+    }
+
+    /// An authority's counters: `out_token` next token (0: exhausted), `out_token2` last issued
+    /// (0: none), `out_token3` reserved through, `out_time` free at, `out_time2` latest time seen,
+    /// `out_time3` clamps.
+    fn counters(
+        &mut self,
+        next: Option<Token>,
+        last: Option<Token>,
+        reserved: u64,
+        free_at: u64,
+        time: &fencepost::Timeline,
+    ) -> u32 {
+        self.token = next.map_or(0, Token::get);
+        self.token2 = last.map_or(0, Token::get);
+        self.token3 = reserved;
+        self.time = free_at;
+        self.time2 = time.latest();
+        self.time3 = time.clamps();
+        1
+    }
+}
+
+/// A token of the last result.
+#[wasm_bindgen]
+pub fn out_token() -> u64 {
+    with(0, |st| st.out.token)
+}
+
+/// The second token of the last result.
+#[wasm_bindgen]
+pub fn out_token2() -> u64 {
+    with(0, |st| st.out.token2)
+}
+
+/// The third token of the last result.
+#[wasm_bindgen]
+pub fn out_token3() -> u64 {
+    with(0, |st| st.out.token3)
+}
+
+/// A time of the last result.
+#[wasm_bindgen]
+pub fn out_time() -> f64 {
+    with(0.0, |st| js_ms(st.out.time))
+}
+
+/// The second time of the last result.
+#[wasm_bindgen]
+pub fn out_time2() -> f64 {
+    with(0.0, |st| js_ms(st.out.time2))
+}
+
+/// The third time (or count) of the last result.
+#[wasm_bindgen]
+pub fn out_time3() -> f64 {
+    with(0.0, |st| js_ms(st.out.time3))
+}
+
+/// The depth, limit or count of the last result.
+#[wasm_bindgen]
+pub fn out_depth() -> u32 {
+    with(0, |st| st.out.depth)
+}
+
+/// The holder of the last result.
+#[wasm_bindgen]
+pub fn out_holder() -> String {
+    with(String::new(), |st| st.out.holder.clone())
+}
+
+/// The lock name of the last result.
+#[wasm_bindgen]
+pub fn out_name() -> String {
+    with(String::new(), |st| st.out.name.clone())
+}
+
+// ---------------------------------------------------------------------------------------------
+// The instance's objects: one table per kind, indexed from JavaScript.
+//
+// Every object the JavaScript side creates lives in a table here and is known there by its index,
+// so every export is a free function of an index: no reference counting or borrow flags per call
+// (the guard's `admit` is the hot path), and much less code than one wasm-bindgen class per kind.
+// An index that is not (or no longer) an object makes a function return its harmless default.
+
+/// Objects of one kind, with the indices given back for reuse.
+struct Slots<T> {
+    items: Vec<Option<T>>,
+    unused: Vec<u32>,
+}
+
+impl<T> Slots<T> {
+    const fn new() -> Slots<T> {
+        Slots {
+            items: Vec::new(),
+            unused: Vec::new(),
+        }
+    }
+
+    /// Stores `item`; returns its index (`u32::MAX` if the table is full).
+    fn add(&mut self, item: T) -> u32 {
+        if let Some(i) = self.unused.pop()
+            && let Some(slot) = self.items.get_mut(i as usize)
+        {
+            *slot = Some(item);
+            return i;
+        }
+        match u32::try_from(self.items.len()) {
+            Ok(i) if i < u32::MAX => {
+                self.items.push(Some(item));
+                i
+            }
+            _ => u32::MAX,
+        }
+    }
+
+    #[inline(always)]
+    fn get(&mut self, i: u32) -> Option<&mut T> {
+        self.items.get_mut(i as usize).and_then(Option::as_mut)
+    }
+
+    fn remove(&mut self, i: u32) {
+        if let Some(slot) = self.items.get_mut(i as usize)
+            && slot.take().is_some()
+        {
+            self.unused.push(i);
+        }
+    }
+}
+
+/// A lock table with the expiries of its last `table_expire_all`.
+struct Table {
+    inner: fencepost::LockTable<String, String>,
+    expired: Vec<(String, Expired<String>)>,
+}
+
+/// Operations a resource's idempotency ledger remembers.
+pub const LEDGER_CAPACITY: usize = 64;
+
+/// A fenced resource; the outcome its ledger keeps is a slot number, and the caller keeps the real
+/// outcome under that number.
+struct Resource {
+    inner: Box<FencedResource<u32, LEDGER_CAPACITY>>,
+    next_slot: u32,
+}
+
+/// Tokens one `guard_admit_many` call takes at most; the caller splits larger batches.
+pub const BATCH: usize = 16_384;
+
+struct State {
+    out: Out,
+    guards: Slots<fencepost::Guard>,
+    authorities: Slots<fencepost::Authority<String>>,
+    tables: Slots<Table>,
+    resources: Slots<Resource>,
+    signers: Slots<TokenSigner>,
+    batch_in: Vec<u64>,
+    batch_out: Vec<u8>,
+}
+
+impl State {
+    const fn new() -> State {
+        State {
+            out: Out::new(),
+            guards: Slots::new(),
+            authorities: Slots::new(),
+            tables: Slots::new(),
+            resources: Slots::new(),
+            signers: Slots::new(),
+            batch_in: Vec::new(),
+            batch_out: Vec::new(),
+        }
+    }
+}
+
+/// The module runs on one thread; natively (tests) each thread gets its own state.
+#[cfg(target_arch = "wasm32")]
+mod single {
+    use super::State;
+    use core::cell::RefCell;
+
+    pub struct Global(pub RefCell<State>);
+    // SAFETY: wasm32-unknown-unknown without the atomics feature has exactly one thread.
+    unsafe impl Sync for Global {}
+    pub static STATE: Global = Global(RefCell::new(State::new()));
+
+    #[inline(always)]
+    pub fn with<R>(fallback: R, f: impl FnOnce(&mut State) -> R) -> R {
+        match STATE.0.try_borrow_mut() {
+            Ok(mut st) => f(&mut st),
+            Err(_) => fallback,
+        }
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+mod single {
+    use super::State;
+    use std::cell::RefCell;
+
+    std::thread_local! {
+        static STATE: RefCell<State> = const { RefCell::new(State::new()) };
+    }
+
+    pub fn with<R>(fallback: R, f: impl FnOnce(&mut State) -> R) -> R {
+        STATE.with(|st| match st.try_borrow_mut() {
+            Ok(mut st) => f(&mut st),
+            Err(_) => fallback,
+        })
+    }
+}
+
+use single::with;
+
+/// `u32::MAX`: no object was made (see `last_error`).
+pub const NONE: u32 = u32::MAX;
+
+// ---------------------------------------------------------------------------------------------
+// One lock.
+
+/// A fresh authority; [`NONE`] (see `last_error`) when the config is invalid.
+#[wasm_bindgen]
+pub fn authority_new(ttl: f64, lock_delay: f64, max_reentry: u32, first: u64, block: f64) -> u32 {
+    let Some(cfg) = config(ttl, lock_delay, max_reentry, first, block) else {
+        return NONE;
+    };
+    match fencepost::Authority::new(cfg) {
+        Ok(a) => with(NONE, |st| st.authorities.add(a)),
+        Err(e) => {
+            config_error(e);
+            NONE
+        }
+    }
+}
+
+/// An authority resuming from a binary snapshot; [`NONE`] (see `last_error`) when refused.
+#[wasm_bindgen]
+pub fn authority_restore(
+    bytes: &[u8],
+    ttl: f64,
+    lock_delay: f64,
+    max_reentry: u32,
+    first: u64,
+    block: f64,
+) -> u32 {
+    let Some(cfg) = config(ttl, lock_delay, max_reentry, first, block) else {
+        return NONE;
+    };
+    let restored = AuthoritySnapshot::<String>::decode(bytes)
+        .and_then(|snap| fencepost::Authority::restore(cfg, snap));
+    match restored {
+        Ok(a) => with(NONE, |st| st.authorities.add(a)),
+        Err(e) => {
+            snapshot_error(e);
+            NONE
+        }
+    }
+}
+
+/// Frees authority `i`.
+#[wasm_bindgen]
+pub fn authority_drop(i: u32) {
+    with((), |st| st.authorities.remove(i))
+}
+
+/// Acquires for `holder` (see [`acquire`] for the codes). A negative `ttl` means the default.
+#[wasm_bindgen]
+pub fn authority_acquire(i: u32, holder: String, now: f64, ttl: f64) -> u32 {
+    if !name_ok(&holder) {
+        return acquire::BAD_NAME;
+    }
+    with(acquire::OTHER, |st| {
+        let Some(a) = st.authorities.get(i) else {
+            return acquire::OTHER;
+        };
+        let r = if ttl < 0.0 {
+            a.try_acquire(&holder, ms(now))
+        } else {
+            a.try_acquire_for(&holder, ms(ttl), ms(now))
+        };
+        st.out.acquired(r)
+    })
+}
+
+/// Renews; 0 renewed, 1 lost. A negative `ttl` means the default.
+#[wasm_bindgen]
+pub fn authority_renew(i: u32, holder: String, token: u64, now: f64, ttl: f64) -> u32 {
+    with(1, |st| {
+        let (Some(a), Some(token)) = (st.authorities.get(i), Token::new(token)) else {
+            return 1;
+        };
+        let r = if ttl < 0.0 {
+            a.renew(&holder, token, ms(now))
+        } else {
+            a.renew_for(&holder, token, ms(ttl), ms(now))
+        };
+        st.out.renewed(r)
+    })
+}
+
+/// Releases one level; 0 released, 1 lost.
+#[wasm_bindgen]
+pub fn authority_release(i: u32, holder: String, token: u64, now: f64) -> u32 {
+    with(1, |st| {
+        let (Some(a), Some(token)) = (st.authorities.get(i), Token::new(token)) else {
+            return 1;
+        };
+        let r = a.release(&holder, token, ms(now));
+        st.out.released(r)
+    })
+}
+
+/// Notices an expiry; 1 when there was one.
+#[wasm_bindgen]
+pub fn authority_expire(i: u32, now: f64) -> u32 {
+    with(0, |st| {
+        let e = st.authorities.get(i).and_then(|a| a.expire(ms(now)));
+        st.out.expired(e.as_ref())
+    })
+}
+
+/// The live lease; 1 when there is one.
+#[wasm_bindgen]
+pub fn authority_lease(i: u32, now: f64) -> u32 {
+    with(0, |st| {
+        let l = st.authorities.get(i).and_then(|a| a.lease(ms(now)));
+        st.out.lease(l)
+    })
+}
+
+/// The authority's counters into `out_*` (see `Out::counters`); 0 if `i` is not an authority.
+#[wasm_bindgen]
+pub fn authority_state(i: u32) -> u32 {
+    with(0, |st| match st.authorities.get(i) {
+        Some(a) => {
+            let (next, last, reserved) = (a.next_token(), a.last_issued(), a.reserved_through());
+            let (free_at, time) = (a.free_at(), *a.timeline());
+            st.out.counters(next, last, reserved, free_at, &time)
+        }
+        None => 0,
+    })
+}
+
+/// The binary snapshot (empty, see `last_error`, if it cannot be encoded).
+#[wasm_bindgen]
+pub fn authority_snapshot(i: u32) -> Vec<u8> {
+    let snap = with(None, |st| st.authorities.get(i).map(|a| a.snapshot()));
+    match snap.map(|s| s.to_bytes()) {
+        Some(Ok(bytes)) => bytes,
+        Some(Err(e)) => {
+            snapshot_error(e);
+            Vec::new()
+        }
+        None => Vec::new(),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Many locks.
+
+/// An empty lock table; [`NONE`] (see `last_error`) when the config is invalid.
+#[wasm_bindgen]
+pub fn table_new(ttl: f64, lock_delay: f64, max_reentry: u32, first: u64, block: f64) -> u32 {
+    let Some(cfg) = config(ttl, lock_delay, max_reentry, first, block) else {
+        return NONE;
+    };
+    match fencepost::LockTable::new(cfg) {
+        Ok(inner) => with(NONE, |st| {
+            st.tables.add(Table {
+                inner,
+                expired: Vec::new(),
+            })
+        }),
+        Err(e) => {
+            config_error(e);
+            NONE
+        }
+    }
+}
+
+/// A lock table resuming from a binary snapshot; [`NONE`] (see `last_error`) when refused.
+#[wasm_bindgen]
+pub fn table_restore(
+    bytes: &[u8],
+    ttl: f64,
+    lock_delay: f64,
+    max_reentry: u32,
+    first: u64,
+    block: f64,
+) -> u32 {
+    let Some(cfg) = config(ttl, lock_delay, max_reentry, first, block) else {
+        return NONE;
+    };
+    let restored = TableSnapshot::<String, String>::decode(bytes)
+        .and_then(|snap| fencepost::LockTable::restore(cfg, snap));
+    match restored {
+        Ok(inner) => with(NONE, |st| {
+            st.tables.add(Table {
+                inner,
+                expired: Vec::new(),
+            })
+        }),
+        Err(e) => {
+            snapshot_error(e);
+            NONE
+        }
+    }
+}
+
+/// Frees lock table `i`.
+#[wasm_bindgen]
+pub fn table_drop(i: u32) {
+    with((), |st| st.tables.remove(i))
+}
+
+/// Acquires `lock` for `holder` (codes as for [`authority_acquire`]).
+#[wasm_bindgen]
+pub fn table_acquire(i: u32, lock: String, holder: String, now: f64, ttl: f64) -> u32 {
+    if !name_ok(&lock) || !name_ok(&holder) {
+        return acquire::BAD_NAME;
+    }
+    with(acquire::OTHER, |st| {
+        let Some(t) = st.tables.get(i) else {
+            return acquire::OTHER;
+        };
+        let r = if ttl < 0.0 {
+            t.inner.try_acquire(&lock, &holder, ms(now))
+        } else {
+            t.inner.try_acquire_for(&lock, &holder, ms(ttl), ms(now))
+        };
+        st.out.acquired(r)
+    })
+}
+
+/// Renews; 0 renewed, 1 lost.
+#[wasm_bindgen]
+pub fn table_renew(i: u32, lock: String, holder: String, token: u64, now: f64, ttl: f64) -> u32 {
+    with(1, |st| {
+        let (Some(t), Some(token)) = (st.tables.get(i), Token::new(token)) else {
+            return 1;
+        };
+        let r = if ttl < 0.0 {
+            t.inner.renew(&lock, &holder, token, ms(now))
+        } else {
+            t.inner.renew_for(&lock, &holder, token, ms(ttl), ms(now))
+        };
+        st.out.renewed(r)
+    })
+}
+
+/// Releases one level; 0 released, 1 lost.
+#[wasm_bindgen]
+pub fn table_release(i: u32, lock: String, holder: String, token: u64, now: f64) -> u32 {
+    with(1, |st| {
+        let (Some(t), Some(token)) = (st.tables.get(i), Token::new(token)) else {
+            return 1;
+        };
+        let r = t.inner.release(&lock, &holder, token, ms(now));
+        st.out.released(r)
+    })
+}
+
+/// Notices the expiry of `lock`; 1 when there was one.
+#[wasm_bindgen]
+pub fn table_expire(i: u32, lock: String, now: f64) -> u32 {
+    with(0, |st| {
+        let e = st
+            .tables
+            .get(i)
+            .and_then(|t| t.inner.expire(&lock, ms(now)));
+        st.out.expired(e.as_ref())
+    })
+}
+
+/// Notices every expiry due; returns how many (read each with `table_expired`).
+#[wasm_bindgen]
+pub fn table_expire_all(i: u32, now: f64) -> u32 {
+    with(0, |st| match st.tables.get(i) {
+        Some(t) => {
+            t.expired = t.inner.expire_all(ms(now));
+            u32::try_from(t.expired.len()).unwrap_or(u32::MAX)
+        }
+        None => 0,
+    })
+}
+
+/// Expiry `k` of the last `table_expire_all` into `out_*` (`out_name` is the lock); 1 if there is
+/// one.
+#[wasm_bindgen]
+pub fn table_expired(i: u32, k: u32) -> u32 {
+    with(0, |st| {
+        let Some((lock, e)) = st
+            .tables
+            .get(i)
+            .and_then(|t| t.expired.get(k as usize))
+            .cloned()
+        else {
+            return 0;
+        };
+        st.out.name = lock;
+        st.out.expired(Some(&e))
+    })
+}
+
+/// The live lease on `lock`; 1 when there is one.
+#[wasm_bindgen]
+pub fn table_lease(i: u32, lock: String, now: f64) -> u32 {
+    with(0, |st| {
+        let l = st.tables.get(i).and_then(|t| t.inner.lease(&lock, ms(now)));
+        st.out.lease(l)
+    })
+}
+
+/// The table's counters into `out_*` (as for [`authority_state`]; `out_depth` is the number of
+/// locks it remembers); 0 if `i` is not a table.
+#[wasm_bindgen]
+pub fn table_state(i: u32) -> u32 {
+    with(0, |st| match st.tables.get(i) {
+        Some(t) => {
+            let t = &t.inner;
+            let (next, last, reserved) = (t.next_token(), t.last_issued(), t.reserved_through());
+            let (len, time) = (t.len(), *t.timeline());
+            st.out.depth = u32::try_from(len).unwrap_or(u32::MAX);
+            st.out.counters(next, last, reserved, 0, &time)
+        }
+        None => 0,
+    })
+}
+
+/// The binary snapshot (empty, see `last_error`, if it cannot be encoded).
+#[wasm_bindgen]
+pub fn table_snapshot(i: u32) -> Vec<u8> {
+    let snap = with(None, |st| st.tables.get(i).map(|t| t.inner.snapshot()));
+    match snap.map(|s| s.to_bytes()) {
+        Some(Ok(bytes)) => bytes,
+        Some(Err(e)) => {
+            snapshot_error(e);
+            Vec::new()
+        }
+        None => Vec::new(),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The resource side.
+
+/// A new guard whose highest token is `highest` (0: none yet); returns its index.
+#[wasm_bindgen]
+pub fn guard_new(highest: u64) -> u32 {
+    let g = fencepost::Guard::with_highest(Token::new(highest));
+    with(NONE, |st| st.guards.add(g))
+}
+
+/// Gives guard `i` back; its index is reused by a later `guard_new`.
+#[wasm_bindgen]
+pub fn guard_drop(i: u32) {
+    with((), |st| st.guards.remove(i))
+}
+
+/// Compare-and-advance on guard `i` (see [`admit`] for the codes; [`admit::NO_GUARD`] for an
+/// index that is not a guard).
+#[wasm_bindgen]
+pub fn guard_admit(i: u32, token: u64) -> u32 {
+    with(admit::NO_GUARD, |st| match st.guards.get(i) {
+        Some(g) => admission(g.admit_raw(token)),
+        None => admit::NO_GUARD,
+    })
+}
+
+/// What `guard_admit` would answer.
+#[wasm_bindgen]
+pub fn guard_check(i: u32, token: u64) -> u32 {
+    with(admit::NO_GUARD, |st| match st.guards.get(i) {
+        Some(g) => admission(g.check_raw(token)),
+        None => admit::NO_GUARD,
+    })
+}
+
+/// The highest token guard `i` accepted (0: none, or not a guard).
+#[wasm_bindgen]
+pub fn guard_highest(i: u32) -> u64 {
+    with(0, |st| {
+        st.guards
+            .get(i)
+            .and_then(|g| g.highest())
+            .map_or(0, Token::get)
+    })
+}
+
+/// Makes room for a batch of `n` tokens (at most [`BATCH`]) and returns the address of the `u64`
+/// array the caller fills before `guard_admit_many`.
+#[wasm_bindgen]
+pub fn guard_batch(n: usize) -> usize {
+    with(0, |st| {
+        let n = n.min(BATCH);
+        st.batch_in.resize(n, 0);
+        st.batch_out.resize(n, 0);
+        st.batch_in.as_ptr() as usize
+    })
+}
+
+/// Admits the batch on guard `i`, in order, and returns the address of its outcome codes (one
+/// byte per token; 0 if `i` is not a guard).
+#[wasm_bindgen]
+pub fn guard_admit_many(i: u32) -> usize {
+    with(0, |st| {
+        let Some(g) = st.guards.get(i) else {
+            return 0;
+        };
+        for (tok, out) in st.batch_in.iter().zip(st.batch_out.iter_mut()) {
+            *out = admission(g.admit_raw(*tok)) as u8;
+        }
+        st.batch_out.as_ptr() as usize
+    })
+}
+
+/// Verifies a signed header value for `lock` with signer `s`, then admits its token on guard `i`
+/// (see [`admit`]).
+#[wasm_bindgen]
+pub fn guard_admit_signed(i: u32, s: u32, lock: &str, header: &str) -> u32 {
+    let st = match SignedToken::from_header(header.as_bytes()) {
+        Ok(st) => st,
+        Err(e) => {
+            parse_signed_error(e);
+            return admit::MALFORMED;
+        }
+    };
+    with(admit::NO_GUARD, |state| {
+        let Some(signer) = state.signers.get(s).cloned() else {
+            return admit::NO_GUARD;
+        };
+        let Some(g) = state.guards.get(i) else {
+            return admit::NO_GUARD;
+        };
+        match g.admit_signed(&signer, lock.as_bytes(), &st) {
+            Ok(a) => admission(a),
+            Err(SignatureError::Forged) => admit::FORGED,
+            Err(e) => {
+                signature_error(e);
+                admit::MALFORMED
+            }
+        }
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Idempotency.
+
+/// Write codes of [`resource_write`].
+pub mod write {
+    /// Applied now: run the operation; `out_depth` is its new outcome slot.
+    pub const APPLIED: u32 = 0;
+    /// A retry: `out_depth` is the slot of the first outcome.
+    pub const DUPLICATE: u32 = 1;
+    /// Stale: `out_token` is the highest token accepted.
+    pub const STALE: u32 = 2;
+    /// Token 0 (or not a resource).
+    pub const INVALID: u32 = 3;
+}
+
+/// A resource that has accepted nothing; returns its index.
+#[wasm_bindgen]
+pub fn resource_new() -> u32 {
+    with(NONE, |st| {
+        st.resources.add(Resource {
+            inner: Box::default(),
+            next_slot: 0,
+        })
+    })
+}
+
+/// Frees resource `i`.
+#[wasm_bindgen]
+pub fn resource_drop(i: u32) {
+    with((), |st| st.resources.remove(i))
+}
+
+/// Runs the ledger, then the guard (see [`write`] for the codes).
+#[wasm_bindgen]
+pub fn resource_write(i: u32, token: u64, op: u64) -> u32 {
+    with(write::INVALID, |st| {
+        let Some(r) = st.resources.get(i) else {
+            return write::INVALID;
+        };
+        let slot = r.next_slot;
+        match r.inner.write(token, op, || slot) {
+            WriteOutcome::Applied(s) => {
+                r.next_slot = slot.wrapping_add(1);
+                st.out.depth = s;
+                write::APPLIED
+            }
+            WriteOutcome::Duplicate(s) => {
+                st.out.depth = s;
+                write::DUPLICATE
+            }
+            WriteOutcome::Stale { highest, .. } => {
+                st.out.token = highest.get();
+                write::STALE
+            }
+            WriteOutcome::Invalid => write::INVALID,
+        }
+    })
+}
+
+/// The resource's state into `out_*`: `out_token` highest token (0: none), `out_depth`
+/// operations its ledger remembers; 0 if `i` is not a resource.
+#[wasm_bindgen]
+pub fn resource_state(i: u32) -> u32 {
+    with(0, |st| match st.resources.get(i) {
+        Some(r) => {
+            st.out.token = r.inner.guard().highest().map_or(0, Token::get);
+            st.out.depth = u32::try_from(r.inner.ledger().len()).unwrap_or(u32::MAX);
+            1
+        }
+        None => 0,
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Signed tokens.
+
+/// A signer for `key`; [`NONE`] (see `last_error`) for a key that is too short.
+#[wasm_bindgen]
+pub fn signer_new(key: &[u8]) -> u32 {
+    match TokenSigner::new(key) {
+        Ok(s) => with(NONE, |st| st.signers.add(s)),
+        Err(e) => {
+            signature_error(e);
+            NONE
+        }
+    }
+}
+
+/// Frees signer `i`.
+#[wasm_bindgen]
+pub fn signer_drop(i: u32) {
+    with((), |st| st.signers.remove(i))
+}
+
+fn signer(i: u32) -> Option<TokenSigner> {
+    with(None, |st| st.signers.get(i).cloned())
+}
+
+/// The header value `<token>.<mac hex>` (empty, see `last_error`, on failure).
+#[wasm_bindgen]
+pub fn signer_sign(i: u32, lock: &str, token: u64) -> String {
+    let Some(s) = signer(i) else {
+        return String::new();
+    };
+    let Some(token) = Token::new(token) else {
+        parse_error(ParseTokenError::Zero);
+        return String::new();
+    };
+    match s.sign(lock.as_bytes(), token) {
+        Ok(st) => {
+            let mut buf = [0; SIGNED_HEADER_MAX];
+            String::from(st.to_header(&mut buf))
+        }
+        Err(e) => {
+            signature_error(e);
+            String::new()
+        }
+    }
+}
+
+/// Verifies a header value for `lock`: the token, or 0 (see `last_error`: forged or malformed).
+#[wasm_bindgen]
+pub fn signer_verify(i: u32, lock: &str, header: &str) -> u64 {
+    let Some(s) = signer(i) else {
+        return 0;
+    };
+    let verified = SignedToken::from_header(header.as_bytes())
+        .map_err(parse_signed_error)
+        .and_then(|st| s.verify(lock.as_bytes(), &st).map_err(signature_error));
+    verified.map_or(0, Token::get)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Token codecs.
+
+fn token_or_zero(r: Result<Token, ParseTokenError>) -> u64 {
+    match r {
+        Ok(t) => t.get(),
+        Err(e) => {
+            parse_error(e);
+            0
+        }
+    }
+}
+
+/// Parses the strict decimal form: the token, or 0 (see `last_error`).
+#[wasm_bindgen]
+pub fn token_parse(s: &str) -> u64 {
+    token_or_zero(Token::parse_decimal(s))
+}
+
+/// Parses an unsigned `Fencing-Token` header value: the token, or 0 (see `last_error`).
+#[wasm_bindgen]
+pub fn token_from_header(s: &str) -> u64 {
+    token_or_zero(Token::from_header(s.as_bytes()))
+}
+
+/// Parses the 8-byte big-endian form: the token, or 0 (see `last_error`).
+#[wasm_bindgen]
+pub fn token_from_bytes(b: &[u8]) -> u64 {
+    token_or_zero(Token::from_be_slice(b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The last error is one global: tests that read it take turns.
+    fn serial() -> std::sync::MutexGuard<'static, ()> {
+        static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+        LOCK.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    #[test]
+    fn the_story_through_the_bindings() {
+        let _turn = serial();
+        let auth = authority_new(30_000.0, 0.0, u32::MAX, 33, 1.0);
+        assert_eq!(
+            authority_acquire(auth, "A".into(), 0.0, -1.0),
+            acquire::GRANTED
+        );
+        assert_eq!((out_token(), out_time()), (33, 30_000.0));
+        assert_eq!(
+            authority_acquire(auth, "B".into(), 10_000.0, -1.0),
+            acquire::HELD
+        );
+        assert_eq!((out_holder(), out_time()), ("A".into(), 30_000.0));
+        assert_eq!(
+            authority_acquire(auth, "B".into(), 45_000.0, -1.0),
+            acquire::GRANTED
+        );
+        assert_eq!((out_token(), out_time()), (34, 75_000.0));
+        let guard = guard_new(0);
+        assert_eq!(guard_admit(guard, 34), admit::ADVANCED);
+        assert_eq!(guard_admit(guard, 33), admit::STALE);
+        assert_eq!(guard_admit(guard, 34), admit::CURRENT);
+        assert_eq!(guard_admit(guard, 0), admit::INVALID);
+        assert_eq!(guard_highest(guard), 34);
+        assert_eq!(guard_admit(guard + 1, 35), admit::NO_GUARD);
+        assert_eq!(authority_state(auth), 1);
+        assert_eq!((out_token(), out_token2(), out_token3()), (35, 34, 34));
+        assert_eq!((out_time2(), out_time3()), (45_000.0, 0.0));
+    }
+
+    #[test]
+    fn only_accepted_codes_are_odd() {
+        let _turn = serial();
+        for refusal in [
+            admit::STALE,
+            admit::INVALID,
+            admit::FORGED,
+            admit::MALFORMED,
+            admit::NO_GUARD,
+        ] {
+            assert_eq!(refusal & 1, 0, "refusal code {refusal}");
+        }
+        assert_eq!(admit::ADVANCED & 1, 1);
+        assert_eq!(admit::CURRENT & 1, 1);
+    }
+
+    #[test]
+    fn indices_are_reused_and_freed_objects_answer_defaults() {
+        let _turn = serial();
+        let a = guard_new(0);
+        let b = guard_new(7);
+        assert_eq!(guard_highest(b), 7);
+        guard_drop(b);
+        guard_drop(b);
+        assert_eq!(guard_highest(b), 0);
+        assert_eq!(guard_admit(b, 9), admit::NO_GUARD);
+        let c = guard_new(0);
+        assert_eq!(c, b);
+        assert_eq!(guard_highest(c), 0);
+        assert_ne!(guard_new(0), c);
+        assert_eq!(guard_admit(a, 1), admit::ADVANCED);
+        let auth = authority_new(10.0, 0.0, 1, 1, 1.0);
+        authority_drop(auth);
+        assert_eq!(
+            authority_acquire(auth, "A".into(), 0.0, -1.0),
+            acquire::OTHER
+        );
+        assert_eq!(authority_renew(auth, "A".into(), 1, 0.0, -1.0), 1);
+        assert_eq!(authority_state(auth), 0);
+        assert!(authority_snapshot(auth).is_empty());
+        assert_eq!(resource_write(NONE, 1, 1), write::INVALID);
+        assert_eq!(signer_verify(NONE, "l", "1.00"), 0);
+    }
+
+    #[test]
+    fn config_errors_are_codes() {
+        let _turn = serial();
+        assert_eq!(authority_new(0.0, 0.0, 1, 1, 1.0), NONE);
+        assert_eq!(last_error(), code::ZERO_TTL);
+        assert_eq!(table_new(1.0, 0.0, 1, 0, 1.0), NONE);
+        assert_eq!(last_error(), code::ZERO_FIRST_TOKEN);
+        assert_eq!(authority_new(f64::NAN, 0.0, 1, 1, 1.0), NONE);
+        assert_eq!(last_error(), code::ZERO_TTL);
+        assert_eq!(table_new(1.0, 0.0, 0, 1, 1.0), NONE);
+        assert_eq!(last_error(), code::ZERO_REENTRY);
+    }
+
+    #[test]
+    fn batches_keep_order() {
+        let _turn = serial();
+        let g = guard_new(0);
+        let _ = guard_batch(5);
+        with((), |st| st.batch_in.copy_from_slice(&[5, 4, 5, 0, 9]));
+        assert_ne!(guard_admit_many(g), 0);
+        assert_eq!(
+            with(Vec::new(), |st| st.batch_out.clone()),
+            [
+                admit::ADVANCED as u8,
+                admit::STALE as u8,
+                admit::CURRENT as u8,
+                admit::INVALID as u8,
+                admit::ADVANCED as u8
+            ]
+        );
+        let _ = guard_batch(usize::MAX);
+        assert_eq!(with(0, |st| st.batch_in.len()), BATCH);
+        assert_eq!(guard_admit_many(NONE), 0);
+    }
+
+    #[test]
+    fn lock_tables_report_through_out() {
+        let _turn = serial();
+        let t = table_new(10.0, 5.0, 1, 1, 1.0);
+        let long = "x".repeat(MAX_ID_LEN + 1);
+        assert_eq!(
+            table_acquire(t, long, "A".into(), 0.0, -1.0),
+            acquire::BAD_NAME
+        );
+        assert_eq!(
+            (last_error(), last_error_detail()),
+            (code::NAME_TOO_LONG, 1025)
+        );
+        assert_eq!(table_acquire(t, "x".into(), "A".into(), 0.0, -1.0), 0);
+        assert_eq!(table_acquire(t, "y".into(), "B".into(), 0.0, 3.0), 0);
+        assert_eq!(table_expire_all(t, 12.0), 2);
+        assert_eq!(table_expired(t, 1), 1);
+        assert_eq!(
+            (
+                out_name(),
+                out_holder(),
+                out_token(),
+                out_time(),
+                out_time2()
+            ),
+            ("y".into(), "B".into(), 2, 3.0, 8.0)
+        );
+        assert_eq!(table_expired(t, 2), 0);
+        assert_eq!(table_state(t), 1);
+        assert_eq!((out_depth(), out_token()), (1, 3));
+        let snap = table_snapshot(t);
+        assert_ne!(table_restore(&snap, 10.0, 0.0, 1, 1, 1.0), NONE);
+    }
+
+    #[test]
+    fn snapshot_errors_name_the_field() {
+        let _turn = serial();
+        assert_eq!(authority_restore(b"FP", 10.0, 0.0, 1, 1, 1.0), NONE);
+        assert_eq!(
+            (last_error(), last_error_detail()),
+            (code::SNAP_TRUNCATED, 4)
+        );
+        assert_eq!(authority_restore(b"nope", 10.0, 0.0, 1, 1, 1.0), NONE);
+        assert_eq!(last_error(), code::SNAP_BAD_MAGIC);
+        let a = authority_new(10.0, 0.0, 1, 1, 1.0);
+        let bytes = authority_snapshot(a);
+        assert_eq!(table_restore(&bytes, 10.0, 0.0, 1, 1, 1.0), NONE);
+        assert_eq!(
+            (last_error(), last_error_detail()),
+            (code::SNAP_WRONG_KIND, 1)
+        );
+        assert_ne!(authority_restore(&bytes, 10.0, 0.0, 1, 1, 1.0), NONE);
+    }
+
+    #[test]
+    fn idempotent_writes_hand_back_the_first_slot() {
+        let _turn = serial();
+        let r = resource_new();
+        assert_eq!(resource_write(r, 33, 1), write::APPLIED);
+        assert_eq!(out_depth(), 0);
+        assert_eq!(resource_write(r, 34, 2), write::APPLIED);
+        assert_eq!(out_depth(), 1);
+        assert_eq!(resource_write(r, 33, 1), write::DUPLICATE);
+        assert_eq!(out_depth(), 0);
+        assert_eq!(resource_write(r, 33, 3), write::STALE);
+        assert_eq!(out_token(), 34);
+        assert_eq!(resource_write(r, 0, 3), write::INVALID);
+        assert_eq!(resource_state(r), 1);
+        assert_eq!((out_token(), out_depth()), (34, 2));
+    }
+
+    #[test]
+    fn signed_tokens_round_trip() {
+        let _turn = serial();
+        let s = signer_new(b"0123456789abcdef");
+        let h = signer_sign(s, "orders", 34);
+        assert_eq!(signer_verify(s, "orders", &h), 34);
+        assert_eq!(signer_verify(s, "invoices", &h), 0);
+        assert_eq!(last_error(), code::FORGED);
+        assert_eq!(signer_verify(s, "orders", "34"), 0);
+        assert_eq!(last_error(), code::MISSING_MAC);
+        let g = guard_new(0);
+        assert_eq!(guard_admit_signed(g, s, "orders", &h), admit::ADVANCED);
+        let forged = alloc::format!("{}.{}", u64::MAX, "a".repeat(64));
+        assert_eq!(guard_admit_signed(g, s, "orders", &forged), admit::FORGED);
+        assert_eq!(guard_admit_signed(g, NONE, "orders", &h), admit::NO_GUARD);
+        assert_eq!(guard_highest(g), 34);
+        assert_eq!(signer_new(b"short"), NONE);
+        assert_eq!(
+            (last_error(), last_error_detail()),
+            (code::KEY_TOO_SHORT, 5)
+        );
+    }
+
+    #[test]
+    fn codecs() {
+        let _turn = serial();
+        assert_eq!(token_parse("34"), 34);
+        assert_eq!(token_parse("3x"), 0);
+        assert_eq!((last_error(), last_error_detail()), (code::NOT_A_DIGIT, 1));
+        assert_eq!(token_from_header("34.ab"), 0);
+        assert_eq!(last_error(), code::SIGNED);
+        assert_eq!(token_from_bytes(&[0, 0, 0, 0, 0, 0, 1, 0]), 256);
+        assert_eq!(token_from_bytes(&[1]), 0);
+        assert_eq!((last_error(), last_error_detail()), (code::LENGTH, 1));
+    }
+}

@@ -1,0 +1,8 @@
+#![no_main]
+
+#[path = "../src/explore.rs"]
+mod check;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    check::history(data);
+});

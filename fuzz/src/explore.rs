@@ -1,0 +1,63 @@
+//! The explorer parsers' fuzz checks: template JSON and history lines. Any bytes either fail with
+//! an error that says what is wrong, or parse into something that behaves: a template re-parses
+//! from its own JSON and derives valid scenarios that run; a history is checked line by line
+//! without a panic, every line counted. Shared by the `template` and `history` fuzz targets and
+//! crates/fencepost-sim/tests/explore_fuzz_seeds.rs.
+
+// Each target uses one of the two checks.
+#![allow(dead_code)]
+
+use fencepost_sim::history::HistoryChecker;
+use fencepost_sim::template::Template;
+use fencepost_sim::{RunOptions, run_with};
+
+/// Returns 1 when the bytes were a valid template, 0 otherwise.
+pub fn template(data: &[u8]) -> usize {
+    let Ok(text) = core::str::from_utf8(data) else {
+        return 0;
+    };
+    match Template::from_json(text) {
+        Err(e) => {
+            assert!(!e.message.is_empty(), "an error must say what is wrong");
+            0
+        }
+        Ok(t) => {
+            Template::from_json(&t.to_json()).expect("a valid template re-parses");
+            for seed in 0..3 {
+                let s = t.derive(seed);
+                assert_eq!(s, t.derive(seed), "derive is a pure function of the seed");
+                s.validate()
+                    .expect("a valid template derives valid scenarios");
+                let opts = RunOptions {
+                    max_events: 5_000,
+                    record: false,
+                    ..RunOptions::default()
+                };
+                let _ = run_with(&s, opts);
+            }
+            1
+        }
+    }
+}
+
+/// Returns how many lines were well-formed writes.
+pub fn history(data: &[u8]) -> usize {
+    let mut c = HistoryChecker::new();
+    let mut n = 0u64;
+    for line in data.split(|b| *b == b'\n') {
+        n += 1;
+        let r = c.check_line(line);
+        if let Some(m) = &r.malformed {
+            assert!(!m.message.is_empty(), "a malformed line must say why");
+            assert!(r.findings.is_empty());
+        }
+        for f in &r.findings {
+            assert_eq!(f.line, n);
+            assert!(f.newer_line < n);
+        }
+    }
+    let s = c.summary();
+    assert_eq!(s.lines, n);
+    assert!(s.accepted + s.rejected + s.malformed <= n);
+    (s.accepted + s.rejected) as usize
+}

@@ -1,0 +1,320 @@
+// Types of the npm package `fencepost` (every entry point: Node, Workers, Deno, browsers, slim).
+//
+// Tokens are `bigint`s from 1n to 2n ** 64n - 1n (0n is never granted). Times and durations are
+// numbers of milliseconds on a monotonic timeline the host chooses: whole numbers from 0 to
+// Number.MAX_SAFE_INTEGER. A time earlier than one already seen is clamped, never trusted.
+//
+// Misuse (a wrong type, a negative or too large value, an unknown option, a name over 1024 bytes)
+// throws a TypeError or RangeError that names the argument. Refusals that are part of normal work
+// (a stale token, a held lock, a lost lease, a forged signature) are returned, never thrown.
+
+/** A fencing token: grows with every grant; a resource refuses any lower than one it accepted. */
+export type Token = bigint;
+
+/** How an authority behaves. */
+export interface AuthorityOptions {
+  /** Default lease length in milliseconds (> 0). */
+  ttlMs: number;
+  /** The first token to issue (default 1n). */
+  firstToken?: bigint;
+  /** After an expiry, no new grant until `expiresAt + lockDelayMs` (default 0: none). */
+  lockDelayMs?: number;
+  /** Deepest re-entry by one holder, 1 to 4294967295 (default 4294967295; 1: not re-entrant). */
+  maxReentry?: number;
+  /** Tokens one persisted reservation covers (default 1: persist after every new grant). */
+  reserveBlock?: number;
+}
+
+/** Per-call options of `acquire` and `renew`. */
+export interface LeaseOptions {
+  /** This lease's length instead of the authority's `ttlMs`. */
+  ttlMs?: number;
+}
+
+/** A lease granted (or re-entered: the same token, a refreshed expiry). */
+export interface Granted {
+  ok: true;
+  token: Token;
+  /** First instant at which the lease is no longer held. */
+  expiresAt: number;
+}
+
+/** Another holder has a live lease. */
+export interface HeldRefusal {
+  ok: false;
+  reason: "held";
+  holder: string;
+  /** When that lease expires unless renewed: try again then. */
+  until: number;
+}
+
+/** The lock just expired and is kept free of grants until `until`. */
+export interface LockDelayRefusal {
+  ok: false;
+  reason: "lockDelay";
+  until: number;
+}
+
+/** The holder re-entered as deep as `maxReentry` allows. */
+export interface ReentryLimitRefusal {
+  ok: false;
+  reason: "reentryLimit";
+  max: number;
+}
+
+/** Every token up to 2^64 - 1 was issued; the authority never wraps. */
+export interface ExhaustedRefusal {
+  ok: false;
+  reason: "exhausted";
+}
+
+export type AcquireResult =
+  | Granted
+  | HeldRefusal
+  | LockDelayRefusal
+  | ReentryLimitRefusal
+  | ExhaustedRefusal;
+
+/** The caller no longer holds this lock with this token: stop acting as the owner. */
+export interface LostRefusal {
+  ok: false;
+  reason: "lost";
+}
+
+export interface Renewed {
+  ok: true;
+  token: Token;
+  expiresAt: number;
+}
+
+export type RenewResult = Renewed | LostRefusal;
+
+export interface Released {
+  ok: true;
+  /** Re-entry depth still held by the caller (0: the lock is free). */
+  depth: number;
+}
+
+export type ReleaseResult = Released | LostRefusal;
+
+/** A lease that ran out, reported once. */
+export interface Expiry {
+  holder: string;
+  token: Token;
+  /** When it expired. */
+  at: number;
+  /** No new grant before this instant (equal to `at` without lock-delay). */
+  freeAt: number;
+}
+
+export interface LockExpiry extends Expiry {
+  lock: string;
+}
+
+export interface Lease {
+  holder: string;
+  token: Token;
+  grantedAt: number;
+  expiresAt: number;
+  depth: number;
+}
+
+/** The lease authority for one lock. */
+export class LeaseAuthority {
+  constructor(options: AuthorityOptions);
+  /**
+   * An authority resuming from `snapshot()` / `snapshotString()`. It issues nothing at or below
+   * the snapshot's reservation, so no token handed out before is ever issued again.
+   */
+  static restore(snapshot: Uint8Array | string, options: AuthorityOptions): LeaseAuthority;
+  /** Acquires without waiting. Persist `snapshot()` before handing out a grant whose token passed
+   * the last persisted `reservedThrough`. */
+  acquire(holder: string, now: number, options?: LeaseOptions): AcquireResult;
+  renew(holder: string, token: Token, now: number, options?: LeaseOptions): RenewResult;
+  release(holder: string, token: Token, now: number): ReleaseResult;
+  /** Notices an expiry: returns it once, the first time it is asked at or after `expiresAt`. */
+  expire(now: number): Expiry | null;
+  /** The live lease at `now`, if any. */
+  lease(now: number): Lease | null;
+  /** The token the next fresh grant carries (null: exhausted). */
+  readonly nextToken: Token | null;
+  /** The highest token issued so far (null: none yet). */
+  readonly lastIssued: Token | null;
+  /** Highest token the persisted reservation must cover. */
+  readonly reservedThrough: bigint;
+  /** End of a pending lock-delay. */
+  readonly freeAt: number;
+  /** The latest time seen. */
+  readonly latestNow: number;
+  /** How many times were earlier than one already seen (and clamped). */
+  readonly clamps: number;
+  /** The whole state in the core's versioned binary form. */
+  snapshot(): Uint8Array;
+  /** The same, as a base64 string (safe in JSON). */
+  snapshotString(): string;
+  /** Frees the module memory now (otherwise it is freed when this object is collected). */
+  free(): void;
+}
+
+/** A lease authority for many named locks; one token sequence for all of them. */
+export class LockTable {
+  constructor(options: AuthorityOptions);
+  static restore(snapshot: Uint8Array | string, options: AuthorityOptions): LockTable;
+  acquire(lock: string, holder: string, now: number, options?: LeaseOptions): AcquireResult;
+  renew(lock: string, holder: string, token: Token, now: number, options?: LeaseOptions): RenewResult;
+  release(lock: string, holder: string, token: Token, now: number): ReleaseResult;
+  expire(lock: string, now: number): Expiry | null;
+  /** Notices every expiry due by `now`, in lock order, and forgets locks that are free. */
+  expireAll(now: number): LockExpiry[];
+  lease(lock: string, now: number): Lease | null;
+  /** Locks the table remembers (held, in lock-delay, or not yet noticed free). */
+  readonly size: number;
+  readonly nextToken: Token | null;
+  readonly lastIssued: Token | null;
+  readonly reservedThrough: bigint;
+  readonly latestNow: number;
+  readonly clamps: number;
+  snapshot(): Uint8Array;
+  snapshotString(): string;
+  free(): void;
+}
+
+/** A token accepted: newer than every one before, or the current owner again. */
+export interface Accepted {
+  ok: true;
+}
+
+/** A token older than the highest accepted: the write must be refused. */
+export interface StaleRefusal {
+  ok: false;
+  reason: "stale";
+  presented: Token;
+  highest: Token;
+}
+
+/** Token 0n, which is never granted. */
+export interface InvalidRefusal {
+  ok: false;
+  reason: "invalid";
+  presented: Token;
+}
+
+/** A signed token whose MAC does not verify for this lock: forged, tampered or for another lock. */
+export interface ForgedRefusal {
+  ok: false;
+  reason: "forged";
+}
+
+export type Admission = Accepted | StaleRefusal | InvalidRefusal;
+
+/** Outcome codes of `admitMany`, one byte per token: bit 0 set means accepted. */
+export declare const AdmitCode: {
+  readonly Stale: 0;
+  readonly Advanced: 1;
+  readonly Invalid: 2;
+  readonly Current: 3;
+};
+export type AdmitCode = (typeof AdmitCode)[keyof typeof AdmitCode];
+
+export interface FenceGuardOptions {
+  /** Resume from a persisted high-water mark (null or absent: nothing accepted yet). */
+  highest?: Token | null;
+}
+
+/** The resource side: remembers the highest token accepted and refuses older ones. */
+export class FenceGuard {
+  constructor(options?: FenceGuardOptions);
+  /** Compare-and-advance; run it atomically with the write it guards. 0n is refused as invalid. */
+  admit(token: Token): Admission;
+  /** What `admit` would answer, changing nothing. */
+  check(token: Token): Admission;
+  /** Admits every token in order, in one call: one AdmitCode per token, in `out` if given. */
+  admitMany(tokens: BigUint64Array, out?: Uint8Array): Uint8Array;
+  /** Verifies a signed `Fencing-Token` value for `lock` before its token can move the guard.
+   * Throws RangeError for a value that is not a signed token at all. */
+  admitSigned(signer: TokenSigner, lock: string, header: string): Admission | ForgedRefusal;
+  /** The highest token accepted (null: none yet). */
+  readonly highest: Token | null;
+  free(): void;
+}
+
+/** One guard per resource name. */
+export class GuardMap {
+  constructor();
+  admit(resource: string, token: Token): Admission;
+  check(resource: string, token: Token): Admission;
+  highest(resource: string): Token | null;
+  readonly size: number;
+  /** Every resource with its highest token, in the order they were first seen. */
+  entries(): Array<[resource: string, highest: Token | null]>;
+  free(): void;
+}
+
+/** An operation applied now, or a retry answered with the first outcome. */
+export interface Written<T> {
+  ok: true;
+  /** false: a retry of an operation already applied; `apply` did not run again. */
+  applied: boolean;
+  outcome: T;
+}
+
+export type WriteResult<T> = Written<T> | StaleRefusal | InvalidRefusal;
+
+/**
+ * A guard plus an idempotency ledger of the last `capacity` operations, keyed by (token, opId).
+ * A retry gets the first outcome back (even when its token has become stale since); anything else
+ * must present a token that is not stale. If `apply` throws, that is the operation's outcome: a
+ * retry throws the same error, and `apply` never runs again for it.
+ */
+export class FencedResource {
+  constructor();
+  write<T>(token: Token, opId: bigint | number, apply: () => T): WriteResult<T>;
+  readonly highest: Token | null;
+  /** Operations the ledger remembers now. */
+  readonly size: number;
+  /** Operations it can remember; the oldest is forgotten first. */
+  readonly capacity: number;
+  free(): void;
+}
+
+/** Signs and verifies tokens (HMAC-SHA-256 over the lock name and the token) with a shared key. */
+export class TokenSigner {
+  /** `key`: at least 16 bytes of secret randomness. */
+  constructor(key: Uint8Array);
+  /** The `Fencing-Token` value `<token>.<64 lowercase hex digits>` for `lock`. */
+  sign(lock: string, token: Token): string;
+  /** Checks a signed value for `lock`. Throws RangeError for a value that is not a signed token. */
+  verify(lock: string, header: string): { ok: true; token: Token } | ForgedRefusal;
+  free(): void;
+}
+
+/** "Fencing-Token". */
+export declare const HEADER_NAME: "Fencing-Token";
+
+/** The canonical decimal form. */
+export function tokenToString(token: Token): string;
+/** Parses the strict decimal form (digits only; no sign, whitespace or leading zero). */
+export function tokenFromString(value: string): Token;
+/** The `Fencing-Token` value of an unsigned token. */
+export function tokenToHeader(token: Token): string;
+/** Parses an unsigned `Fencing-Token` value (a signed one is refused: use TokenSigner#verify). */
+export function tokenFromHeader(value: string): Token;
+/** The 8-byte big-endian form. */
+export function tokenToBytes(token: Token): Uint8Array;
+/** Parses the 8-byte big-endian form. */
+export function tokenFromBytes(value: Uint8Array): Token;
+
+/** What `init` can load the module from. */
+export type ModuleSource =
+  | WebAssembly.Module
+  | ArrayBuffer
+  | ArrayBufferView
+  | Response
+  | PromiseLike<Response>
+  | URL
+  | string;
+
+/** Loads the WebAssembly module (every entry but `fencepost/slim` has already done it). */
+export function init(input: ModuleSource): Promise<void>;
+/** Loads the WebAssembly module synchronously from a compiled module or its bytes. */
+export function initSync(module: WebAssembly.Module | ArrayBuffer | ArrayBufferView): void;

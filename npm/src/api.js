@@ -1,0 +1,1015 @@
+// The public API of the npm package `fencepost`, shared by every entry point.
+//
+// Every lease and fence rule runs in the WebAssembly module built from crates/fencepost (through the
+// thin bindings of crates/fencepost-wasm). This file only checks arguments, turns the module's
+// result codes into plain objects, and throws TypeError / RangeError for misuse, before anything
+// reaches the module, so no input can trap it.
+//
+// Objects live in tables inside the module and are known here by their index. The hot paths
+// (FenceGuard#admit, #check, #admitMany, GuardMap#admit) call the module's exports directly with
+// the guard's index and the token as a bigint (an i64 parameter), and return one shared frozen
+// object for an accepted token, so an accepted write allocates nothing.
+
+import * as raw from "./fencepost_bg.js";
+
+const U64_MAX = 0xffff_ffff_ffff_ffffn;
+/** Longest holder id, lock or resource name, in bytes of UTF-8 (the core's snapshot limit). */
+const MAX_NAME_BYTES = 1024;
+/** Longest text any codec reads. */
+const MAX_TEXT = 4096;
+/** Largest snapshot restore reads, in bytes. */
+const MAX_SNAPSHOT_BYTES = 64 * 1024 * 1024;
+/** Tokens the module admits per call of its batch export (it splits larger batches). */
+const BATCH = 16_384;
+/** Operations a FencedResource's idempotency ledger remembers. */
+const LEDGER_CAPACITY = 64;
+
+/** The module's exports, once instantiated. */
+let W = null;
+
+// -------------------------------------------------------------------------------------------
+// Loading the module.
+
+function imports() {
+  return { "./fencepost_bg.js": raw };
+}
+
+function attach(exports) {
+  if (W !== null) return;
+  raw.__wbg_set_wasm(exports);
+  if (typeof exports.__wbindgen_start === "function") exports.__wbindgen_start();
+  W = exports;
+}
+
+function isBytes(v) {
+  return v instanceof ArrayBuffer || ArrayBuffer.isView(v);
+}
+
+/**
+ * Instantiates the module synchronously from a compiled `WebAssembly.Module` or its bytes.
+ * Does nothing when the module is already loaded.
+ */
+export function initSync(module) {
+  if (!(module instanceof WebAssembly.Module) && !isBytes(module)) {
+    throw new TypeError(
+      `module must be a WebAssembly.Module, an ArrayBuffer or a typed array, got ${describe(module)}`,
+    );
+  }
+  if (W !== null) return;
+  if (!(module instanceof WebAssembly.Module)) module = new WebAssembly.Module(module);
+  attach(new WebAssembly.Instance(module, imports()).exports);
+}
+
+/**
+ * Loads the module from a `WebAssembly.Module`, bytes, a `Response` (or a promise of one), or a URL
+ * to fetch. Does nothing when the module is already loaded.
+ */
+export async function init(input) {
+  if (W !== null) return;
+  if (input instanceof WebAssembly.Module || isBytes(input)) {
+    initSync(input);
+    return;
+  }
+  if (typeof input === "string" || input instanceof URL) input = fetch(input);
+  else if (typeof Request === "function" && input instanceof Request) input = fetch(input);
+  const response = await input;
+  if (typeof Response === "undefined" || !(response instanceof Response)) {
+    throw new TypeError(
+      `input must be a WebAssembly.Module, bytes, a Response or a URL, got ${describe(response)}`,
+    );
+  }
+  if (!response.ok) {
+    throw new Error(`fencepost: fetching its WebAssembly failed: HTTP ${response.status}`);
+  }
+  let instance;
+  const streaming =
+    typeof WebAssembly.instantiateStreaming === "function" &&
+    (response.headers.get("Content-Type") || "").startsWith("application/wasm");
+  if (streaming) {
+    ({ instance } = await WebAssembly.instantiateStreaming(response, imports()));
+  } else {
+    ({ instance } = await WebAssembly.instantiate(await response.arrayBuffer(), imports()));
+  }
+  attach(instance.exports);
+}
+
+function ready() {
+  if (W === null) {
+    throw new Error(
+      "fencepost: the WebAssembly module is not loaded; with fencepost/slim, call init() or initSync() first",
+    );
+  }
+}
+
+// -------------------------------------------------------------------------------------------
+// Checking arguments.
+
+const HUGE = 10n ** 1000n;
+
+function describe(v) {
+  switch (typeof v) {
+    case "bigint": {
+      // Printing a bigint of millions of digits would take seconds: say how big it is instead.
+      if (v >= HUGE || v <= -HUGE) return `a ${v < 0n ? "negative " : ""}bigint of more than 1000 digits`;
+      const s = v.toString();
+      return s.length > 24 ? `${s.slice(0, 12)}…${s.slice(-4)}n (${s.length} digits)` : `${s}n`;
+    }
+    case "string":
+      return v.length > 24
+        ? `a string of ${v.length} characters`
+        : JSON.stringify(v);
+    case "number":
+    case "boolean":
+    case "undefined":
+      return String(v);
+    case "symbol":
+      return "a symbol";
+    case "function":
+      return "a function";
+    default:
+      if (v === null) return "null";
+      if (Array.isArray(v)) return "an array";
+      return `an object (${Object.prototype.toString.call(v).slice(8, -1)})`;
+  }
+}
+
+function badBigint(name, v) {
+  if (typeof v !== "bigint") return new TypeError(`${name} must be a bigint, got ${describe(v)}`);
+  return new RangeError(`${name} must be between 0n and ${U64_MAX}n, got ${describe(v)}`);
+}
+
+/**
+ * A bigint in 0..2^64-1 (0 is "no token": refused as invalid, never granted). The hot paths inline
+ * the same test: `BigInt.asUintN(64, v) === v` is one cheap operation where two comparisons are not.
+ */
+function u64(name, v) {
+  if (typeof v !== "bigint" || BigInt.asUintN(64, v) !== v) throw badBigint(name, v);
+  return v;
+}
+
+/** A bigint in 1..2^64-1. */
+function token(name, v) {
+  if (typeof v !== "bigint" || v < 1n || v > U64_MAX) {
+    if (v === 0n) throw new RangeError(`${name} must be at least 1n: token 0 is never granted`);
+    throw badBigint(name, v);
+  }
+  return v;
+}
+
+/** A time or duration in milliseconds: a non-negative safe integer. */
+function ms(name, v) {
+  if (typeof v !== "number") throw new TypeError(`${name} must be a number of milliseconds, got ${describe(v)}`);
+  if (!Number.isSafeInteger(v) || v < 0) {
+    throw new RangeError(`${name} must be a whole number of milliseconds from 0 to 2^53 - 1, got ${describe(v)}`);
+  }
+  return v;
+}
+
+function utf8Length(s) {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** A holder id, lock or resource name: a well-formed string of at most 1024 bytes of UTF-8. */
+function name(argName, v) {
+  if (typeof v !== "string") throw new TypeError(`${argName} must be a string, got ${describe(v)}`);
+  if (v.length > MAX_NAME_BYTES / 3 && (v.length > MAX_NAME_BYTES || utf8Length(v) > MAX_NAME_BYTES)) {
+    throw new RangeError(
+      `${argName} must be at most ${MAX_NAME_BYTES} bytes of UTF-8, got ${v.length > MAX_NAME_BYTES ? `${v.length} characters` : `${utf8Length(v)} bytes`}`,
+    );
+  }
+  if (typeof v.isWellFormed === "function" ? !v.isWellFormed() : LONE_SURROGATE.test(v)) {
+    throw new RangeError(`${argName} must be well-formed Unicode, got a lone surrogate`);
+  }
+  return v;
+}
+
+/** Text for a codec: a string of at most MAX_TEXT characters. */
+function text(argName, v) {
+  if (typeof v !== "string") throw new TypeError(`${argName} must be a string, got ${describe(v)}`);
+  if (v.length > MAX_TEXT) throw new RangeError(`${argName} must be at most ${MAX_TEXT} characters, got ${v.length}`);
+  return v;
+}
+
+function bytes(argName, v, max) {
+  if (!(v instanceof Uint8Array)) throw new TypeError(`${argName} must be a Uint8Array, got ${describe(v)}`);
+  if (v.length > max) throw new RangeError(`${argName} must be at most ${max} bytes, got ${v.length}`);
+  return v;
+}
+
+/** An options object (or undefined) whose keys are all in `allowed`. */
+function checkOptions(argName, v, allowed) {
+  if (v === undefined) return {};
+  if (typeof v !== "object" || v === null || Array.isArray(v)) {
+    throw new TypeError(`${argName} must be an object, got ${describe(v)}`);
+  }
+  for (const key of Object.keys(v)) {
+    if (!allowed.includes(key)) {
+      throw new TypeError(
+        `${argName} has an unknown key ${JSON.stringify(key.length > 40 ? `${key.slice(0, 40)}…` : key)}; known keys: ${allowed.join(", ")}`,
+      );
+    }
+  }
+  return v;
+}
+
+function freed(what) {
+  return new TypeError(`this ${what} was freed`);
+}
+
+// -------------------------------------------------------------------------------------------
+// Errors reported by the module, with the core's wording.
+
+const SNAPSHOT_FIELDS = [
+  "flags",
+  "next_token",
+  "reserved_through",
+  "lease.token",
+  "lease.depth",
+  "lease.expires_at",
+  "locks",
+  "locks.flags",
+  "locks.name",
+];
+
+function coreMessage() {
+  const code = raw.last_error();
+  const d = raw.last_error_detail();
+  switch (code) {
+    case 1: return "token is empty";
+    case 2: return `token contains whitespace at byte ${d}`;
+    case 3: return "token must not have a sign";
+    case 4: return `token has a non-digit at byte ${d}`;
+    case 5: return "token must not have a leading zero";
+    case 6: return "token 0 is invalid";
+    case 7: return `token is larger than ${U64_MAX}`;
+    case 8: return `token bytes must be exactly 8 long, got ${d}`;
+    case 9: return "token carries a signature; parse it as a signed token";
+    case 10: return "token has no signature";
+    case 11: return `signature is truncated: ${d} bytes, expected 32`;
+    case 12: return `signature is too long: ${d} bytes, expected 32`;
+    case 13: return `signature has a non-hex character at byte ${d}`;
+    case 14: return "token signature does not verify for this lock";
+    case 15: return `signing key is ${d} bytes; at least 16 are required`;
+    case 16: return "lock name is too long to sign";
+    case 20: return `snapshot is truncated: needed ${d} bytes`;
+    case 21: return "not a fencepost snapshot (bad magic bytes)";
+    case 22: return `snapshot format version ${d} is not supported (expected 1)`;
+    case 23: return `snapshot is of another kind (${d})`;
+    case 24: return "snapshot checksum mismatch: the bytes are damaged";
+    case 25: return `${d} unexpected bytes after the snapshot`;
+    case 26: return `snapshot field \`${SNAPSHOT_FIELDS[d] ?? "?"}\` is inconsistent`;
+    case 27: return "snapshot holds a holder id or lock name that cannot be decoded";
+    case 28: return `output buffer too small: ${d} bytes needed`;
+    case 30: return "ttlMs must be greater than 0";
+    case 31: return "maxReentry must be at least 1";
+    case 32: return "reserveBlock must be at least 1";
+    case 33: return "firstToken must be at least 1n";
+    case 40: return `a name must be at most ${MAX_NAME_BYTES} bytes of UTF-8, got ${d}`;
+    default: return `error ${code}`;
+  }
+}
+
+// -------------------------------------------------------------------------------------------
+// Results. Accepted admissions share one frozen object: the hot path allocates nothing.
+
+const ACCEPTED = Object.freeze({ ok: true });
+const LOST = Object.freeze({ ok: false, reason: "lost" });
+const EXHAUSTED = Object.freeze({ ok: false, reason: "exhausted" });
+const FORGED = Object.freeze({ ok: false, reason: "forged" });
+
+/** Outcome codes of `admitMany`: bit 0 set means accepted. */
+export const AdmitCode = Object.freeze({ Stale: 0, Advanced: 1, Invalid: 2, Current: 3 });
+
+/** The module's "no object" index. */
+const NONE = 0xffff_ffff;
+
+function orNull(t) {
+  return t === 0n ? null : t;
+}
+
+// -------------------------------------------------------------------------------------------
+// Objects. Each lives in a table inside the module and is known here by its index; it is given
+// back when its owner calls free() or is garbage-collected.
+
+function cleanup(drop) {
+  return typeof FinalizationRegistry === "function" ? new FinalizationRegistry((i) => drop(i)) : null;
+}
+
+const authorities = cleanup((i) => W.authority_drop(i));
+const tables = cleanup((i) => W.table_drop(i));
+const guards = cleanup((i) => W.guard_drop(i));
+const resources = cleanup((i) => W.resource_drop(i));
+const signers = cleanup((i) => W.signer_drop(i));
+
+/** Registers a new object's index, or throws when the module made none. */
+function adopt(registry, owner, i, what) {
+  i >>>= 0;
+  if (i === NONE) throw new RangeError(`${what}: ${coreMessage()}`);
+  registry?.register(owner, i, owner);
+  return i;
+}
+
+function release(registry, owner, drop, i) {
+  if (i >= 0) {
+    drop(i);
+    registry?.unregister(owner);
+  }
+  return -1;
+}
+
+// -------------------------------------------------------------------------------------------
+// Authorities.
+
+const CONFIG_KEYS = ["ttlMs", "firstToken", "lockDelayMs", "maxReentry", "reserveBlock"];
+const TTL_KEYS = ["ttlMs"];
+
+function config(v) {
+  if (v === undefined) throw new TypeError("options must be an object with ttlMs, got undefined");
+  const o = checkOptions("options", v, CONFIG_KEYS);
+  if (o.ttlMs === undefined) throw new TypeError("options.ttlMs is required (the lease length in milliseconds)");
+  const ttl = ms("options.ttlMs", o.ttlMs);
+  const first = o.firstToken === undefined ? 1n : token("options.firstToken", o.firstToken);
+  const delay = o.lockDelayMs === undefined ? 0 : ms("options.lockDelayMs", o.lockDelayMs);
+  let reentry = 0xffff_ffff;
+  if (o.maxReentry !== undefined) {
+    reentry = o.maxReentry;
+    if (typeof reentry !== "number") throw new TypeError(`options.maxReentry must be a number, got ${describe(reentry)}`);
+    if (!Number.isInteger(reentry) || reentry < 0 || reentry > 0xffff_ffff) {
+      throw new RangeError(`options.maxReentry must be a whole number from 1 to 4294967295, got ${describe(reentry)}`);
+    }
+  }
+  const block = o.reserveBlock === undefined ? 1 : ms("options.reserveBlock", o.reserveBlock);
+  return [ttl, delay, reentry, first, block];
+}
+
+function ttlOf(v) {
+  if (v === undefined) return -1;
+  const o = checkOptions("options", v, TTL_KEYS);
+  return o.ttlMs === undefined ? -1 : ms("options.ttlMs", o.ttlMs);
+}
+
+function snapshotBytes(v) {
+  if (typeof v === "string") return fromBase64(v);
+  return bytes("snapshot", v, MAX_SNAPSHOT_BYTES);
+}
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+function fromBase64(s) {
+  if (s.length > ((MAX_SNAPSHOT_BYTES + 2) / 3) * 4) {
+    throw new RangeError(`snapshot must be at most ${MAX_SNAPSHOT_BYTES} bytes, got a string of ${s.length} characters`);
+  }
+  if (!BASE64.test(s)) throw new RangeError("snapshot must be a base64 string (as snapshotString() returns)");
+  const bin = atob(s);
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
+}
+
+function toBase64(b) {
+  let bin = "";
+  for (let i = 0; i < b.length; i += 0x8000) {
+    bin += String.fromCharCode.apply(null, b.subarray(i, i + 0x8000));
+  }
+  return btoa(bin);
+}
+
+/** Why a restore made nothing: the options (config codes 30 to 33) or the snapshot. */
+function restored(i) {
+  if (i >>> 0 !== NONE) return i;
+  const code = raw.last_error();
+  throw new RangeError(`${code >= 30 && code <= 33 ? "options" : "snapshot"}: ${coreMessage()}`);
+}
+
+function snapshotOf(b) {
+  if (b.length === 0) throw new RangeError(`snapshot: ${coreMessage()}`);
+  return b;
+}
+
+function acquired(code) {
+  switch (code) {
+    case 0:
+      return { ok: true, token: raw.out_token(), expiresAt: raw.out_time() };
+    case 1:
+      return { ok: false, reason: "held", holder: raw.out_holder(), until: raw.out_time() };
+    case 2:
+      return { ok: false, reason: "lockDelay", until: raw.out_time() };
+    case 3:
+      return { ok: false, reason: "reentryLimit", max: raw.out_depth() };
+    case 4:
+      return EXHAUSTED;
+    case 5:
+      throw new RangeError(coreMessage());
+    default:
+      throw new Error(`fencepost: unknown acquire result ${code}`);
+  }
+}
+
+function renewed(code) {
+  return code === 0 ? { ok: true, token: raw.out_token(), expiresAt: raw.out_time() } : LOST;
+}
+
+function released(code) {
+  return code === 0 ? { ok: true, depth: raw.out_depth() } : LOST;
+}
+
+function expired(code) {
+  if (code === 0) return null;
+  return { holder: raw.out_holder(), token: raw.out_token(), at: raw.out_time(), freeAt: raw.out_time2() };
+}
+
+function leaseOf(code) {
+  if (code === 0) return null;
+  return {
+    holder: raw.out_holder(),
+    token: raw.out_token(),
+    grantedAt: raw.out_time2(),
+    expiresAt: raw.out_time(),
+    depth: raw.out_depth(),
+  };
+}
+
+/** The lease authority for one lock: grants leases with strictly increasing fencing tokens. */
+export class LeaseAuthority {
+  #i = -1;
+
+  /** The index `restore` hands to the constructor (-1: make a new one from the options). */
+  static #restored = -1;
+
+  constructor(options) {
+    ready();
+    const i = LeaseAuthority.#restored;
+    if (i >= 0) {
+      LeaseAuthority.#restored = -1;
+      this.#i = adopt(authorities, this, i, "snapshot");
+      return;
+    }
+    this.#i = adopt(authorities, this, raw.authority_new(...config(options)), "options");
+  }
+
+  /** An authority resuming from `snapshot()` or `snapshotString()`: it never re-issues a token. */
+  static restore(snapshot, options) {
+    ready();
+    const cfg = config(options);
+    LeaseAuthority.#restored = restored(raw.authority_restore(snapshotBytes(snapshot), ...cfg));
+    return new LeaseAuthority();
+  }
+
+  #live() {
+    if (this.#i < 0) throw freed("LeaseAuthority");
+    return this.#i;
+  }
+
+  #state() {
+    raw.authority_state(this.#live());
+  }
+
+  acquire(holder, now, options) {
+    const i = this.#live();
+    return acquired(raw.authority_acquire(i, name("holder", holder), ms("now", now), ttlOf(options)));
+  }
+
+  renew(holder, token, now, options) {
+    const i = this.#live();
+    return renewed(raw.authority_renew(i, name("holder", holder), u64("token", token), ms("now", now), ttlOf(options)));
+  }
+
+  release(holder, token, now) {
+    const i = this.#live();
+    return released(raw.authority_release(i, name("holder", holder), u64("token", token), ms("now", now)));
+  }
+
+  expire(now) {
+    return expired(raw.authority_expire(this.#live(), ms("now", now)));
+  }
+
+  lease(now) {
+    return leaseOf(raw.authority_lease(this.#live(), ms("now", now)));
+  }
+
+  get nextToken() {
+    this.#state();
+    return orNull(raw.out_token());
+  }
+
+  get lastIssued() {
+    this.#state();
+    return orNull(raw.out_token2());
+  }
+
+  get reservedThrough() {
+    this.#state();
+    return raw.out_token3();
+  }
+
+  get freeAt() {
+    this.#state();
+    return raw.out_time();
+  }
+
+  get latestNow() {
+    this.#state();
+    return raw.out_time2();
+  }
+
+  get clamps() {
+    this.#state();
+    return raw.out_time3();
+  }
+
+  snapshot() {
+    return snapshotOf(raw.authority_snapshot(this.#live()));
+  }
+
+  snapshotString() {
+    return toBase64(this.snapshot());
+  }
+
+  free() {
+    this.#i = release(authorities, this, W.authority_drop, this.#i);
+  }
+}
+
+/** A lease authority for many named locks; all of them share one token sequence. */
+export class LockTable {
+  #i = -1;
+
+  /** The index `restore` hands to the constructor (-1: make a new one from the options). */
+  static #restored = -1;
+
+  constructor(options) {
+    ready();
+    const i = LockTable.#restored;
+    if (i >= 0) {
+      LockTable.#restored = -1;
+      this.#i = adopt(tables, this, i, "snapshot");
+      return;
+    }
+    this.#i = adopt(tables, this, raw.table_new(...config(options)), "options");
+  }
+
+  static restore(snapshot, options) {
+    ready();
+    const cfg = config(options);
+    LockTable.#restored = restored(raw.table_restore(snapshotBytes(snapshot), ...cfg));
+    return new LockTable();
+  }
+
+  #live() {
+    if (this.#i < 0) throw freed("LockTable");
+    return this.#i;
+  }
+
+  #state() {
+    raw.table_state(this.#live());
+  }
+
+  acquire(lock, holder, now, options) {
+    const i = this.#live();
+    return acquired(raw.table_acquire(i, name("lock", lock), name("holder", holder), ms("now", now), ttlOf(options)));
+  }
+
+  renew(lock, holder, token, now, options) {
+    const i = this.#live();
+    return renewed(
+      raw.table_renew(i, name("lock", lock), name("holder", holder), u64("token", token), ms("now", now), ttlOf(options)),
+    );
+  }
+
+  release(lock, holder, token, now) {
+    const i = this.#live();
+    return released(raw.table_release(i, name("lock", lock), name("holder", holder), u64("token", token), ms("now", now)));
+  }
+
+  expire(lock, now) {
+    const i = this.#live();
+    return expired(raw.table_expire(i, name("lock", lock), ms("now", now)));
+  }
+
+  expireAll(now) {
+    const i = this.#live();
+    const n = raw.table_expire_all(i, ms("now", now));
+    const out = [];
+    for (let k = 0; k < n; k++) {
+      raw.table_expired(i, k);
+      out.push({
+        lock: raw.out_name(),
+        holder: raw.out_holder(),
+        token: raw.out_token(),
+        at: raw.out_time(),
+        freeAt: raw.out_time2(),
+      });
+    }
+    return out;
+  }
+
+  lease(lock, now) {
+    const i = this.#live();
+    return leaseOf(raw.table_lease(i, name("lock", lock), ms("now", now)));
+  }
+
+  get size() {
+    this.#state();
+    return raw.out_depth();
+  }
+
+  get nextToken() {
+    this.#state();
+    return orNull(raw.out_token());
+  }
+
+  get lastIssued() {
+    this.#state();
+    return orNull(raw.out_token2());
+  }
+
+  get reservedThrough() {
+    this.#state();
+    return raw.out_token3();
+  }
+
+  get latestNow() {
+    this.#state();
+    return raw.out_time2();
+  }
+
+  get clamps() {
+    this.#state();
+    return raw.out_time3();
+  }
+
+  snapshot() {
+    return snapshotOf(raw.table_snapshot(this.#live()));
+  }
+
+  snapshotString() {
+    return toBase64(this.snapshot());
+  }
+
+  free() {
+    this.#i = release(tables, this, W.table_drop, this.#i);
+  }
+}
+
+// -------------------------------------------------------------------------------------------
+// The resource side.
+
+const GUARD_KEYS = ["highest"];
+const NO_GUARD = 8;
+
+/** A refusal (code not accepted) by guard `i`, or the error a freed guard gets. */
+function refused(code, presented, i, what) {
+  if (code === 0) return { ok: false, reason: "stale", presented, highest: BigInt.asUintN(64, W.guard_highest(i)) };
+  if (code === NO_GUARD) throw freed(what);
+  return { ok: false, reason: "invalid", presented };
+}
+
+/** The high-water mark of one resource: refuses tokens older than the newest one accepted. */
+export class FenceGuard {
+  #i = -1;
+
+  constructor(options) {
+    ready();
+    const o = checkOptions("options", options, GUARD_KEYS);
+    const h = o.highest === undefined || o.highest === null ? 0n : token("options.highest", o.highest);
+    this.#i = adopt(guards, this, W.guard_new(h), "FenceGuard");
+  }
+
+  admit(token) {
+    if (typeof token !== "bigint" || BigInt.asUintN(64, token) !== token) throw badBigint("token", token);
+    const code = W.guard_admit(this.#i, token);
+    if ((code & 1) === 1) return ACCEPTED;
+    return refused(code, token, this.#i, "FenceGuard");
+  }
+
+  check(token) {
+    if (typeof token !== "bigint" || BigInt.asUintN(64, token) !== token) throw badBigint("token", token);
+    const code = W.guard_check(this.#i, token);
+    if ((code & 1) === 1) return ACCEPTED;
+    return refused(code, token, this.#i, "FenceGuard");
+  }
+
+  /**
+   * Admits every token in order, in one call; returns one AdmitCode per token (in `out` if given).
+   */
+  admitMany(tokens, out) {
+    if (!(tokens instanceof BigUint64Array)) {
+      throw new TypeError(`tokens must be a BigUint64Array, got ${describe(tokens)}`);
+    }
+    const n = tokens.length;
+    if (out === undefined) out = new Uint8Array(n);
+    else if (!(out instanceof Uint8Array)) throw new TypeError(`out must be a Uint8Array, got ${describe(out)}`);
+    else if (out.length < n) throw new RangeError(`out must hold at least ${n} codes, got ${out.length}`);
+    if (this.#i < 0) throw freed("FenceGuard");
+    for (let at = 0; at < n; at += BATCH) {
+      const m = Math.min(BATCH, n - at);
+      const inAt = W.guard_batch(m) >>> 0;
+      new BigUint64Array(W.memory.buffer, inAt, m).set(m === n ? tokens : tokens.subarray(at, at + m));
+      const outAt = W.guard_admit_many(this.#i) >>> 0;
+      out.set(new Uint8Array(W.memory.buffer, outAt, m), at);
+    }
+    return out;
+  }
+
+  /** Verifies a signed `Fencing-Token` value for `lock`, then admits its token. */
+  admitSigned(signer, lock, header) {
+    if (!(signer instanceof TokenSigner)) throw new TypeError(`signer must be a TokenSigner, got ${describe(signer)}`);
+    name("lock", lock);
+    text("header", header);
+    if (this.#i < 0) throw freed("FenceGuard");
+    const code = raw.guard_admit_signed(this.#i, signerOf(signer), lock, header);
+    if ((code & 1) === 1) return ACCEPTED;
+    if (code === 4) return FORGED;
+    if (code === 6) throw new RangeError(`header is not a signed token: ${coreMessage()}`);
+    return refused(code, BigInt(header.slice(0, header.indexOf("."))), this.#i, "FenceGuard");
+  }
+
+  get highest() {
+    if (this.#i < 0) throw freed("FenceGuard");
+    return orNull(BigInt.asUintN(64, W.guard_highest(this.#i)));
+  }
+
+  free() {
+    this.#i = release(guards, this, W.guard_drop, this.#i);
+  }
+}
+
+/** Gives every guard of a collected GuardMap back. */
+const guardMaps =
+  typeof FinalizationRegistry === "function"
+    ? new FinalizationRegistry((index) => {
+        for (const i of index.values()) W.guard_drop(i);
+      })
+    : null;
+
+/** One guard per resource name. */
+export class GuardMap {
+  #index = new Map();
+  #freed = false;
+
+  constructor() {
+    ready();
+    guardMaps?.register(this, this.#index, this);
+  }
+
+  #slot(resource, create) {
+    let i = this.#index.get(resource);
+    if (i === undefined) {
+      name("resource", resource);
+      if (this.#freed) throw freed("GuardMap");
+      if (!create) return -1;
+      i = adopt(null, this, W.guard_new(0n), "GuardMap");
+      this.#index.set(resource, i);
+    }
+    return i;
+  }
+
+  admit(resource, token) {
+    if (typeof token !== "bigint" || BigInt.asUintN(64, token) !== token) throw badBigint("token", token);
+    if (token === 0n) {
+      this.#slot(resource, false);
+      return { ok: false, reason: "invalid", presented: token };
+    }
+    const i = this.#slot(resource, true);
+    const code = W.guard_admit(i, token);
+    if ((code & 1) === 1) return ACCEPTED;
+    return refused(code, token, i, "GuardMap");
+  }
+
+  check(resource, token) {
+    u64("token", token);
+    const i = this.#slot(resource, false);
+    if (token === 0n) return { ok: false, reason: "invalid", presented: token };
+    if (i === -1) return ACCEPTED;
+    const code = W.guard_check(i, token);
+    if ((code & 1) === 1) return ACCEPTED;
+    return refused(code, token, i, "GuardMap");
+  }
+
+  highest(resource) {
+    const i = this.#slot(resource, false);
+    return i === -1 ? null : orNull(BigInt.asUintN(64, W.guard_highest(i)));
+  }
+
+  get size() {
+    return this.#index.size;
+  }
+
+  /** Every resource with its highest token, in the order they were first seen. */
+  entries() {
+    if (this.#freed) throw freed("GuardMap");
+    const out = [];
+    for (const [k, i] of this.#index) out.push([k, orNull(BigInt.asUintN(64, W.guard_highest(i)))]);
+    return out;
+  }
+
+  free() {
+    if (!this.#freed) {
+      for (const i of this.#index.values()) W.guard_drop(i);
+      this.#index.clear();
+      guardMaps?.unregister(this);
+      this.#freed = true;
+    }
+  }
+}
+
+// -------------------------------------------------------------------------------------------
+// Idempotency.
+
+function opId(v) {
+  if (typeof v === "number") {
+    if (!Number.isSafeInteger(v) || v < 0) {
+      throw new RangeError(`opId must be a whole number from 0 to 2^53 - 1 or a bigint, got ${describe(v)}`);
+    }
+    return BigInt(v);
+  }
+  if (typeof v !== "bigint") throw new TypeError(`opId must be a bigint or a number, got ${describe(v)}`);
+  return u64("opId", v);
+}
+
+/**
+ * A guard plus an idempotency ledger: a retried operation is applied at most once, and a stale
+ * owner's operation never.
+ */
+export class FencedResource {
+  #i = -1;
+  #outcomes = new Map();
+
+  constructor() {
+    ready();
+    this.#i = adopt(resources, this, W.resource_new(), "FencedResource");
+  }
+
+  #live() {
+    if (this.#i < 0) throw freed("FencedResource");
+    return this.#i;
+  }
+
+  write(token, op, apply) {
+    u64("token", token);
+    const id = opId(op);
+    if (typeof apply !== "function") throw new TypeError(`apply must be a function, got ${describe(apply)}`);
+    switch (raw.resource_write(this.#live(), token, id)) {
+      case 0: {
+        const slot = raw.out_depth();
+        this.#outcomes.delete((slot - LEDGER_CAPACITY) >>> 0);
+        let outcome;
+        try {
+          outcome = apply();
+        } catch (error) {
+          this.#outcomes.set(slot, { failed: true, error });
+          throw error;
+        }
+        this.#outcomes.set(slot, { failed: false, outcome });
+        return { ok: true, applied: true, outcome };
+      }
+      case 1: {
+        const first = this.#outcomes.get(raw.out_depth());
+        if (first === undefined) throw new Error("fencepost: the first outcome of this operation is missing");
+        if (first.failed) throw first.error;
+        return { ok: true, applied: false, outcome: first.outcome };
+      }
+      case 2:
+        return { ok: false, reason: "stale", presented: token, highest: raw.out_token() };
+      default:
+        return { ok: false, reason: "invalid", presented: token };
+    }
+  }
+
+  get highest() {
+    raw.resource_state(this.#live());
+    return orNull(raw.out_token());
+  }
+
+  /** Operations the ledger remembers (at most `capacity`). */
+  get size() {
+    raw.resource_state(this.#live());
+    return raw.out_depth();
+  }
+
+  get capacity() {
+    return LEDGER_CAPACITY;
+  }
+
+  free() {
+    this.#i = release(resources, this, W.resource_drop, this.#i);
+    this.#outcomes.clear();
+  }
+}
+
+// -------------------------------------------------------------------------------------------
+// Signed tokens.
+
+/** The module index behind a TokenSigner (set by the class; nothing outside this file sees it). */
+let signerOf;
+
+/** Signs and verifies tokens with one secret key (HMAC-SHA-256 over the lock name and token). */
+export class TokenSigner {
+  #i = -1;
+
+  constructor(key) {
+    ready();
+    bytes("key", key, MAX_TEXT);
+    if (key.length < 16) throw new RangeError(`key must be at least 16 bytes, got ${key.length}`);
+    this.#i = adopt(signers, this, raw.signer_new(key), "key");
+  }
+
+  #live() {
+    if (this.#i < 0) throw freed("TokenSigner");
+    return this.#i;
+  }
+
+  static {
+    signerOf = (signer) => signer.#live();
+  }
+
+  /** The `Fencing-Token` header value of `token` for `lock`: `<token>.<64 hex digits>`. */
+  sign(lock, tok) {
+    const i = this.#live();
+    const out = raw.signer_sign(i, name("lock", lock), token("token", tok));
+    if (out === "") throw new RangeError(coreMessage());
+    return out;
+  }
+
+  /** Checks a signed header value for `lock`. */
+  verify(lock, header) {
+    const i = this.#live();
+    const t = raw.signer_verify(i, name("lock", lock), text("header", header));
+    if (t !== 0n) return { ok: true, token: t };
+    if (raw.last_error() === 14) return FORGED;
+    throw new RangeError(`header is not a signed token: ${coreMessage()}`);
+  }
+
+  free() {
+    this.#i = release(signers, this, W.signer_drop, this.#i);
+  }
+}
+
+// -------------------------------------------------------------------------------------------
+// Token codecs.
+
+/** The HTTP header that carries a fencing token. */
+export const HEADER_NAME = "Fencing-Token";
+
+function parsed(argName, t) {
+  if (t === 0n) throw new RangeError(`${argName} is not a token: ${coreMessage()}`);
+  return t;
+}
+
+/** The canonical decimal form of a token. */
+export function tokenToString(tok) {
+  return token("token", tok).toString();
+}
+
+/** Parses the strict decimal form: digits only, no sign, no whitespace, no leading zero. */
+export function tokenFromString(value) {
+  ready();
+  return parsed("value", raw.token_parse(text("value", value)));
+}
+
+/** The `Fencing-Token` header value of an unsigned token (its decimal form). */
+export function tokenToHeader(tok) {
+  return token("token", tok).toString();
+}
+
+/** Parses an unsigned `Fencing-Token` header value. */
+export function tokenFromHeader(value) {
+  ready();
+  return parsed("value", raw.token_from_header(text("value", value)));
+}
+
+/** The 8-byte big-endian form of a token. */
+export function tokenToBytes(tok) {
+  const out = new Uint8Array(8);
+  new DataView(out.buffer).setBigUint64(0, token("token", tok));
+  return out;
+}
+
+/** Parses the 8-byte big-endian form. */
+export function tokenFromBytes(value) {
+  ready();
+  return parsed("value", raw.token_from_bytes(bytes("value", value, MAX_TEXT)));
+}
+
+// `using` support where the runtime has Symbol.dispose (Node 20 may not).
+if (typeof Symbol.dispose === "symbol") {
+  for (const C of [LeaseAuthority, LockTable, FenceGuard, GuardMap, FencedResource, TokenSigner]) {
+    Object.defineProperty(C.prototype, Symbol.dispose, {
+      value: C.prototype.free,
+      writable: true,
+      configurable: true,
+    });
+  }
+}

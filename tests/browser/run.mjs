@@ -1,0 +1,102 @@
+// Serves this fixture on 127.0.0.1:<port> (the first argument), opens a page that imports the
+// package's `browser` entry in headless Chromium (Debian's, driven by playwright-core), checks the
+// story the page tells, and always closes the browser and the server.
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
+import { tmpdir } from "node:os";
+import { extname, join, relative, resolve, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+import assert from "node:assert/strict";
+import { chromium } from "playwright-core";
+
+const port = Number(process.argv[2]);
+assert.ok(Number.isInteger(port) && port > 0 && port < 65536, "usage: node run.mjs <port>");
+
+// Browsers do not resolve packages: resolve `fencepost` with the `browser` condition, as a bundler
+// would, and hand the page the result through an import map.
+const entry = fileURLToPath(
+  execFileSync(
+    process.execPath,
+    ["--conditions=browser", "--input-type=module", "-e", "process.stdout.write(import.meta.resolve('fencepost'))"],
+    { encoding: "utf8" },
+  ),
+);
+assert.match(entry, /dist[\\/]browser\.js$/, "the browser condition must pick dist/browser.js");
+const here = process.cwd();
+const entryUrl = "/" + relative(here, entry).split(sep).join("/");
+
+const html = `<!doctype html>
+<html>
+  <head>
+    <meta charset="utf-8">
+    <title>fencepost in a browser</title>
+    <link rel="icon" href="data:,">
+    <script type="importmap">${JSON.stringify({ imports: { fencepost: entryUrl } })}</script>
+    <script type="module" src="/page.js"></script>
+  </head>
+  <body><pre id="story"></pre></body>
+</html>
+`;
+
+const TYPES = { ".js": "text/javascript", ".wasm": "application/wasm", ".html": "text/html" };
+const server = createServer((req, res) => {
+  const path = decodeURIComponent(new URL(req.url, "http://x").pathname);
+  if (path === "/") {
+    res.writeHead(200, { "content-type": "text/html" }).end(html);
+    return;
+  }
+  const file = resolve(here, "." + path);
+  const type = TYPES[extname(file)];
+  if (!file.startsWith(here + sep) || type === undefined) {
+    res.writeHead(404).end();
+    return;
+  }
+  try {
+    res.writeHead(200, { "content-type": type }).end(readFileSync(file));
+  } catch {
+    res.writeHead(404).end();
+  }
+});
+await new Promise((ok, fail) => server.once("error", fail).listen(port, "127.0.0.1", ok));
+
+const profile = mkdtempSync(join(tmpdir(), "fencepost-chromium-"));
+let context;
+try {
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: "/usr/bin/chromium",
+    headless: true,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+  const page = context.pages()[0] ?? (await context.newPage());
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(e.message));
+  page.on("console", (m) => {
+    if (m.type() === "error") errors.push(m.text());
+  });
+  await page.goto(`http://127.0.0.1:${port}/`);
+  await page.waitForFunction(() => window.fencepostStory !== undefined, null, { timeout: 15_000 }).catch(() => {
+    throw new Error(`the page told no story: ${errors.join("; ") || "no error reported"}`);
+  });
+  const story = JSON.parse(await page.evaluate(() => window.fencepostStory));
+  assert.deepEqual(story, [
+    { ok: true, token: "33n", expiresAt: 30000 },
+    { ok: true, token: "34n", expiresAt: 75000 },
+    { ok: true },
+    { ok: false, reason: "stale", presented: "33n", highest: "34n" },
+  ]);
+  assert.deepEqual(errors, []);
+  console.log("chromium: 34 accepted, 33 rejected with highest 34");
+} finally {
+  await context?.close();
+  await new Promise((ok) => server.close(ok));
+  rmSync(profile, { recursive: true, force: true });
+}

@@ -1,0 +1,292 @@
+// The rest of the package's API, from the packed tarball: refusal shapes, lock tables, guards,
+// idempotency, signed tokens, codecs, snapshots, batches, and the slim entry.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import * as fencepost from "fencepost";
+import {
+  AdmitCode,
+  FencedResource,
+  FenceGuard,
+  GuardMap,
+  HEADER_NAME,
+  LeaseAuthority,
+  LockTable,
+  TokenSigner,
+  tokenFromBytes,
+  tokenFromHeader,
+  tokenFromString,
+  tokenToBytes,
+  tokenToHeader,
+  tokenToString,
+} from "fencepost";
+
+const MAX = 2n ** 64n - 1n;
+
+test("refusals are values with their reasons", () => {
+  const auth = new LeaseAuthority({ ttlMs: 100, lockDelayMs: 1_000, maxReentry: 2 });
+  const a = auth.acquire("A", 0);
+  assert.deepEqual(a, { ok: true, token: 1n, expiresAt: 100 });
+  assert.deepEqual(auth.acquire("B", 50), { ok: false, reason: "held", holder: "A", until: 100 });
+  assert.deepEqual(auth.acquire("A", 60), { ok: true, token: 1n, expiresAt: 160 });
+  assert.deepEqual(auth.acquire("A", 61), { ok: false, reason: "reentryLimit", max: 2 });
+  assert.deepEqual(auth.lease(70), { holder: "A", token: 1n, grantedAt: 0, expiresAt: 160, depth: 2 });
+  assert.deepEqual(auth.release("A", 1n, 80), { ok: true, depth: 1 });
+  assert.deepEqual(auth.renew("A", 1n, 90), { ok: true, token: 1n, expiresAt: 190 });
+  assert.deepEqual(auth.renew("A", 1n, 90, { ttlMs: 500 }), { ok: true, token: 1n, expiresAt: 590 });
+  assert.deepEqual(auth.renew("B", 1n, 91), { ok: false, reason: "lost" });
+  assert.deepEqual(auth.acquire("B", 600), { ok: false, reason: "lockDelay", until: 1_590 });
+  assert.deepEqual(auth.expire(601), null);
+  assert.deepEqual(auth.release("A", 1n, 601), { ok: false, reason: "lost" });
+  assert.equal(auth.freeAt, 1_590);
+  assert.deepEqual(auth.acquire("B", 1_590, { ttlMs: 10 }), { ok: true, token: 2n, expiresAt: 1_600 });
+  assert.deepEqual(auth.expire(5_000), { holder: "B", token: 2n, at: 1_600, freeAt: 2_600 });
+  assert.equal(auth.expire(5_001), null);
+  assert.equal(auth.lease(5_002), null);
+  // A clock that steps back is clamped, never trusted.
+  assert.deepEqual(auth.acquire("C", 3_000), { ok: true, token: 3n, expiresAt: 5_102 });
+  assert.equal(auth.clamps, 1);
+  assert.equal(auth.latestNow, 5_002);
+  assert.equal(auth.lastIssued, 3n);
+  assert.equal(auth.nextToken, 4n);
+  assert.equal(auth.reservedThrough, 3n);
+
+  const last = new LeaseAuthority({ ttlMs: 10, firstToken: MAX });
+  assert.deepEqual(last.acquire("A", 0), { ok: true, token: MAX, expiresAt: 10 });
+  assert.deepEqual(last.acquire("B", 10), { ok: false, reason: "exhausted" });
+  assert.equal(last.nextToken, null);
+});
+
+test("snapshots restore above every token handed out, from bytes or a string", () => {
+  const auth = new LeaseAuthority({ ttlMs: 30_000, firstToken: 33n, reserveBlock: 10 });
+  auth.acquire("A", 0);
+  auth.acquire("B", 45_000);
+  const bytes = auth.snapshot();
+  assert.ok(bytes instanceof Uint8Array);
+  assert.deepEqual([...bytes.subarray(0, 6)], [0x46, 0x50, 0x73, 0x74, 1, 1]);
+  const text = auth.snapshotString();
+  assert.equal(JSON.parse(JSON.stringify({ text })).text, text);
+  for (const snap of [bytes, text]) {
+    const back = LeaseAuthority.restore(snap, { ttlMs: 30_000, firstToken: 33n, reserveBlock: 10 });
+    assert.deepEqual(back.lease(50_000), { holder: "B", token: 34n, grantedAt: 45_000, expiresAt: 75_000, depth: 1 });
+    assert.deepEqual(back.acquire("C", 80_000), { ok: true, token: 43n, expiresAt: 110_000 });
+  }
+  const damaged = bytes.slice();
+  damaged[10] ^= 1;
+  assert.throws(() => LeaseAuthority.restore(damaged, { ttlMs: 1 }), {
+    name: "RangeError",
+    message: "snapshot: snapshot checksum mismatch: the bytes are damaged",
+  });
+  assert.throws(() => LockTable.restore(bytes, { ttlMs: 1 }), {
+    name: "RangeError",
+    message: "snapshot: snapshot is of another kind (1)",
+  });
+  assert.throws(() => LeaseAuthority.restore("not base64!", { ttlMs: 1 }), {
+    name: "RangeError",
+    message: "snapshot must be a base64 string (as snapshotString() returns)",
+  });
+});
+
+test("a lock table shares one token sequence across locks", () => {
+  const table = new LockTable({ ttlMs: 100, firstToken: 33n, lockDelayMs: 10 });
+  assert.deepEqual(table.acquire("orders", "A", 0), { ok: true, token: 33n, expiresAt: 100 });
+  assert.deepEqual(table.acquire("invoices", "B", 0), { ok: true, token: 34n, expiresAt: 100 });
+  assert.deepEqual(table.acquire("orders", "B", 50), { ok: false, reason: "held", holder: "A", until: 100 });
+  assert.deepEqual(table.release("invoices", "B", 34n, 60), { ok: true, depth: 0 });
+  assert.equal(table.size, 1);
+  assert.deepEqual(table.expireAll(100), [{ lock: "orders", holder: "A", token: 33n, at: 100, freeAt: 110 }]);
+  assert.deepEqual(table.acquire("orders", "B", 105), { ok: false, reason: "lockDelay", until: 110 });
+  assert.deepEqual(table.acquire("orders", "B", 110), { ok: true, token: 35n, expiresAt: 210 });
+  const back = LockTable.restore(table.snapshotString(), { ttlMs: 100 });
+  assert.deepEqual(back.lease("orders", 150), { holder: "B", token: 35n, grantedAt: 110, expiresAt: 210, depth: 1 });
+  assert.deepEqual(back.renew("orders", "B", 35n, 150), { ok: true, token: 35n, expiresAt: 250 });
+  assert.deepEqual(back.expire("orders", 250), { holder: "B", token: 35n, at: 250, freeAt: 250 });
+  assert.deepEqual(back.acquire("x", "C", 251), { ok: true, token: 36n, expiresAt: 351 });
+});
+
+test("guards: check does not advance, equal is the same owner, 0n is invalid", () => {
+  const g = new FenceGuard({ highest: 7n });
+  assert.deepEqual(g.check(8n), { ok: true });
+  assert.equal(g.highest, 7n);
+  assert.deepEqual(g.admit(7n), { ok: true });
+  assert.deepEqual(g.admit(0n), { ok: false, reason: "invalid", presented: 0n });
+  assert.deepEqual(g.admit(MAX), { ok: true });
+  assert.deepEqual(g.check(7n), { ok: false, reason: "stale", presented: 7n, highest: MAX });
+  g.free();
+  g.free();
+  assert.throws(() => g.admit(1n), { name: "TypeError", message: "this FenceGuard was freed" });
+  assert.equal(new FenceGuard().highest, null);
+});
+
+test("admitMany gives one code per token, in order, across batch boundaries", () => {
+  const n = 40_000;
+  const tokens = new BigUint64Array(n);
+  for (let i = 0; i < n; i++) tokens[i] = BigInt(i + 1);
+  tokens[20_000] = 5n;
+  tokens[30_000] = 0n;
+  tokens[30_001] = tokens[30_002] = 30_002n;
+  const g = new FenceGuard();
+  const out = g.admitMany(tokens);
+  assert.equal(out.length, n);
+  const want = new Uint8Array(n).fill(AdmitCode.Advanced);
+  want[20_000] = AdmitCode.Stale;
+  want[30_000] = AdmitCode.Invalid;
+  want[30_002] = AdmitCode.Current;
+  assert.deepEqual(out, want);
+  assert.equal(g.highest, 40_000n);
+  const reuse = new Uint8Array(3);
+  assert.equal(g.admitMany(new BigUint64Array([40_000n, 1n, 40_001n]), reuse), reuse);
+  assert.deepEqual([...reuse], [AdmitCode.Current, AdmitCode.Stale, AdmitCode.Advanced]);
+  assert.deepEqual(g.admitMany(new BigUint64Array(0)), new Uint8Array(0));
+});
+
+test("a guard map keeps resources apart", () => {
+  const m = new GuardMap();
+  assert.deepEqual(m.admit("a", 10n), { ok: true });
+  assert.deepEqual(m.admit("b", 3n), { ok: true });
+  assert.deepEqual(m.admit("a", 9n), { ok: false, reason: "stale", presented: 9n, highest: 10n });
+  assert.deepEqual(m.check("c", 1n), { ok: true });
+  assert.deepEqual(m.admit("c", 0n), { ok: false, reason: "invalid", presented: 0n });
+  assert.equal(m.highest("a"), 10n);
+  assert.equal(m.highest("c"), null);
+  assert.equal(m.size, 2);
+  assert.deepEqual(m.entries(), [["a", 10n], ["b", 3n]]);
+  m.free();
+  assert.throws(() => m.admit("a", 11n), { name: "TypeError", message: "this GuardMap was freed" });
+});
+
+test("a fenced resource applies each operation once and never for a stale owner", () => {
+  const r = new FencedResource();
+  const applied = [];
+  assert.deepEqual(r.write(33n, 1, () => (applied.push("A:1"), 10)), { ok: true, applied: true, outcome: 10 });
+  assert.deepEqual(r.write(34n, 2n, () => (applied.push("B:2"), 20)), { ok: true, applied: true, outcome: 20 });
+  assert.deepEqual(r.write(33n, 1, () => (applied.push("A:1 again"), 11)), { ok: true, applied: false, outcome: 10 });
+  assert.deepEqual(r.write(33n, 3, () => applied.push("A:3")), { ok: false, reason: "stale", presented: 33n, highest: 34n });
+  assert.deepEqual(r.write(0n, 4, () => 0), { ok: false, reason: "invalid", presented: 0n });
+  assert.deepEqual(applied, ["A:1", "B:2"]);
+  assert.throws(() => r.write(34n, 5, () => { throw new Error("disk full"); }), { message: "disk full" });
+  assert.throws(() => r.write(34n, 5, () => applied.push("B:5 again")), { message: "disk full" });
+  assert.deepEqual(applied, ["A:1", "B:2"]);
+  assert.equal(r.size, 3);
+  assert.equal(r.capacity, 64);
+  assert.equal(r.highest, 34n);
+  for (let op = 100; op < 200; op++) r.write(34n, op, () => op);
+  assert.equal(r.size, 64);
+  assert.deepEqual(r.write(34n, 199, () => -1), { ok: true, applied: false, outcome: 199 });
+  // Forgotten by the ledger: a retry of op 2 looks new again (the guard still lets 34 in).
+  assert.deepEqual(r.write(34n, 2n, () => 21), { ok: true, applied: true, outcome: 21 });
+});
+
+test("signed tokens verify for their lock only and cannot poison a guard", () => {
+  const key = new TextEncoder().encode("0123456789abcdef0123456789abcdef");
+  const s = new TokenSigner(key);
+  const h = s.sign("orders", 34n);
+  assert.match(h, /^34\.[0-9a-f]{64}$/);
+  assert.deepEqual(s.verify("orders", h), { ok: true, token: 34n });
+  assert.deepEqual(s.verify("invoices", h), { ok: false, reason: "forged" });
+  const poison = `${MAX}.${"a".repeat(64)}`;
+  const g = new FenceGuard();
+  assert.deepEqual(g.admitSigned(s, "orders", h), { ok: true });
+  assert.deepEqual(g.admitSigned(s, "orders", poison), { ok: false, reason: "forged" });
+  assert.deepEqual(g.admitSigned(s, "orders", s.sign("orders", 33n)), {
+    ok: false,
+    reason: "stale",
+    presented: 33n,
+    highest: 34n,
+  });
+  assert.equal(g.highest, 34n);
+  assert.throws(() => g.admitSigned(s, "orders", "34"), {
+    name: "RangeError",
+    message: "header is not a signed token: token has no signature",
+  });
+  assert.throws(() => s.verify("orders", "34.ABCD"), {
+    name: "RangeError",
+    message: "header is not a signed token: signature has a non-hex character at byte 3",
+  });
+  assert.throws(() => new TokenSigner(new Uint8Array(15)), {
+    name: "RangeError",
+    message: "key must be at least 16 bytes, got 15",
+  });
+});
+
+test("token codecs are strict", () => {
+  assert.equal(HEADER_NAME, "Fencing-Token");
+  assert.equal(tokenToString(34n), "34");
+  assert.equal(tokenToHeader(MAX), "18446744073709551615");
+  assert.equal(tokenFromString("18446744073709551615"), MAX);
+  assert.equal(tokenFromHeader("34"), 34n);
+  assert.deepEqual([...tokenToBytes(256n)], [0, 0, 0, 0, 0, 0, 1, 0]);
+  assert.equal(tokenFromBytes(new Uint8Array([0, 0, 0, 0, 0, 0, 1, 0])), 256n);
+  const bad = [
+    ["", "token is empty"],
+    [" 33", "token contains whitespace at byte 0"],
+    ["+33", "token must not have a sign"],
+    ["3x", "token has a non-digit at byte 1"],
+    ["033", "token must not have a leading zero"],
+    ["0", "token 0 is invalid"],
+    ["18446744073709551616", "token is larger than 18446744073709551615"],
+  ];
+  for (const [input, message] of bad) {
+    assert.throws(() => tokenFromString(input), { name: "RangeError", message: `value is not a token: ${message}` });
+  }
+  assert.throws(() => tokenFromHeader("34.ab"), {
+    name: "RangeError",
+    message: "value is not a token: token carries a signature; parse it as a signed token",
+  });
+  assert.throws(() => tokenFromBytes(new Uint8Array(3)), {
+    name: "RangeError",
+    message: "value is not a token: token bytes must be exactly 8 long, got 3",
+  });
+});
+
+test("the package's entry points resolve as documented", () => {
+  const require = createRequire(import.meta.url);
+  const pkg = JSON.parse(readFileSync(require.resolve("fencepost/package.json"), "utf8"));
+  assert.equal(pkg.sideEffects, false);
+  assert.match(import.meta.resolve("fencepost"), /\/dist\/node\.mjs$/);
+  assert.match(import.meta.resolve("fencepost/slim"), /\/dist\/slim\.js$/);
+  assert.throws(() => import.meta.resolve("fencepost/sim"), { code: "ERR_PACKAGE_PATH_NOT_EXPORTED" });
+  assert.match(import.meta.resolve("fencepost/fencepost_bg.wasm"), /\/dist\/fencepost_bg\.wasm$/);
+  const resolveWith = (condition) =>
+    execFileSync(
+      process.execPath,
+      [`--conditions=${condition}`, "--input-type=module", "-e", "process.stdout.write(import.meta.resolve('fencepost'))"],
+      { encoding: "utf8" },
+    );
+  assert.match(resolveWith("edge-light"), /\/dist\/edge-light\.js$/);
+  assert.match(resolveWith("workerd"), /\/dist\/workerd\.js$/);
+  assert.match(resolveWith("deno"), /\/dist\/deno\.js$/);
+  assert.match(resolveWith("browser"), /\/dist\/browser\.js$/);
+  const edge = readFileSync(new URL(resolveWith("edge-light")), "utf8");
+  assert.match(edge, /import wasm from "\.\/fencepost_bg\.wasm\?module";/);
+});
+
+test("the slim entry loads nothing until it is given the module", () => {
+  const script = `
+    import * as fp from "fencepost/slim";
+    import { readFileSync } from "node:fs";
+    let before = "none";
+    try { new fp.FenceGuard(); } catch (e) { before = e.message; }
+    fp.initSync(readFileSync(new URL(import.meta.resolve("fencepost/fencepost_bg.wasm"))));
+    const g = new fp.FenceGuard();
+    g.admit(34n);
+    console.log(JSON.stringify({ before, stale: g.admit(33n).reason }));
+  `;
+  const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
+  assert.deepEqual(JSON.parse(out), {
+    before:
+      "fencepost: the WebAssembly module is not loaded; with fencepost/slim, call init() or initSync() first",
+    stale: "stale",
+  });
+});
+
+test("the declarations name exactly what the package exports", () => {
+  const require = createRequire(import.meta.url);
+  const dts = readFileSync(require.resolve("fencepost/package.json").replace(/package\.json$/, "index.d.ts"), "utf8");
+  const declared = [...dts.matchAll(/^export (?:declare )?(?:class|function|const) (\w+)/gm)].map((m) => m[1]);
+  assert.deepEqual([...new Set(declared)].sort(), Object.keys(fencepost).sort());
+  assert.deepEqual(Object.keys(require("fencepost")).sort(), Object.keys(fencepost).sort());
+  assert.doesNotMatch(dts.replace(/\/\/.*$|\/\*[\s\S]*?\*\//gm, ""), /\bany\b/);
+});

@@ -1,0 +1,124 @@
+// The npm package's Node benchmark (`cargo xtask bench-npm`): figures only, no assertions on time.
+//
+// - admit through the WebAssembly module against a plain-JS guard doing the same bigint
+//   comparison, in one process, with rounds interleaved so both see the same machine load;
+// - admitMany(BigUint64Array) per token, against the plain-JS guard reading the same array;
+// - a stale token, where the guard answers with a refusal object;
+// - acquire + release on a LeaseAuthority.
+// Each figure is the best of several rounds (the least disturbed by other work on the machine).
+// No forced garbage collections between rounds: a full collection throws away the optimized
+// JS-to-wasm call paths, which no long-running program pays on every call.
+import { FenceGuard, LeaseAuthority } from "fencepost";
+
+/** A guard in plain JavaScript: the baseline the wasm figures are compared with. */
+class PlainGuard {
+  highest = 0n;
+  admit(token) {
+    if (token > this.highest) {
+      this.highest = token;
+      return true;
+    }
+    return token === this.highest;
+  }
+}
+
+const ROUNDS = 9;
+const PASS = 4_096;
+const PASSES = 400;
+
+// One pass of tokens as a resource sees them from its current owners: increasing, now and then
+// the same owner writing again. Small enough to stay in cache, so the figures measure the calls,
+// not memory. (Stale tokens are measured on their own below.)
+const tokens = new BigUint64Array(PASS);
+for (let i = 0, t = 1_000n; i < PASS; i++) {
+  if (i % 16 !== 7) t += 1n;
+  tokens[i] = t;
+}
+const list = Array.from(tokens);
+
+let sink = 0;
+
+function plainPass() {
+  const g = new PlainGuard();
+  for (let i = 0; i < PASS; i++) if (g.admit(list[i])) sink++;
+}
+
+function wasmPass() {
+  const g = new FenceGuard();
+  for (let i = 0; i < PASS; i++) if (g.admit(list[i]).ok) sink++;
+  g.free();
+}
+
+function plainStalePass() {
+  const g = new PlainGuard();
+  g.admit(1n << 60n);
+  for (let i = 0; i < PASS; i++) if (!g.admit(list[i])) sink++;
+}
+
+function wasmStalePass() {
+  const g = new FenceGuard({ highest: 1n << 60n });
+  for (let i = 0; i < PASS; i++) if (!g.admit(list[i]).ok) sink++;
+  g.free();
+}
+
+function plainArrayPass() {
+  const g = new PlainGuard();
+  for (let i = 0; i < PASS; i++) if (g.admit(tokens[i])) sink++;
+}
+
+const out = new Uint8Array(PASS);
+function manyPass() {
+  const g = new FenceGuard();
+  g.admitMany(tokens, out);
+  sink += out[PASS - 1];
+  g.free();
+}
+
+const auth = new LeaseAuthority({ ttlMs: 30_000 });
+let now = 0;
+function leasePass() {
+  for (let i = 0; i < PASS / 8; i++) {
+    const g = auth.acquire("worker-1", now);
+    if (g.ok) auth.release("worker-1", g.token, now);
+    now++;
+  }
+}
+
+/** ns per operation of `passes` passes of `pass`, which does `ops` operations. */
+function time(pass, ops, passes = PASSES) {
+  const t0 = process.hrtime.bigint();
+  for (let p = 0; p < passes; p++) pass();
+  return Number(process.hrtime.bigint() - t0) / (ops * passes);
+}
+
+const cases = [
+  ["plain", plainPass, PASS],
+  ["wasm", wasmPass, PASS],
+  ["plainStale", plainStalePass, PASS],
+  ["wasmStale", wasmStalePass, PASS],
+  ["plainArray", plainArrayPass, PASS],
+  ["many", manyPass, PASS],
+  ["lease", leasePass, PASS / 8],
+];
+for (const [, pass, ops] of cases) time(pass, ops, 50); // warm up every path first
+const best = Object.fromEntries(cases.map(([name]) => [name, Infinity]));
+for (let r = 0; r < ROUNDS; r++) {
+  for (const [name, pass, ops] of cases) {
+    best[name] = Math.min(best[name], time(pass, ops, name === "lease" ? PASSES / 4 : PASSES));
+  }
+}
+
+const f = (x) => x.toFixed(2).padStart(8);
+console.log(`admit, plain-JS guard (bigint compare)       ${f(best.plain)} ns/op`);
+console.log(
+  `admit, FenceGuard (wasm)                     ${f(best.wasm)} ns/op    ${(best.wasm / best.plain).toFixed(2)}x plain JS (goal <= 3x)`,
+);
+console.log(
+  `stale token: plain-JS false / wasm refusal   ${f(best.plainStale)} / ${f(best.wasmStale).trim()} ns/op (the refusal object carries the highest token)`,
+);
+console.log(`plain-JS guard reading a BigUint64Array      ${f(best.plainArray)} ns/token`);
+console.log(
+  `admitMany(BigUint64Array), FenceGuard        ${f(best.many)} ns/token ${(best.many / best.plainArray).toFixed(2)}x plain JS on the same array (goal <= 1x)`,
+);
+console.log(`acquire + release, LeaseAuthority (wasm)     ${f(best.lease)} ns/op`);
+if (sink === -1) console.log(sink);

@@ -1,0 +1,102 @@
+// Type-checked (tsc --noEmit --strict) use of the package's declarations: the story, narrowing of
+// every result, and calls the declarations must refuse (each @ts-expect-error fails the check if
+// the call were accepted).
+import {
+  AdmitCode,
+  FencedResource,
+  FenceGuard,
+  GuardMap,
+  HEADER_NAME,
+  LeaseAuthority,
+  LockTable,
+  TokenSigner,
+  tokenFromHeader,
+  tokenToBytes,
+  type AcquireResult,
+  type Admission,
+  type Token,
+} from "fencepost";
+import { init, initSync } from "fencepost/slim";
+
+const auth = new LeaseAuthority({ ttlMs: 30_000, firstToken: 33n });
+const a = auth.acquire("A", 0);
+const b = auth.acquire("B", 45_000);
+const guard = new FenceGuard();
+if (a.ok && b.ok) {
+  const first: Admission = guard.admit(b.token);
+  const second = guard.admit(a.token);
+  if (!second.ok && second.reason === "stale") {
+    const highest: bigint = second.highest;
+    const presented: Token = second.presented;
+    void [first, highest, presented];
+  }
+}
+
+function explain(r: AcquireResult): string {
+  if (r.ok) return `token ${r.token} until ${r.expiresAt}`;
+  switch (r.reason) {
+    case "held":
+      return `held by ${r.holder} until ${r.until}`;
+    case "lockDelay":
+      return `free at ${r.until}`;
+    case "reentryLimit":
+      return `re-entered ${r.max} times`;
+    case "exhausted":
+      return "no tokens left";
+  }
+}
+explain(auth.acquire("C", 1));
+
+const released = auth.release("B", 34n, 50_000);
+const depth: number | undefined = released.ok ? released.depth : undefined;
+const lease = auth.lease(50_000);
+const holder: string | undefined = lease?.holder;
+const next: bigint | null = auth.nextToken;
+const restored: LeaseAuthority = LeaseAuthority.restore(auth.snapshotString(), { ttlMs: 30_000 });
+const bytes: Uint8Array = restored.snapshot();
+
+const table = new LockTable({ ttlMs: 1_000, lockDelayMs: 100, maxReentry: 1, reserveBlock: 16 });
+for (const e of table.expireAll(5_000)) {
+  const lock: string = e.lock;
+  const at: number = e.at;
+  void [lock, at];
+}
+
+const codes: Uint8Array = guard.admitMany(new BigUint64Array([35n, 36n]));
+const firstCode = codes[0];
+const accepted = firstCode !== undefined && (firstCode & 1) === 1;
+const stale: 0 = AdmitCode.Stale;
+
+const map = new GuardMap();
+const entries: Array<[string, bigint | null]> = map.entries();
+
+const resource = new FencedResource();
+const w = resource.write(34n, 1, () => ({ rows: 3 }));
+const rows: number | undefined = w.ok ? w.outcome.rows : undefined;
+
+const signer = new TokenSigner(new Uint8Array(32));
+const verified = signer.verify("orders", signer.sign("orders", 34n));
+const token: bigint | undefined = verified.ok ? verified.token : undefined;
+const signed = guard.admitSigned(signer, "orders", signer.sign("orders", 35n));
+const forged: boolean = !signed.ok && signed.reason === "forged";
+
+const header: "Fencing-Token" = HEADER_NAME;
+const parsed: bigint = tokenFromHeader("34");
+const eight: Uint8Array = tokenToBytes(parsed);
+const loading: Promise<void> = init(new URL("file:///fencepost_bg.wasm"));
+initSync(new Uint8Array(0));
+
+void [depth, holder, next, bytes, accepted, stale, entries, rows, token, forged, header, eight, loading];
+
+// @ts-expect-error tokens are bigints, not numbers
+guard.admit(34);
+// @ts-expect-error ttlMs is required
+new LeaseAuthority({ firstToken: 1n });
+// @ts-expect-error unknown option
+new LeaseAuthority({ ttlMs: 1, ttl: 5 });
+// @ts-expect-error times are numbers
+auth.acquire("A", 0n);
+// @ts-expect-error batches are BigUint64Arrays
+guard.admitMany([1n, 2n]);
+// @ts-expect-error a stale refusal has no holder
+if (!a.ok && a.reason === "exhausted") void a.holder;
