@@ -3,6 +3,7 @@
 //! Every tool a task needs is installed here, pinned and idempotently, so a fresh machine needs
 //! nothing but rustup, cargo and Node.js.
 
+mod edge;
 mod npm;
 mod sim;
 mod tools;
@@ -108,7 +109,7 @@ fn test() -> Result {
         .run()?;
     }
     tools::step("wasm32: the same traces as native");
-    tools::ensure_wasm_bindgen()?;
+    npm::ensure_wasm_bindgen()?;
     Cmd::cargo(&[
         "test",
         "-p",
@@ -125,6 +126,7 @@ fn test() -> Result {
     .run()?;
     sim::wasm_tests()?;
     npm::test()?;
+    edge::test()?;
     web::test()?;
     tools::step("all tests passed");
     Ok(())

@@ -76,7 +76,7 @@ fn ensure_e2e_deps() -> Result<PathBuf> {
 pub fn build() -> Result<PathBuf> {
     tools::ensure_targets()?;
     ensure_trunk()?;
-    tools::ensure_wasm_bindgen()?;
+    npm::ensure_wasm_bindgen()?;
     let wasm_opt = npm::wasm_opt()?;
     let wasm_opt_dir = wasm_opt
         .parent()
