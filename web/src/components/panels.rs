@@ -11,13 +11,14 @@ use crate::model::{banner_at, storage_at};
 use crate::state::{Action, State};
 use crate::tour::CHAPTERS;
 
-/// `Stale write …` from `stale write …`.
+/// `Stale write …` from `stale write …` (ASCII only: the sentences are ours, and Unicode case
+/// tables would cost the download several kilobytes).
 pub fn sentence_case(s: &str) -> String {
-    let mut c = s.chars();
-    match c.next() {
-        Some(f) => f.to_uppercase().chain(c).collect(),
-        None => String::new(),
+    let mut out = s.to_string();
+    if let Some(first) = out.get_mut(..1) {
+        first.make_ascii_uppercase();
     }
+    out
 }
 
 /// Writes listed in the storage panel (the latest ones).
@@ -336,5 +337,22 @@ pub fn Messages(props: &MessagesProps) -> Html {
                 </label>
             }
         </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sentence_case_capitalises_ascii_and_leaves_the_rest() {
+        assert_eq!(
+            sentence_case("stale write accepted"),
+            "Stale write accepted"
+        );
+        assert_eq!(sentence_case("Already"), "Already");
+        assert_eq!(sentence_case(""), "");
+        assert_eq!(sentence_case("élan"), "élan");
+        assert_eq!(sentence_case("✗ refused"), "✗ refused");
     }
 }
