@@ -51,6 +51,7 @@ describe("the paused-worker story", () => {
     await playToEnd(p);
     const rejected = p.locator("#timeline-main svg.lanes .badge.rejected");
     assert.equal(await rejected.count(), 1);
+    assert.equal(await rejected.isVisible(), true);
     assert.equal(await rejected.textContent(), "✗ 33 < 34");
     assert.equal(await rejected.getAttribute("data-seq"), "29");
     assert.equal(await text(p, ".storage-panel .highest"), "highest 34");
@@ -60,6 +61,14 @@ describe("the paused-worker story", () => {
     const list = await events(p);
     assert.ok(list.some((e) => e.includes("storage rejected A's write with token 33: it has already accepted 34 from B")));
     await shot(p, "desktop-fenced.png");
+
+    // Clicking an event in the narration moves the playhead there.
+    await p.locator("ol.events li").nth(19).locator("button").click();
+    assert.equal(await text(p, ".playbar .clock"), "31.2 s / 46.1 s");
+    assert.equal(await text(p, ".narration .now"), "31.2 s — the storage applies B's write #1 with token 34");
+    assert.equal(await p.locator("#timeline-main svg.lanes .badge.rejected").count(), 0);
+    assert.equal(await text(p, ".storage-panel .highest"), "highest 34");
+    await p.getByRole("button", { name: "Go to the end" }).click();
 
     // Fencing off: the same story corrupts the document, and the banner says so.
     await p.getByLabel(/Fencing: the storage refuses old tokens/).uncheck();
