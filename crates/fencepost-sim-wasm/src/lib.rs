@@ -115,6 +115,18 @@ fn template_of(json: &str) -> Result<Template, Failure> {
     Ok(t)
 }
 
+/// Whether `json` reads as a scenario (`what` 0), a template (1) or a scope (2), validation left
+/// out: the caller narrows down which element of a list an error is about (serde reports an
+/// error inside one of the `faults` only once the whole list is read).
+#[wasm_bindgen]
+pub fn reads(what: u32, json: &str) -> bool {
+    match what {
+        0 => read::<Scenario>(json).is_ok(),
+        1 => read::<Template>(json).is_ok(),
+        _ => read::<Scope>(json).is_ok(),
+    }
+}
+
 fn last<R>(fallback: R, f: impl FnOnce(&Failure) -> R) -> R {
     with(None, |st| st.error.as_ref().map(f)).unwrap_or(fallback)
 }

@@ -222,6 +222,8 @@ function plainCopy(argName, value) {
         if (!Number.isFinite(v)) throw new RangeError(`${path} must be a finite number, got ${v}`);
         return v;
       case "bigint":
+        if (v < -(2n ** 63n) || v > U64_MAX) throw new RangeError(`${path} must be between -2n ** 63n and ${U64_MAX}n, got ${describe(v)}`);
+        return v;
       case "boolean":
         return v;
       case "object":
@@ -254,11 +256,12 @@ function plainCopy(argName, value) {
 
 /**
  * Compact JSON of plain data (from `plainCopy`) in ASCII only, with where every value and key is:
- * `[start, end, path]`, so a column the module's JSON reader reports names a field.
+ * `[start, end, path, keys]`, so a column the module's JSON reader reports names a field.
  */
 function writeJson(value) {
   let text = "";
   const marks = [];
+  const keys = [];
   const str = (v) =>
     JSON.stringify(v).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
   const put = (v, path) => {
@@ -270,7 +273,9 @@ function writeJson(value) {
       text += "[";
       for (let i = 0; i < v.length; i++) {
         if (i > 0) text += ",";
+        keys.push(i);
         put(v[i], `${path}[${i}]`);
+        keys.pop();
       }
       text += "]";
     } else {
@@ -282,41 +287,77 @@ function writeJson(value) {
         const at = text.length;
         const child = path === "" ? key : `${path}.${key}`;
         text += str(key);
-        marks.push([at, text.length, child]);
+        keys.push(key);
+        marks.push([at, text.length, child, [...keys]]);
         text += ":";
         put(v[key], child);
+        keys.pop();
       }
       text += "}";
     }
-    marks.push([start, text.length, path]);
+    marks.push([start, text.length, path, [...keys]]);
   };
   put(value, "");
-  return { text, marks };
+  return { text, marks, value };
 }
 
-/** The field at a (1-based) column of JSON written by `writeJson`: what ends there, or else the
- * smallest value around it. */
-function fieldAt(marks, column) {
+/** The mark at a column of JSON written by `writeJson` (the number of bytes read when the reader
+ * stopped): what ends there, or else the smallest value around it. */
+function markAt(marks, column) {
   let best = null;
   for (const m of marks) {
-    if (m[1] === column) return m[2];
-    if (m[0] < column && column <= m[1] && (best === null || m[1] - m[0] < best[1] - best[0])) best = m;
+    if (m[1] === column) return m;
+    if (m[0] <= column && column <= m[1] && (best === null || m[1] - m[0] < best[1] - best[0])) best = m;
   }
-  return best === null ? "" : best[2];
+  return best;
+}
+
+/** `value` with the array at `keys` replaced by `array` (copied along the way). */
+function withArray(value, keys, array) {
+  if (keys.length === 0) return array;
+  const copy = Array.isArray(value) ? [...value] : { ...value };
+  copy[keys[0]] = withArray(value[keys[0]], keys.slice(1), array);
+  return copy;
+}
+
+/**
+ * Which element of the array at `keys` the reader's error is about: serde reads each of the
+ * `faults` (a list of tagged objects) whole before it can tell what is wrong with one, so the
+ * error points at the end of the list. The shortest prefix of the list that no longer reads
+ * ends with the culprit. Returns its index, or -1.
+ */
+function culprit(what, value, keys) {
+  let array = value;
+  for (const k of keys) array = array?.[k];
+  if (!Array.isArray(array) || array.length === 0) return -1;
+  const readsWith = (n) => raw.reads(what, writeJson(withArray(value, keys, array.slice(0, n))).text);
+  if (!readsWith(0)) return -1;
+  let [good, bad] = [0, array.length];
+  while (bad - good > 1) {
+    const mid = (good + bad) >>> 1;
+    if (readsWith(mid)) good = mid;
+    else bad = mid;
+  }
+  return bad - 1;
 }
 
 /**
  * The error the module reported for its last call, naming the argument and field. `parts` are the
- * call's JSON arguments: `[argName, marks]` (marks undefined for JSON the package wrote).
+ * call's JSON arguments: `[argName, json]`, `json` as `writeJson` returned it (with `what`: 0 a
+ * scenario, 1 a template, 2 a scope), or undefined for JSON the package wrote itself.
  */
 function failure(...parts) {
   const kind = raw.error_kind();
   const message = raw.error_message();
   const column = raw.error_column();
-  let [arg, marks] = parts[raw.error_part()] ?? parts[0];
+  let [arg, json] = parts[raw.error_part()] ?? parts[0];
   let field = raw.error_field();
-  if (column > 0 && marks !== undefined) field = fieldAt(marks, column);
-  else if (field === "scope" || field.startsWith("scope.") || field.startsWith("scope[")) arg = "options";
+  if (column > 0 && json !== undefined) {
+    const m = markAt(json.marks, column);
+    field = m === null ? "" : m[2];
+    const k = m === null ? -1 : culprit(json.what, json.value, m[3]);
+    if (k >= 0) field = `${field}[${k}]`;
+  } else if (field === "scope" || field.startsWith("scope.") || field.startsWith("scope[")) arg = "options";
   const full = field === "" ? `${arg}: ${message}` : `${arg}.${field}: ${message}`;
   return kind === 1 ? new TypeError(full) : new RangeError(full);
 }
@@ -432,13 +473,13 @@ function presetJson(argName, name) {
 }
 
 /**
- * A scenario argument, a preset's name or a scenario object, as `[json, argName, marks]` (the
- * JSON of a preset is the package's own and has no marks).
+ * A scenario argument, a preset's name or a scenario object, as `[text, written]`: its JSON text
+ * and, for an object, what `writeJson` returned (a preset's JSON is the package's own).
  */
 function scenarioArg(argName, v) {
-  if (typeof v === "string") return [presetJson(argName, text(argName, v, 256)), argName, undefined];
-  const { text: json, marks } = writeJson(plainCopy(argName, v));
-  return [json, argName, marks];
+  if (typeof v === "string") return [presetJson(argName, text(argName, v, 256)), undefined];
+  const written = { ...writeJson(plainCopy(argName, v)), what: 0 };
+  return [written.text, written];
 }
 
 // -------------------------------------------------------------------------------------------
@@ -533,14 +574,14 @@ export class SimRun {
  * most 1,000,000).
  */
 export function run(scenario, options) {
-  const [json, argName, marks] = scenarioArg("scenario", scenario);
+  const [json, written] = scenarioArg("scenario", scenario);
   const o = checkOptions("options", options, RUN_KEYS);
   const fencing = fencingCode("options.fencing", o.fencing);
   const hasSeed = o.seed !== undefined;
   const s = hasSeed ? seed("options.seed", o.seed) : 0n;
   const maxEvents = o.maxEvents === undefined ? MAX_RUN_EVENTS : count("options.maxEvents", o.maxEvents, 1, MAX_RUN_EVENTS);
   const i = raw.run_scenario(json, fencing, hasSeed, s, maxEvents) >>> 0;
-  if (i === NONE) throw failure([argName, marks]);
+  if (i === NONE) throw failure(["scenario", written]);
   return adoptRun(i);
 }
 
@@ -573,7 +614,7 @@ export class Sweep {
   constructor(source, options) {
     ready();
     let json;
-    let marks;
+    let written;
     let template;
     if (typeof source === "string") {
       text("source", source, 256);
@@ -592,7 +633,8 @@ export class Sweep {
     } else {
       const value = plainCopy("source", source);
       template = isTemplate(value);
-      ({ text: json, marks } = writeJson(value));
+      written = { ...writeJson(value), what: template ? 1 : 0 };
+      json = written.text;
     }
     if (options === undefined) throw new TypeError("options must be an object with seeds, got undefined");
     const o = checkOptions("options", options, SWEEP_KEYS);
@@ -611,7 +653,7 @@ export class Sweep {
     const maxEvents =
       o.maxEvents === undefined ? 100_000 : count("options.maxEvents", o.maxEvents, 1, MAX_SWEEP_EVENTS);
     const i = raw.sweep_new(json, template, first, BigInt(seeds), modes, keep, maxEvents) >>> 0;
-    if (i === NONE) throw failure(["source", marks]);
+    if (i === NONE) throw failure(["source", written]);
     this.#i = i;
     this.#total = W.sweep_total(i);
     sweeps?.register(this, i, this);
@@ -690,17 +732,17 @@ export class Search {
    */
   constructor(scenario, options) {
     ready();
-    const [json, argName, marks] = scenarioArg("scenario", scenario);
+    const [json, written] = scenarioArg("scenario", scenario);
     const o = checkOptions("options", options, SEARCH_KEYS);
     const maxFaults = o.maxFaults === undefined ? 2 : count("options.maxFaults", o.maxFaults, 0, 16);
-    const scope = o.scope === undefined ? { text: "", marks: undefined } : writeJson(plainCopy("options.scope", o.scope));
+    const scope = o.scope === undefined ? undefined : { ...writeJson(plainCopy("options.scope", o.scope)), what: 2 };
     const fencing = fencingCode("options.fencing", o.fencing);
     const maxDepth = o.maxDepth === undefined ? 10_000 : count("options.maxDepth", o.maxDepth, 0, 0xffff_ffff);
     const maxStates =
       o.maxStates === undefined ? 1_000_000 : count("options.maxStates", o.maxStates, 1, MAX_SEARCH_STATES);
     const stop = o.stopAtFirst === undefined ? true : flag("options.stopAtFirst", o.stopAtFirst);
-    const i = raw.search_new(json, scope.text, maxFaults, fencing, maxDepth, maxStates, stop) >>> 0;
-    if (i === NONE) throw failure([argName, marks], ["options.scope", scope.marks]);
+    const i = raw.search_new(json, scope?.text ?? "", maxFaults, fencing, maxDepth, maxStates, stop) >>> 0;
+    if (i === NONE) throw failure(["scenario", written], ["options.scope", scope]);
     this.#i = i;
     searches?.register(this, i, this);
   }
