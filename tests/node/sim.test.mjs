@@ -266,3 +266,35 @@ test("the history checker finds a stale write line by line and in a whole log", 
   assert.deepEqual(checkHistory(`${lines.join("\n")}\n`, { keep: 1 }).findings, [third.findings[0]]);
   assert.equal(checkHistory([]).summary.lines, 0);
 });
+
+test("sim/index.d.ts declares exactly what every entry exports, without any", async () => {
+  const { createRequire } = await import("node:module");
+  const { readFileSync } = await import("node:fs");
+  const require = createRequire(import.meta.url);
+  const sim = await import("fencepost/sim");
+  const slim = await import("fencepost/sim/slim");
+  const dts = readFileSync(require.resolve("fencepost/package.json").replace(/package\.json$/, "sim/index.d.ts"), "utf8");
+  const declared = [...dts.matchAll(/^export (?:declare )?(?:class|function|const) (\w+)/gm)].map((m) => m[1]);
+  assert.deepEqual([...new Set(declared)].sort(), Object.keys(sim).sort());
+  assert.deepEqual(Object.keys(require("fencepost/sim")).sort(), Object.keys(sim).sort());
+  assert.deepEqual(Object.keys(slim).sort(), Object.keys(sim).sort());
+  assert.doesNotMatch(dts.replace(/\/\/.*$|\/\*[\s\S]*?\*\//gm, ""), /\bany\b/);
+});
+
+test("fencepost/sim/slim loads nothing until initSync is handed the exported .wasm", async () => {
+  const { execFileSync } = await import("node:child_process");
+  const script = `
+    import { readFileSync } from "node:fs";
+    import * as slim from "fencepost/sim/slim";
+    let before = "none";
+    try { slim.run("paused-worker"); } catch (e) { before = e.message; }
+    slim.initSync(readFileSync(new URL(import.meta.resolve("fencepost/sim/fencepost_sim_bg.wasm"))));
+    console.log(JSON.stringify({ before, ok: slim.run("paused-worker", { fencing: false }).verdict.ok }));
+  `;
+  const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
+  assert.deepEqual(JSON.parse(out), {
+    before:
+      "fencepost/sim: the WebAssembly module is not loaded; with fencepost/sim/slim, call init() or initSync() first",
+    ok: false,
+  });
+});

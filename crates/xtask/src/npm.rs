@@ -569,7 +569,13 @@ pub fn test() -> Result {
     step("npm package: Deno");
     let deno = fixture("deno", &tarball)?;
     Cmd::new("node_modules/.bin/deno")
-        .args(["test", "--allow-read", "--no-prompt", "story.test.ts"])
+        .args([
+            "test",
+            "--allow-read",
+            "--no-prompt",
+            "story.test.ts",
+            "sim.test.ts",
+        ])
         .cwd(&deno)
         .run()?;
 
