@@ -17,7 +17,8 @@ commands:
   demo            set everything up and show fencepost at work
   test            everything CI checks: fmt, clippy, tests, no_std builds, the npm package
   bench           benchmarks (ns/op, ratios against a baseline measured in the same run)
-  bench-npm       the npm package's Node benchmark (wasm admit vs plain JS, batches, acquire)
+  test-npm        only the npm package's checks of `test` (build, sizes, Node, tsc, workerd, Deno, Chromium)
+  bench-npm       the npm package's Node benchmark (wasm admit vs plain JS, batches, acquire, sim)
   dist            build the npm package into npm/dist (wasm, bindings, entry points)
   size            raw / gzip / brotli of each .wasm in npm/dist, against its budget
   fuzz [SECS]     run every fuzz target for SECS seconds each (default 30)
@@ -29,6 +30,7 @@ fn main() -> ExitCode {
         Some("demo") => demo(),
         Some("test") => test(),
         Some("bench") => bench(),
+        Some("test-npm") => npm::test(),
         Some("bench-npm") => npm::bench(),
         Some("dist") => npm::dist(),
         Some("size") => npm::size(),
