@@ -10,7 +10,7 @@ use fencepost_sim::template::{self, Source, Template};
 use fencepost_sim::trace::fmt_secs;
 use fencepost_sim::{Fault, Invariant, Scenario, preset};
 
-use crate::{Fail, bad, load};
+use crate::{Fail, bad, format_is_json, load, positional};
 
 fn io(e: std::io::Error) -> Fail {
     Fail(format!("writing output: {e}"), 2)
@@ -87,21 +87,8 @@ pub(crate) fn explore(args: &[String], out: &mut impl Write) -> Result<u8, Fail>
             }
             "--exhaustive" => exhaustive = true,
             "--no-fencing" => fencing = false,
-            "--format" => match it.next().map(String::as_str) {
-                Some("json") => json = true,
-                Some("text") => json = false,
-                other => {
-                    return Err(bad(format!(
-                        "--format takes text or json, not `{}`",
-                        other.unwrap_or("")
-                    )));
-                }
-            },
-            flag if flag.starts_with("--") => {
-                return Err(bad(format!("usage: unknown option `{flag}`")));
-            }
-            t if what.is_none() => what = Some(t.to_string()),
-            extra => return Err(bad(format!("usage: unexpected argument `{extra}`"))),
+            "--format" => json = format_is_json(it.next())?,
+            other => positional(&mut what, other)?,
         }
     }
     let what =
@@ -383,21 +370,8 @@ pub(crate) fn check(args: &[String], out: &mut impl Write) -> Result<u8, Fail> {
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
-            "--format" => match it.next().map(String::as_str) {
-                Some("json") => json = true,
-                Some("text") => json = false,
-                other => {
-                    return Err(bad(format!(
-                        "--format takes text or json, not `{}`",
-                        other.unwrap_or("")
-                    )));
-                }
-            },
-            flag if flag.starts_with("--") => {
-                return Err(bad(format!("usage: unknown option `{flag}`")));
-            }
-            p if path.is_none() => path = Some(p.to_string()),
-            extra => return Err(bad(format!("usage: unexpected argument `{extra}`"))),
+            "--format" => json = format_is_json(it.next())?,
+            other => positional(&mut path, other)?,
         }
     }
     let path = path.ok_or_else(|| bad("usage: check needs a history file (or - for stdin)"))?;

@@ -35,6 +35,30 @@ exit status: 0 all invariants held, 1 an invariant was violated, 2 bad input
 /// A failure to report: message and exit code.
 pub(crate) struct Fail(pub(crate) String, pub(crate) u8);
 
+/// Reads the value of `--format`: whether it asks for JSON.
+pub(crate) fn format_is_json(value: Option<&String>) -> Result<bool, Fail> {
+    match value.map(String::as_str) {
+        Some("json") => Ok(true),
+        Some("text") => Ok(false),
+        other => Err(bad(format!(
+            "--format takes text or json, not `{}`",
+            other.unwrap_or("")
+        ))),
+    }
+}
+
+/// Takes a command's one positional argument; refuses unknown options and a second positional.
+pub(crate) fn positional(slot: &mut Option<String>, arg: &str) -> Result<(), Fail> {
+    if arg.starts_with("--") {
+        return Err(bad(format!("usage: unknown option `{arg}`")));
+    }
+    if slot.is_some() {
+        return Err(bad(format!("usage: unexpected argument `{arg}`")));
+    }
+    *slot = Some(arg.to_string());
+    Ok(())
+}
+
 pub(crate) fn bad(msg: impl Into<String>) -> Fail {
     Fail(msg.into(), 2)
 }
@@ -125,21 +149,8 @@ fn sim(args: &[String], out: &mut impl Write) -> Result<u8, Fail> {
                         .map_err(|_| bad(format!("--seed: `{v}` is not a whole number")))?,
                 );
             }
-            "--format" => match it.next().map(String::as_str) {
-                Some("json") => json = true,
-                Some("text") => json = false,
-                other => {
-                    return Err(bad(format!(
-                        "--format takes text or json, not `{}`",
-                        other.unwrap_or("")
-                    )));
-                }
-            },
-            flag if flag.starts_with("--") => {
-                return Err(bad(format!("usage: unknown option `{flag}`")));
-            }
-            t if target.is_none() => target = Some(t.to_string()),
-            extra => return Err(bad(format!("usage: unexpected argument `{extra}`"))),
+            "--format" => json = format_is_json(it.next())?,
+            other => positional(&mut target, other)?,
         }
     }
     let scenario = match (template, target) {

@@ -1169,41 +1169,36 @@ impl<'s> Sim<'s> {
         }
     }
 
+    /// Sends a renew of the worker's lease (`check`: the renew before a write).
+    fn send_renew(&mut self, w: u16, check: bool) {
+        let ws = &self.workers[usize::from(w)];
+        if let Some(l) = ws.lease {
+            let inc = ws.inc;
+            self.send(
+                Actor::Worker(w),
+                Actor::Lock,
+                inc,
+                Msg::Renew { check },
+                Some(l.token),
+                l.ordinal,
+            );
+        }
+    }
+
     fn timer(&mut self, w: u16, timer: Timer) {
         let ws = &self.workers[usize::from(w)];
         let phase = ws.phase;
         match timer {
             Timer::WorkDone { write } if phase == Phase::Working => {
                 if self.sc.protections.check_before_write {
-                    let ws = &mut self.workers[usize::from(w)];
-                    ws.phase = Phase::Checking { write };
-                    let (inc, lease) = (ws.inc, ws.lease);
-                    if let Some(l) = lease {
-                        self.send(
-                            Actor::Worker(w),
-                            Actor::Lock,
-                            inc,
-                            Msg::Renew { check: true },
-                            Some(l.token),
-                            l.ordinal,
-                        );
-                    }
+                    self.workers[usize::from(w)].phase = Phase::Checking { write };
+                    self.send_renew(w, true);
                 } else {
                     self.before_write(w, write);
                 }
             }
             Timer::RenewTick { lease } if ws.lease_gen == lease && ws.lease.is_some() => {
-                let (inc, l) = (ws.inc, ws.lease);
-                if let Some(l) = l {
-                    self.send(
-                        Actor::Worker(w),
-                        Actor::Lock,
-                        inc,
-                        Msg::Renew { check: false },
-                        Some(l.token),
-                        l.ordinal,
-                    );
-                }
+                self.send_renew(w, false);
                 if let Some(every) = self.sc.workers[usize::from(w)].job.renew_every_ms {
                     self.worker_timer(w, every, Timer::RenewTick { lease });
                 }

@@ -3,6 +3,7 @@
 //! Every tool a task needs is installed here, pinned and idempotently, so a fresh machine needs
 //! nothing but rustup, cargo and Node.js.
 
+mod edge;
 mod npm;
 mod sim;
 mod tools;
@@ -113,7 +114,7 @@ fn test() -> Result {
         .run()?;
     }
     tools::step("wasm32: the same traces as native");
-    tools::ensure_wasm_bindgen()?;
+    npm::ensure_wasm_bindgen()?;
     Cmd::cargo(&[
         "test",
         "-p",
@@ -130,6 +131,7 @@ fn test() -> Result {
     .run()?;
     sim::wasm_tests()?;
     npm::test()?;
+    edge::test()?;
     tools::step("all tests passed");
     Ok(())
 }

@@ -143,7 +143,7 @@ fn wasm_bindgen() -> Result<PathBuf> {
 }
 
 /// Installs the wasm-bindgen CLI of the crate's version with cargo when it is missing.
-fn ensure_wasm_bindgen() -> Result {
+pub fn ensure_wasm_bindgen() -> Result {
     if wasm_bindgen().is_err() {
         step(&format!(
             "installing wasm-bindgen-cli {WASM_BINDGEN_VERSION}"
@@ -166,7 +166,7 @@ fn fingerprint(bytes: &[u8]) -> String {
 }
 
 /// Runs `npm ci` in `dir` unless its node_modules was installed from the same lock file already.
-fn npm_ci(dir: &Path) -> Result {
+pub fn npm_ci(dir: &Path) -> Result {
     let lock = read(&dir.join("package-lock.json"))?;
     let stamp = dir.join("node_modules").join(".fencepost-lock");
     let want = fingerprint(lock.as_bytes());

@@ -215,23 +215,3 @@ pub fn ensure_cargo_fuzz() -> Result {
     }
     Ok(())
 }
-
-/// The wasm-bindgen CLI version; must equal the `wasm-bindgen` crate version pinned in Cargo.toml.
-pub const WASM_BINDGEN_VERSION: &str = "0.2.130";
-
-/// wasm-bindgen and wasm-bindgen-test-runner at exactly [`WASM_BINDGEN_VERSION`].
-pub fn ensure_wasm_bindgen() -> Result {
-    let have = Cmd::new("wasm-bindgen")
-        .arg("--version")
-        .output()
-        .unwrap_or_default();
-    if have.split_whitespace().nth(1) == Some(WASM_BINDGEN_VERSION) {
-        return Ok(());
-    }
-    step(&format!(
-        "installing wasm-bindgen-cli {WASM_BINDGEN_VERSION}"
-    ));
-    Cmd::cargo(&["install", "wasm-bindgen-cli", "--version"])
-        .arg(format!("={WASM_BINDGEN_VERSION}"))
-        .run()
-}

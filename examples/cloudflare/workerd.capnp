@@ -1,0 +1,38 @@
+# Runs the service locally in workerd, with Durable Object storage on local disk:
+#
+#   workerd serve examples/cloudflare/workerd.capnp \
+#     --socket-addr http=127.0.0.1:8787 --directory-path do-storage=/tmp/fencepost-do
+#
+# The `fencepost` modules are the package built by `cargo xtask dist` (npm/dist).
+using Workerd = import "/workerd/workerd.capnp";
+
+const config :Workerd.Config = (
+  services = [
+    (name = "main", worker = .leases),
+    (name = "do-storage", disk = (writable = true)),
+  ],
+  sockets = [ (name = "http", address = "127.0.0.1:8787", http = (), service = "main") ],
+);
+
+const leases :Workerd.Worker = (
+  compatibilityDate = "2025-01-01",
+  modules = [
+    (name = "examples/cloudflare/src/worker.js", esModule = embed "src/worker.js"),
+    (name = "examples/shared/service.js", esModule = embed "../shared/service.js"),
+    # workerd resolves a bare specifier next to the module that imports it, so the package's
+    # modules are named beside examples/shared/service.js, which imports "fencepost".
+    (name = "examples/shared/fencepost", esModule = embed "../../npm/dist/workerd.js"),
+    (name = "examples/shared/api.js", esModule = embed "../../npm/dist/api.js"),
+    (name = "examples/shared/fencepost_bg.js", esModule = embed "../../npm/dist/fencepost_bg.js"),
+    (name = "examples/shared/fencepost_bg.wasm", wasm = embed "../../npm/dist/fencepost_bg.wasm"),
+  ],
+  durableObjectNamespaces = [
+    (className = "LockObject", uniqueKey = "fencepost-locks", enableSql = true),
+    (className = "DocObject", uniqueKey = "fencepost-docs", enableSql = true),
+  ],
+  durableObjectStorage = (localDisk = "do-storage"),
+  bindings = [
+    (name = "LOCKS", durableObjectNamespace = "LockObject"),
+    (name = "DOCS", durableObjectNamespace = "DocObject"),
+  ],
+);
