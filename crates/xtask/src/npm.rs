@@ -45,13 +45,18 @@ pub struct Budget {
 
 /// The core module's budget.
 ///
-/// The issue asks for 20 KB raw / 9 KB gzip. With everything it lists in this one module (the lock
-/// table's B-tree, both binary snapshot codecs, HMAC-SHA-256, strings across the boundary) the
-/// smallest build so far is about 56 KB raw / 23.6 KB gzip, so this budget holds the line just
-/// above that until the scope or the budget is settled; it must only ever go down.
+/// The issue asks for 20 KB raw / 9 KB gzip. The module is about 56.2 KB raw / 23.7 KB gzip, and
+/// measured by dropping exports and letting wasm-opt remove what only they reached, its bytes go
+/// to: the lock table (its B-tree and table snapshot) about 23.8 KB raw / 9.0 KB gzip, snapshot and
+/// restore of both kinds about 12.7 / 5.0, signed tokens (HMAC-SHA-256) about 8.5 / 3.6, the
+/// fenced resource about 1.3 / 0.5; the guard, the authority, the codecs and the glue about
+/// 16.3 / 7.6. So 20 KB / 9 KB holds for the guard and authority with codecs, not for the full
+/// feature set in one module. Built at opt-level "z" (the core crate alone or everything), "2",
+/// "3" or with wasm-opt `--converge`, the module only grows. This budget holds the line just
+/// above the smallest build; it must only ever go down.
 pub const CORE_BUDGET: Budget = Budget {
     file: "fencepost_bg.wasm",
-    raw: 58 * 1024,
+    raw: 57 * 1024,
     gzip: 24 * 1024,
 };
 
