@@ -1,11 +1,24 @@
-// The story in a page, through the package's `browser` export (mapped by the page's import map).
+// The story in a page, through the package's `browser` exports (mapped by the page's import map):
+// the core's guard, then the simulator's paused-worker run with fencing on and off.
 import { FenceGuard, LeaseAuthority } from "fencepost";
+import { run } from "fencepost/sim";
 
 const auth = new LeaseAuthority({ ttlMs: 30_000, firstToken: 33n });
 const a = auth.acquire("A", 0);
 const b = auth.acquire("B", 45_000);
 const guard = new FenceGuard();
 const steps = [a, b, guard.admit(b.token), guard.admit(a.token)];
-const text = JSON.stringify(steps, (_, v) => (typeof v === "bigint" ? `${v}n` : v));
+const json = (value) => JSON.stringify(value, (_, v) => (typeof v === "bigint" ? `${v}n` : v));
+const text = json(steps);
 document.getElementById("story").textContent = text;
+
+const fenced = run("paused-worker");
+const sim = json({
+  rejected: fenced.trace.events
+    .filter((e) => e.kind === "write_rejected")
+    .map((e) => ({ actor: e.actor, token: e.token, highest: e.detail.highest, because: fenced.explain(e.seq) })),
+  fencingOff: run("paused-worker", { fencing: false }).verdict.violations.map((v) => [v.invariant, v.seq]),
+});
+document.getElementById("sim").textContent = sim;
+window.fencepostSim = sim;
 window.fencepostStory = text;

@@ -15,16 +15,20 @@ assert.ok(Number.isInteger(port) && port > 0 && port < 65536, "usage: node run.m
 
 // Browsers do not resolve packages: resolve `fencepost` with the `browser` condition, as a bundler
 // would, and hand the page the result through an import map.
-const entry = fileURLToPath(
-  execFileSync(
-    process.execPath,
-    ["--conditions=browser", "--input-type=module", "-e", "process.stdout.write(import.meta.resolve('fencepost'))"],
-    { encoding: "utf8" },
-  ),
-);
+const resolveBrowser = (specifier) =>
+  fileURLToPath(
+    execFileSync(
+      process.execPath,
+      ["--conditions=browser", "--input-type=module", "-e", `process.stdout.write(import.meta.resolve(${JSON.stringify(specifier)}))`],
+      { encoding: "utf8" },
+    ),
+  );
+const entry = resolveBrowser("fencepost");
+const simEntry = resolveBrowser("fencepost/sim");
 assert.match(entry, /dist[\\/]browser\.js$/, "the browser condition must pick dist/browser.js");
+assert.match(simEntry, /dist[\\/]sim[\\/]browser\.js$/, "the browser condition must pick dist/sim/browser.js");
 const here = process.cwd();
-const entryUrl = "/" + relative(here, entry).split(sep).join("/");
+const urlOf = (file) => "/" + relative(here, file).split(sep).join("/");
 
 const html = `<!doctype html>
 <html>
@@ -32,10 +36,10 @@ const html = `<!doctype html>
     <meta charset="utf-8">
     <title>fencepost in a browser</title>
     <link rel="icon" href="data:,">
-    <script type="importmap">${JSON.stringify({ imports: { fencepost: entryUrl } })}</script>
+    <script type="importmap">${JSON.stringify({ imports: { fencepost: urlOf(entry), "fencepost/sim": urlOf(simEntry) } })}</script>
     <script type="module" src="/page.js"></script>
   </head>
-  <body><pre id="story"></pre></body>
+  <body><pre id="story"></pre><pre id="sim"></pre></body>
 </html>
 `;
 
@@ -83,7 +87,7 @@ try {
     if (m.type() === "error") errors.push(m.text());
   });
   await page.goto(`http://127.0.0.1:${port}/`);
-  await page.waitForFunction(() => window.fencepostStory !== undefined, null, { timeout: 15_000 }).catch(() => {
+  await page.waitForFunction(() => window.fencepostStory !== undefined && window.fencepostSim !== undefined, null, { timeout: 15_000 }).catch(() => {
     throw new Error(`the page told no story: ${errors.join("; ") || "no error reported"}`);
   });
   const story = JSON.parse(await page.evaluate(() => window.fencepostStory));
@@ -93,8 +97,18 @@ try {
     { ok: true },
     { ok: false, reason: "stale", presented: "33n", highest: "34n" },
   ]);
+  assert.deepEqual(JSON.parse(await page.evaluate(() => window.fencepostSim)), {
+    rejected: [
+      { actor: "storage", token: "33n", highest: "34n", because: "storage rejected A's write with token 33: it has already accepted 34 from B" },
+    ],
+    fencingOff: [
+      ["I1", 29],
+      ["I2", 29],
+      ["I4", 29],
+    ],
+  });
   assert.deepEqual(errors, []);
-  console.log("chromium: 34 accepted, 33 rejected with highest 34");
+  console.log("chromium: 34 accepted, 33 rejected with highest 34; fencepost/sim rejects 33 and breaks I2 without fencing");
 } finally {
   await context?.close();
   await new Promise((ok) => server.close(ok));

@@ -247,18 +247,24 @@ test("the package's entry points resolve as documented", () => {
   assert.equal(pkg.sideEffects, false);
   assert.match(import.meta.resolve("fencepost"), /\/dist\/node\.mjs$/);
   assert.match(import.meta.resolve("fencepost/slim"), /\/dist\/slim\.js$/);
-  assert.throws(() => import.meta.resolve("fencepost/sim"), { code: "ERR_PACKAGE_PATH_NOT_EXPORTED" });
+  assert.match(import.meta.resolve("fencepost/sim"), /\/dist\/sim\/node\.mjs$/);
+  assert.match(import.meta.resolve("fencepost/sim/slim"), /\/dist\/sim\/slim\.js$/);
+  assert.throws(() => import.meta.resolve("fencepost/table"), { code: "ERR_PACKAGE_PATH_NOT_EXPORTED" });
   assert.match(import.meta.resolve("fencepost/fencepost_bg.wasm"), /\/dist\/fencepost_bg\.wasm$/);
-  const resolveWith = (condition) =>
+  assert.match(import.meta.resolve("fencepost/sim/fencepost_sim_bg.wasm"), /\/dist\/sim\/fencepost_sim_bg\.wasm$/);
+  const resolveWith = (condition, specifier = "fencepost") =>
     execFileSync(
       process.execPath,
-      [`--conditions=${condition}`, "--input-type=module", "-e", "process.stdout.write(import.meta.resolve('fencepost'))"],
+      [`--conditions=${condition}`, "--input-type=module", "-e", `process.stdout.write(import.meta.resolve(${JSON.stringify(specifier)}))`],
       { encoding: "utf8" },
     );
   assert.match(resolveWith("edge-light"), /\/dist\/edge-light\.js$/);
   assert.match(resolveWith("workerd"), /\/dist\/workerd\.js$/);
   assert.match(resolveWith("deno"), /\/dist\/deno\.js$/);
   assert.match(resolveWith("browser"), /\/dist\/browser\.js$/);
+  for (const condition of ["edge-light", "workerd", "deno", "browser"]) {
+    assert.match(resolveWith(condition, "fencepost/sim"), new RegExp(`/dist/sim/${condition}\\.js$`));
+  }
   const edge = readFileSync(new URL(resolveWith("edge-light")), "utf8");
   assert.match(edge, /import wasm from "\.\/fencepost_bg\.wasm\?module";/);
 });

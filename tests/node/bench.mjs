@@ -4,11 +4,14 @@
 //   comparison, in one process, with rounds interleaved so both see the same machine load;
 // - admitMany(BigUint64Array) per token, against the plain-JS guard reading the same array;
 // - a stale token, where the guard answers with a refusal object;
-// - acquire + release on a LeaseAuthority.
+// - acquire + release on a LeaseAuthority;
+// - fencepost/sim: runs of the paused-worker story per second, with the verdict only and with the
+//   whole trace turned into objects.
 // Each figure is the best of several rounds (the least disturbed by other work on the machine).
 // No forced garbage collections between rounds: a full collection throws away the optimized
 // JS-to-wasm call paths, which no long-running program pays on every call.
 import { FenceGuard, LeaseAuthority } from "fencepost";
+import { presets, run } from "fencepost/sim";
 
 /** A guard in plain JavaScript: the baseline the wasm figures are compared with. */
 class PlainGuard {
@@ -121,4 +124,36 @@ console.log(
   `admitMany(BigUint64Array), FenceGuard        ${f(best.many)} ns/token ${(best.many / best.plainArray).toFixed(2)}x plain JS on the same array (goal <= 1x)`,
 );
 console.log(`acquire + release, LeaseAuthority (wasm)     ${f(best.lease)} ns/op`);
+
+// The simulator: best of several one-second rounds, each a loop of whole runs.
+const story = presets()[0].scenario;
+function simRate(pass) {
+  let bestRate = 0;
+  for (let r = 0; r < 5; r++) {
+    let n = 0;
+    const t0 = process.hrtime.bigint();
+    let elapsed = 0;
+    while (elapsed < 1e9) {
+      for (let k = 0; k < 50; k++) pass();
+      n += 50;
+      elapsed = Number(process.hrtime.bigint() - t0);
+    }
+    bestRate = Math.max(bestRate, n / (elapsed / 1e9));
+  }
+  return bestRate;
+}
+const verdictOnly = simRate(() => {
+  const r = run(story);
+  if (!r.verdict.ok) sink++;
+  r.free();
+});
+const wholeTrace = simRate(() => {
+  const r = run(story, { fencing: false });
+  sink += r.trace.events.length;
+  r.free();
+});
+const g = (x) => Math.round(x).toLocaleString("en-US").padStart(8);
+console.log(`sim paused-worker, run + verdict             ${g(verdictOnly)} runs/s`);
+const events = run(story, { fencing: false }).trace.events.length;
+console.log(`sim paused-worker, run + whole trace objects ${g(wholeTrace)} runs/s (${events} events each)`);
 if (sink === -1) console.log(sink);

@@ -2,43 +2,54 @@
 // for the story over HTTP, checks the answer, and always stops workerd.
 //
 // workerd does not resolve packages, so this does what a bundler does: it resolves `fencepost`
-// with the `workerd` condition (through Node's resolver) and lists the entry and every module it
-// imports, by relative path, in the capnp config.
+// and `fencepost/sim` with the `workerd` condition (through Node's resolver) and lists each entry
+// and every module it imports in the capnp config.
 import { spawn, execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
+import { dirname, join, posix, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import assert from "node:assert/strict";
 
 const port = Number(process.argv[2]);
 assert.ok(Number.isInteger(port) && port > 0 && port < 65536, "usage: node run.mjs <port>");
 
-const entry = fileURLToPath(
-  execFileSync(
-    process.execPath,
-    ["--conditions=workerd", "--input-type=module", "-e", "process.stdout.write(import.meta.resolve('fencepost'))"],
-    { encoding: "utf8" },
-  ),
-);
-assert.match(entry, /dist[\\/]workerd\.js$/, "the workerd condition must pick dist/workerd.js");
+/** Where `specifier` resolves with the `workerd` condition (through Node's resolver). */
+function resolveWorkerd(specifier) {
+  return fileURLToPath(
+    execFileSync(
+      process.execPath,
+      ["--conditions=workerd", "--input-type=module", "-e", `process.stdout.write(import.meta.resolve(${JSON.stringify(specifier)}))`],
+      { encoding: "utf8" },
+    ),
+  );
+}
 
-// The entry and everything it imports relatively, named relative to the entry's directory.
-const root = dirname(entry);
-const modules = new Map([["fencepost", entry]]);
-const pending = [entry];
+const entries = { fencepost: resolveWorkerd("fencepost"), "fencepost/sim": resolveWorkerd("fencepost/sim") };
+assert.match(entries.fencepost, /dist[\\/]workerd\.js$/, "the workerd condition must pick dist/workerd.js");
+assert.match(entries["fencepost/sim"], /dist[\\/]sim[\\/]workerd\.js$/, "the workerd condition must pick dist/sim/workerd.js");
+
+// Each entry and everything it imports relatively. workerd resolves a relative import against the
+// importing module's name, so the modules an entry imports are named from the entry's name.
+const modules = new Map();
+const pending = [];
+for (const [name, path] of Object.entries(entries)) {
+  modules.set(name, path);
+  pending.push([name, path]);
+}
 while (pending.length > 0) {
-  const file = pending.pop();
+  const [name, file] = pending.pop();
   const source = readFileSync(file, "utf8");
   for (const [, spec] of source.matchAll(/(?:from|import)\s*["'](\.\/[^"']+)["']/g)) {
+    const childName = posix.join(posix.dirname(name), spec);
     const path = join(dirname(file), spec);
-    const name = relative(root, path);
-    if (!modules.has(name)) {
-      modules.set(name, path);
-      if (path.endsWith(".js")) pending.push(path);
+    if (!modules.has(childName)) {
+      modules.set(childName, path);
+      if (path.endsWith(".js")) pending.push([childName, path]);
     }
   }
 }
-assert.ok(modules.has("fencepost_bg.wasm"), "the entry must import the .wasm file as a module");
+assert.ok(modules.has("fencepost_bg.wasm"), "the core's entry must import its .wasm file as a module");
+assert.ok(modules.has("fencepost/fencepost_sim_bg.wasm"), "the simulator's entry must import its .wasm file as a module");
 
 // capnp embeds paths relative to the config file, which is written here.
 const list = [["worker.js", "worker.js"], ...modules]
@@ -101,6 +112,17 @@ try {
     { ok: false, reason: "stale", presented: "33n", highest: "34n" },
   ]);
   console.log("workerd: 34 accepted, 33 rejected with highest 34");
+  const response = await fetch(`http://127.0.0.1:${port}/sim`);
+  assert.equal(response.status, 200);
+  assert.deepEqual(await response.json(), {
+    rejected: [{ actor: "storage", token: "33n", highest: "34n", reason: "stale", because: "storage rejected A's write with token 33: it has already accepted 34 from B" }],
+    fencingOff: [
+      ["I1", 29],
+      ["I2", 29],
+      ["I4", 29],
+    ],
+  });
+  console.log("workerd: fencepost/sim rejects 33 (highest 34) with fencing and breaks I2 without");
 } finally {
   stop();
 }

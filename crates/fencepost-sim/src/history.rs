@@ -393,6 +393,10 @@ impl HistoryChecker {
     pub fn check_text(text: &str, keep: usize) -> HistoryReport {
         let mut c = HistoryChecker::new();
         let mut report = HistoryReport::default();
+        if text.is_empty() {
+            // No text, no lines (not one blank line).
+            return report;
+        }
         for line in text.split('\n') {
             let r = c.check_line(line.as_bytes());
             if let Some(m) = r.malformed
@@ -451,6 +455,12 @@ fn parse(bytes: &[u8]) -> Result<Line<'_>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_empty_text_has_no_lines() {
+        assert_eq!(HistoryChecker::check_text("", 10), HistoryReport::default());
+        assert_eq!(HistoryChecker::check_text("\n", 10).summary.lines, 1);
+    }
 
     #[test]
     fn malformed_messages_name_the_problem() {

@@ -26,6 +26,7 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::fmt;
 
+use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
 /// The scenario format version this crate reads.
@@ -208,8 +209,13 @@ impl Point {
 }
 
 /// Something that goes wrong.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+///
+/// In JSON, an object with a `kind` and that kind's fields (and no others). It is read by
+/// [`Fault`]'s own `Deserialize`, which reports the same errors as serde's internally tagged
+/// enums but reads each field straight from the input instead of buffering the whole object
+/// first: much less code in the WebAssembly simulator, and errors that point at the field.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Fault {
     /// The worker freezes (GC pause, VM suspend) from `at` for `for` ms: it handles nothing and its
     /// timers wait; on resume it carries on where it stopped.
@@ -318,6 +324,189 @@ impl Fault {
             Fault::Crash { .. } => "crash",
             Fault::AuthorityRestart { .. } => "authority_restart",
         }
+    }
+}
+
+/// The kinds of [`Fault`], as named by its `kind` field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum FaultKind {
+    Pause,
+    PauseAt,
+    Hold,
+    Partition,
+    Clock,
+    Crash,
+    AuthorityRestart,
+}
+
+impl FaultKind {
+    /// The fields a fault of this kind has, besides `kind`, in order.
+    const fn fields(self) -> &'static [&'static str] {
+        match self {
+            FaultKind::Pause => &["worker", "at", "for"],
+            FaultKind::PauseAt => &["worker", "point", "nth", "for"],
+            FaultKind::Hold => &["worker", "nth_write", "for"],
+            FaultKind::Partition => &["worker", "from", "to"],
+            FaultKind::Clock => &["worker", "skew_ms", "drift_ppm", "jump_at", "jump_ms"],
+            FaultKind::Crash => &["worker", "at", "restart_after"],
+            FaultKind::AuthorityRestart => &["at", "persisted"],
+        }
+    }
+}
+
+/// Reading objects tagged by a `kind` field (faults, and fault templates) the way serde's
+/// internally tagged enums do, without buffering the object.
+pub(crate) mod tagged {
+    use alloc::string::String;
+    use alloc::vec::Vec;
+
+    use serde::Deserialize;
+    use serde::de::{self, IgnoredAny, MapAccess};
+
+    /// The keys of one object, in the order read.
+    #[derive(Default)]
+    pub(crate) struct Keys(Vec<String>);
+
+    impl Keys {
+        /// Records `key`; refuses it the second time.
+        pub(crate) fn add<E: de::Error>(&mut self, key: &str, name: &'static str) -> Result<(), E> {
+            if self.0.iter().any(|k| k == key) {
+                return Err(E::duplicate_field(name));
+            }
+            self.0.push(key.into());
+            Ok(())
+        }
+
+        /// The first key (besides `kind`) that is not one of `allowed`, as serde's error.
+        pub(crate) fn only<E: de::Error>(&self, allowed: &'static [&'static str]) -> Result<(), E> {
+            match self
+                .0
+                .iter()
+                .find(|k| *k != "kind" && !allowed.contains(&k.as_str()))
+            {
+                Some(k) => Err(E::unknown_field(k, allowed)),
+                None => Ok(()),
+            }
+        }
+    }
+
+    /// Reads the value of `key` into `slot`, unless the kind is already known not to have it
+    /// (then the value is skipped, and [`Keys::only`] reports the key).
+    pub(crate) fn put<'de, A: MapAccess<'de>, T: Deserialize<'de>>(
+        m: &mut A,
+        keys: &mut Keys,
+        key: &'static str,
+        allowed: Option<&'static [&'static str]>,
+        slot: &mut Option<T>,
+    ) -> Result<(), A::Error> {
+        keys.add(key, key)?;
+        if allowed.is_some_and(|a| !a.contains(&key)) {
+            m.next_value::<IgnoredAny>()?;
+        } else {
+            *slot = Some(m.next_value()?);
+        }
+        Ok(())
+    }
+
+    /// A required field's value.
+    pub(crate) fn need<T, E: de::Error>(v: Option<T>, key: &'static str) -> Result<T, E> {
+        v.ok_or_else(|| E::missing_field(key))
+    }
+}
+
+impl<'de> Deserialize<'de> for Fault {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Fault, D::Error> {
+        d.deserialize_map(FaultVisitor)
+    }
+}
+
+struct FaultVisitor;
+
+impl<'de> Visitor<'de> for FaultVisitor {
+    type Value = Fault;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a fault: an object with a `kind`")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Fault, A::Error> {
+        use tagged::{Keys, need, put};
+        let mut keys = Keys::default();
+        let mut kind: Option<FaultKind> = None;
+        let mut worker: Option<String> = None;
+        let (mut at, mut for_ms, mut from, mut to) = (None, None, None, None);
+        let (mut point, mut nth, mut nth_write) = (None::<Point>, None::<u32>, None::<u32>);
+        let (mut skew_ms, mut jump_ms, mut drift_ppm) = (None::<i64>, None::<i64>, None::<i32>);
+        let (mut jump_at, mut restart_after) = (None::<Option<u64>>, None::<Option<u64>>);
+        let mut persisted = None::<bool>;
+        while let Some(key) = m.next_key::<String>()? {
+            let allowed = kind.map(FaultKind::fields);
+            let k = &mut keys;
+            match key.as_str() {
+                "kind" => put(&mut m, k, "kind", None, &mut kind)?,
+                "worker" => put(&mut m, k, "worker", allowed, &mut worker)?,
+                "at" => put(&mut m, k, "at", allowed, &mut at)?,
+                "for" => put(&mut m, k, "for", allowed, &mut for_ms)?,
+                "from" => put(&mut m, k, "from", allowed, &mut from)?,
+                "to" => put(&mut m, k, "to", allowed, &mut to)?,
+                "point" => put(&mut m, k, "point", allowed, &mut point)?,
+                "nth" => put(&mut m, k, "nth", allowed, &mut nth)?,
+                "nth_write" => put(&mut m, k, "nth_write", allowed, &mut nth_write)?,
+                "skew_ms" => put(&mut m, k, "skew_ms", allowed, &mut skew_ms)?,
+                "drift_ppm" => put(&mut m, k, "drift_ppm", allowed, &mut drift_ppm)?,
+                "jump_at" => put(&mut m, k, "jump_at", allowed, &mut jump_at)?,
+                "jump_ms" => put(&mut m, k, "jump_ms", allowed, &mut jump_ms)?,
+                "restart_after" => put(&mut m, k, "restart_after", allowed, &mut restart_after)?,
+                "persisted" => put(&mut m, k, "persisted", allowed, &mut persisted)?,
+                other => {
+                    k.add(other, "")?;
+                    m.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        let kind = need(kind, "kind")?;
+        keys.only(kind.fields())?;
+        let worker = || need(worker, "worker");
+        Ok(match kind {
+            FaultKind::Pause => Fault::Pause {
+                worker: worker()?,
+                at: need(at, "at")?,
+                for_ms: need(for_ms, "for")?,
+            },
+            FaultKind::PauseAt => Fault::PauseAt {
+                worker: worker()?,
+                point: need(point, "point")?,
+                nth: nth.unwrap_or(1),
+                for_ms: need(for_ms, "for")?,
+            },
+            FaultKind::Hold => Fault::Hold {
+                worker: worker()?,
+                nth_write: need(nth_write, "nth_write")?,
+                for_ms: need(for_ms, "for")?,
+            },
+            FaultKind::Partition => Fault::Partition {
+                worker: worker()?,
+                from: need(from, "from")?,
+                to: need(to, "to")?,
+            },
+            FaultKind::Clock => Fault::Clock {
+                worker: worker()?,
+                skew_ms: skew_ms.unwrap_or(0),
+                drift_ppm: drift_ppm.unwrap_or(0),
+                jump_at: jump_at.flatten(),
+                jump_ms: jump_ms.unwrap_or(0),
+            },
+            FaultKind::Crash => Fault::Crash {
+                worker: worker()?,
+                at: need(at, "at")?,
+                restart_after: restart_after.flatten(),
+            },
+            FaultKind::AuthorityRestart => Fault::AuthorityRestart {
+                at: need(at, "at")?,
+                persisted: need(persisted, "persisted")?,
+            },
+        })
     }
 }
 
@@ -600,6 +789,105 @@ mod tests {
 
     fn err_of(json: &str) -> ScenarioError {
         Scenario::from_json(json).unwrap_err()
+    }
+
+    fn fault(json: &str) -> Result<Fault, String> {
+        serde_json::from_str(json).map_err(|e| {
+            let m = e.to_string();
+            m[..m.find(" at line").unwrap_or(m.len())].to_string()
+        })
+    }
+
+    #[test]
+    fn faults_read_like_internally_tagged_enums() {
+        assert_eq!(
+            fault(r#"{"kind":"pause","worker":"A","at":1,"for":2}"#),
+            Ok(Fault::Pause {
+                worker: "A".into(),
+                at: 1,
+                for_ms: 2
+            })
+        );
+        assert_eq!(
+            fault(r#"{"for":5,"point":"before_write","worker":"A","kind":"pause_at"}"#),
+            Ok(Fault::PauseAt {
+                worker: "A".into(),
+                point: Point::BeforeWrite,
+                nth: 1,
+                for_ms: 5
+            })
+        );
+        assert_eq!(
+            fault(r#"{"kind":"clock","worker":"B","jump_at":null,"drift_ppm":-5}"#),
+            Ok(Fault::Clock {
+                worker: "B".into(),
+                skew_ms: 0,
+                drift_ppm: -5,
+                jump_at: None,
+                jump_ms: 0
+            })
+        );
+        for f in [
+            Fault::Crash {
+                worker: "A".into(),
+                at: 3,
+                restart_after: Some(4),
+            },
+            Fault::AuthorityRestart {
+                at: 9,
+                persisted: true,
+            },
+            Fault::Hold {
+                worker: "A".into(),
+                nth_write: 2,
+                for_ms: 7,
+            },
+            Fault::Partition {
+                worker: "A".into(),
+                from: 1,
+                to: 8,
+            },
+        ] {
+            assert_eq!(fault(&serde_json::to_string(&f).unwrap()), Ok(f));
+        }
+        let cases = [
+            (
+                r#"{"kind":"melt"}"#,
+                "unknown variant `melt`, expected one of `pause`, `pause_at`, `hold`, `partition`, `clock`, `crash`, `authority_restart`",
+            ),
+            (r#"{"worker":"A","at":1}"#, "missing field `kind`"),
+            (
+                r#"{"kind":"pause","worker":"A","at":1}"#,
+                "missing field `for`",
+            ),
+            (
+                r#"{"kind":"pause","worker":"A","at":1,"for":2,"point":7}"#,
+                "unknown field `point`, expected one of `worker`, `at`, `for`",
+            ),
+            (
+                r#"{"point":"now","kind":"pause","worker":"A","at":1,"for":2}"#,
+                "unknown variant `now`, expected one of `after_acquire`, `after_renew_check`, `before_write`",
+            ),
+            (
+                r#"{"at":1,"kind":"pause","worker":"A","for":2,"extra":0}"#,
+                "unknown field `extra`, expected one of `worker`, `at`, `for`",
+            ),
+            (
+                r#"{"kind":"pause","kind":"hold"}"#,
+                "duplicate field `kind`",
+            ),
+            (
+                r#"{"kind":"authority_restart","at":1,"persisted":"yes"}"#,
+                "invalid type: string \"yes\", expected a boolean",
+            ),
+            (
+                "[1]",
+                "invalid type: sequence, expected a fault: an object with a `kind`",
+            ),
+        ];
+        for (json, message) in cases {
+            assert_eq!(fault(json), Err(message.to_string()), "{json}");
+        }
     }
 
     #[test]

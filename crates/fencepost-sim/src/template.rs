@@ -74,7 +74,7 @@ use alloc::vec::Vec;
 use core::fmt;
 use core::marker::PhantomData;
 
-use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
 use crate::rng::SplitMix64;
@@ -319,8 +319,11 @@ fn all_points() -> Vec<Point> {
 }
 
 /// A fault that may strike, with its probability and ranges.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+///
+/// In JSON, an object with a `kind` and that kind's fields, read like a [`Fault`] (by its own
+/// `Deserialize`, with the errors of serde's internally tagged enums).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum FaultTemplate {
     /// See [`Fault::Pause`].
     Pause {
@@ -403,6 +406,131 @@ pub enum FaultTemplate {
         /// Whether it restores persisted state.
         persisted: bool,
     },
+}
+
+/// The kinds of [`FaultTemplate`], as named by its `kind` field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum TemplateKind {
+    Pause,
+    PauseAt,
+    Hold,
+    Partition,
+    Clock,
+    Crash,
+    AuthorityRestart,
+}
+
+impl TemplateKind {
+    /// The fields a fault template of this kind has, besides `kind`, in order.
+    const fn fields(self) -> &'static [&'static str] {
+        match self {
+            TemplateKind::Pause => &["probability", "at", "for"],
+            TemplateKind::PauseAt => &["probability", "points", "nth", "for"],
+            TemplateKind::Hold => &["probability", "nth_write", "for"],
+            TemplateKind::Partition => &["probability", "from", "for"],
+            TemplateKind::Clock => &["probability", "skew_ms", "drift_ppm", "jump_at", "jump_ms"],
+            TemplateKind::Crash => &["probability", "at", "restart_after"],
+            TemplateKind::AuthorityRestart => &["probability", "at", "persisted"],
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for FaultTemplate {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<FaultTemplate, D::Error> {
+        d.deserialize_map(FaultTemplateVisitor)
+    }
+}
+
+struct FaultTemplateVisitor;
+
+impl<'de> Visitor<'de> for FaultTemplateVisitor {
+    type Value = FaultTemplate;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a fault template: an object with a `kind`")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<FaultTemplate, A::Error> {
+        use crate::scenario::tagged::{Keys, need, put};
+        let mut keys = Keys::default();
+        let mut kind: Option<TemplateKind> = None;
+        let mut probability: Option<f64> = None;
+        let (mut at, mut for_ms, mut from) = (None::<Between<u64>>, None, None);
+        let (mut jump_at, mut restart_after) = (None::<Option<Between<u64>>>, None);
+        let mut points: Option<Vec<Point>> = None;
+        let (mut nth, mut nth_write) = (None::<Between<u32>>, None::<Between<u32>>);
+        let (mut skew_ms, mut jump_ms) = (None::<Between<i64>>, None::<Between<i64>>);
+        let mut drift_ppm: Option<Between<i32>> = None;
+        let mut persisted: Option<bool> = None;
+        while let Some(key) = m.next_key::<String>()? {
+            let allowed = kind.map(TemplateKind::fields);
+            let k = &mut keys;
+            match key.as_str() {
+                "kind" => put(&mut m, k, "kind", None, &mut kind)?,
+                "probability" => put(&mut m, k, "probability", allowed, &mut probability)?,
+                "at" => put(&mut m, k, "at", allowed, &mut at)?,
+                "for" => put(&mut m, k, "for", allowed, &mut for_ms)?,
+                "from" => put(&mut m, k, "from", allowed, &mut from)?,
+                "points" => put(&mut m, k, "points", allowed, &mut points)?,
+                "nth" => put(&mut m, k, "nth", allowed, &mut nth)?,
+                "nth_write" => put(&mut m, k, "nth_write", allowed, &mut nth_write)?,
+                "skew_ms" => put(&mut m, k, "skew_ms", allowed, &mut skew_ms)?,
+                "drift_ppm" => put(&mut m, k, "drift_ppm", allowed, &mut drift_ppm)?,
+                "jump_at" => put(&mut m, k, "jump_at", allowed, &mut jump_at)?,
+                "jump_ms" => put(&mut m, k, "jump_ms", allowed, &mut jump_ms)?,
+                "restart_after" => put(&mut m, k, "restart_after", allowed, &mut restart_after)?,
+                "persisted" => put(&mut m, k, "persisted", allowed, &mut persisted)?,
+                other => {
+                    k.add(other, "")?;
+                    m.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        let kind = need(kind, "kind")?;
+        keys.only(kind.fields())?;
+        let probability = need(probability, "probability")?;
+        Ok(match kind {
+            TemplateKind::Pause => FaultTemplate::Pause {
+                probability,
+                at: need(at, "at")?,
+                for_ms: need(for_ms, "for")?,
+            },
+            TemplateKind::PauseAt => FaultTemplate::PauseAt {
+                probability,
+                points: points.unwrap_or_else(all_points),
+                nth: nth.unwrap_or_else(one_write),
+                for_ms: need(for_ms, "for")?,
+            },
+            TemplateKind::Hold => FaultTemplate::Hold {
+                probability,
+                nth_write: nth_write.unwrap_or_else(one_write),
+                for_ms: need(for_ms, "for")?,
+            },
+            TemplateKind::Partition => FaultTemplate::Partition {
+                probability,
+                from: need(from, "from")?,
+                for_ms: need(for_ms, "for")?,
+            },
+            TemplateKind::Clock => FaultTemplate::Clock {
+                probability,
+                skew_ms: skew_ms.unwrap_or_default(),
+                drift_ppm: drift_ppm.unwrap_or_default(),
+                jump_at: jump_at.flatten(),
+                jump_ms: jump_ms.unwrap_or_default(),
+            },
+            TemplateKind::Crash => FaultTemplate::Crash {
+                probability,
+                at: need(at, "at")?,
+                restart_after: restart_after.flatten(),
+            },
+            TemplateKind::AuthorityRestart => FaultTemplate::AuthorityRestart {
+                probability,
+                at: need(at, "at")?,
+                persisted: need(persisted, "persisted")?,
+            },
+        })
+    }
 }
 
 impl FaultTemplate {

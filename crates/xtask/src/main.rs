@@ -18,10 +18,12 @@ const USAGE: &str = "usage: cargo xtask <command>
 commands:
   demo            set everything up and serve the visualizer on http://127.0.0.1:8080
   test            everything CI checks: fmt, clippy, tests, no_std builds, the npm package,
-                  the visualizer end to end in headless Chromium
+                  the edge services, the visualizer end to end in headless Chromium
   bench           benchmarks (ns/op, ratios against a baseline measured in the same run), then
                   the visualizer's playback in headless Chromium
-  bench-npm       the npm package's Node benchmark (wasm admit vs plain JS, batches, acquire)
+  test-npm        only the npm package's checks of `test` (build, sizes, Node, tsc, workerd, Deno, Chromium)
+  test-web        only the visualizer's checks of `test` (wasm32 clippy, release build, end to end)
+  bench-npm       the npm package's Node benchmark (wasm admit vs plain JS, batches, acquire, sim)
   dist            build the npm package into npm/dist (wasm, bindings, entry points)
   size            raw / gzip / brotli of each .wasm in npm/dist, against its budget, and the
                   visualizer's wasm against its goal
@@ -34,6 +36,8 @@ fn main() -> ExitCode {
         Some("demo") => demo(),
         Some("test") => test(),
         Some("bench") => bench(),
+        Some("test-npm") => npm::test(),
+        Some("test-web") => web::test(),
         Some("bench-npm") => npm::bench(),
         Some("dist") => npm::dist(),
         Some("size") => {

@@ -10,10 +10,10 @@
 //! `npm/dist` (built, not committed) the module, wasm-bindgen's glue, the entries and `node.cjs`
 //! (the CommonJS build, assembled here from the glue and `api.js`).
 //!
-//! The simulator joins as a second, separate module so the core stays small: a crate
-//! `crates/fencepost-sim-wasm` added to [`MODULES`] (built as `fencepost_sim_bg.wasm`), its own
-//! `sim.js` API over its own glue, one entry per runtime under `dist/sim/`, the `./sim` export in
-//! package.json filled in with the same conditions as `.`, and its budget added to [`BUDGETS`].
+//! The simulator is a second, separate module so the core stays small: `crates/fencepost-sim-wasm`
+//! built as `dist/sim/fencepost_sim_bg.wasm`, with its own API (`npm/src/sim/api.js`) over its own
+//! glue and one entry per runtime, all in `dist/sim/`, behind the `./sim` and `./sim/slim` exports
+//! (types in `npm/sim/`).
 
 use std::fs;
 use std::net::TcpListener;
@@ -36,7 +36,7 @@ const WASM_OPT_FEATURES: &[&str] = &[
     "--enable-multivalue",
 ];
 
-/// A size budget for one `.wasm` file of the package, in bytes.
+/// A size budget for one `.wasm` file of the package (its path in npm/dist), in bytes.
 pub struct Budget {
     pub file: &'static str,
     pub raw: u64,
@@ -45,20 +45,40 @@ pub struct Budget {
 
 /// The core module's budget.
 ///
-/// The issue asks for 20 KB raw / 9 KB gzip. With everything it lists in this one module (the lock
-/// table's B-tree, both binary snapshot codecs, HMAC-SHA-256, strings across the boundary) the
-/// smallest build so far is about 56 KB raw / 23.6 KB gzip, so this budget holds the line just
-/// above that until the scope or the budget is settled; it must only ever go down.
+/// The issue asks for 20 KB raw / 9 KB gzip. The module is about 56.2 KB raw / 23.7 KB gzip, and
+/// measured by dropping exports and letting wasm-opt remove what only they reached, its bytes go
+/// to: the lock table (its B-tree and table snapshot) about 23.8 KB raw / 9.0 KB gzip, snapshot and
+/// restore of both kinds about 12.7 / 5.0, signed tokens (HMAC-SHA-256) about 8.5 / 3.6, the
+/// fenced resource about 1.3 / 0.5; the guard, the authority, the codecs and the glue about
+/// 16.3 / 7.6. So 20 KB / 9 KB holds for the guard and authority with codecs, not for the full
+/// feature set in one module. Built at opt-level "z" (the core crate alone or everything), "2",
+/// "3" or with wasm-opt `--converge`, the module only grows. This budget holds the line just
+/// above the smallest build; it must only ever go down.
 pub const CORE_BUDGET: Budget = Budget {
     file: "fencepost_bg.wasm",
-    raw: 58 * 1024,
+    raw: 57 * 1024,
     gzip: 24 * 1024,
 };
 
-/// Every .wasm of the package with its budget (the sim module joins here when it lands).
-pub const BUDGETS: &[Budget] = &[CORE_BUDGET];
+/// The simulator module's budget.
+///
+/// The issue asks for 200 KB raw / 80 KB gzip. The module holds the whole simulator (engine,
+/// invariants, explanations, templates, sweeps, the exhaustive search's model, the history
+/// checker) and the serde code that reads scenarios, templates, scopes and history lines and
+/// writes traces and reports; built at opt-level "z" it is about 278 KB raw / 115 KB gzip. This
+/// budget holds the line just above that until the scope or the budget is settled; it must only
+/// ever go down.
+pub const SIM_BUDGET: Budget = Budget {
+    file: "sim/fencepost_sim_bg.wasm",
+    raw: 280 * 1024,
+    gzip: 116 * 1024,
+};
 
-/// The JavaScript files of the package's source (npm/src) copied into npm/dist as they are.
+/// Every .wasm of the package with its budget.
+pub const BUDGETS: &[Budget] = &[CORE_BUDGET, SIM_BUDGET];
+
+/// The JavaScript files of a module's source (npm/src, npm/src/sim) copied into its directory
+/// of npm/dist as they are.
 const SOURCES: &[&str] = &[
     "api.js",
     "node.mjs",
@@ -193,35 +213,51 @@ pub(crate) fn ensure_chromium() -> Result {
 // cargo xtask dist
 
 /// One WebAssembly module of the package: a crate built for wasm32-unknown-unknown, bound by
-/// wasm-bindgen into `<name>_bg.wasm` and its glue `<name>_bg.js`.
-///
-/// The simulator will be a second one (`fencepost-sim-wasm` as `fencepost_sim`, behind the
-/// `./sim` export), so the core module stays small and loads alone.
+/// wasm-bindgen into `<name>_bg.wasm` and its glue `<name>_bg.js`, with its API and entries
+/// (npm/src/`dir`) and its declarations, all in npm/dist/`dir`.
 pub struct WasmModule {
     pub krate: &'static str,
     pub name: &'static str,
+    /// Its directory in npm/src and npm/dist ("" for the package's root).
+    pub dir: &'static str,
+    /// Its declarations (relative to npm/), copied as `index.d.cts` for CommonJS consumers.
+    pub types: &'static str,
+    /// The cargo profile it is built with.
+    pub profile: &'static str,
 }
 
 /// The core module.
 pub const CORE: WasmModule = WasmModule {
     krate: "fencepost-wasm",
     name: "fencepost",
+    dir: "",
+    types: "index.d.ts",
+    profile: "wasm-release",
+};
+
+/// The simulator module, behind `fencepost/sim`, so the core module stays small and loads alone.
+pub const SIM: WasmModule = WasmModule {
+    krate: "fencepost-sim-wasm",
+    name: "fencepost_sim",
+    dir: "sim",
+    types: "sim/index.d.ts",
+    profile: "wasm-sim",
 };
 
 /// Every module of the package.
-pub const MODULES: &[WasmModule] = &[CORE];
+pub const MODULES: &[WasmModule] = &[CORE, SIM];
 
-/// Builds `module` (release, optimized for size), binds it and optimizes it into npm/dist;
-/// returns the glue wasm-bindgen wrote.
+/// Builds `module` (release, optimized for size), binds it and optimizes it into `dist`; returns
+/// the glue wasm-bindgen wrote.
 fn build_module(module: &WasmModule, wasm_opt: &Path, dist: &Path) -> Result<String> {
     step(&format!(
-        "building {} (wasm32-unknown-unknown, release optimized for size)",
-        module.krate
+        "building {} (wasm32-unknown-unknown, profile {}: release optimized for size)",
+        module.krate, module.profile
     ));
     Cmd::cargo(&[
         "build",
         "--profile",
-        "wasm-release",
+        module.profile,
         "-p",
         module.krate,
         "--target",
@@ -229,7 +265,8 @@ fn build_module(module: &WasmModule, wasm_opt: &Path, dist: &Path) -> Result<Str
     ])
     .run()?;
     let built = target()
-        .join("wasm32-unknown-unknown/wasm-release")
+        .join("wasm32-unknown-unknown")
+        .join(module.profile)
         .join(format!("{}.wasm", module.krate.replace('-', "_")));
     let bound = target().join("wasm-bindgen").join(module.name);
     let _ = fs::remove_dir_all(&bound);
@@ -257,40 +294,39 @@ fn build_module(module: &WasmModule, wasm_opt: &Path, dist: &Path) -> Result<Str
     Ok(glue)
 }
 
-/// Builds the module(s) and assembles the package in npm/dist.
+/// Builds the modules and assembles the package in npm/dist.
 pub fn dist() -> Result {
     crate::tools::ensure_targets()?;
     ensure_wasm_bindgen()?;
     let wasm_opt = wasm_opt()?;
-    let dist = dist_dir();
-    let _ = fs::remove_dir_all(&dist);
-    fs::create_dir_all(&dist).map_err(|e| format!("creating {}: {e}", dist.display()))?;
-    let mut glue = String::new();
+    let _ = fs::remove_dir_all(dist_dir());
     for module in MODULES {
-        let bound = build_module(module, &wasm_opt, &dist)?;
-        if module.name == CORE.name {
-            glue = bound;
+        let dist = dist_dir().join(module.dir);
+        fs::create_dir_all(&dist).map_err(|e| format!("creating {}: {e}", dist.display()))?;
+        let glue = build_module(module, &wasm_opt, &dist)?;
+        step(&format!("assembling npm/dist/{}", module.dir));
+        let src = npm_dir().join("src").join(module.dir);
+        for f in SOURCES {
+            copy(&src.join(f), &dist.join(f))?;
         }
+        // CommonJS consumers get the same declarations under a .d.cts name.
+        copy(&npm_dir().join(module.types), &dist.join("index.d.cts"))?;
+        let api = read(&src.join("api.js"))?;
+        let template = read(&src.join("node.cjs.in"))?;
+        write(
+            &dist.join("node.cjs"),
+            commonjs(&template, module.name, &glue, &api)?,
+        )?;
     }
-
-    step("assembling npm/dist");
-    let src = npm_dir().join("src");
-    for f in SOURCES {
-        copy(&src.join(f), &dist.join(f))?;
-    }
-    // CommonJS consumers get the same declarations under a .d.cts name.
-    copy(&npm_dir().join("index.d.ts"), &dist.join("index.d.cts"))?;
-    let api = read(&src.join("api.js"))?;
-    let template = read(&src.join("node.cjs.in"))?;
-    write(&dist.join("node.cjs"), commonjs(&template, &glue, &api)?)?;
     println!("npm/dist is ready");
     Ok(())
 }
 
 /// Names an ES module exports through `export function|class|const|let NAME`, with those
-/// `export` keywords removed; any other import or export form is an error (the CommonJS build
-/// would silently miss it).
-fn strip_exports(source: &str, file: &str) -> Result<(String, Vec<String>)> {
+/// `export` keywords removed; any other import or export form (but the import of the module's
+/// glue, `./<glue>`) is an error (the CommonJS build would silently miss it).
+fn strip_exports(source: &str, file: &str, glue: &str) -> Result<(String, Vec<String>)> {
+    let glue_import = format!("from \"./{glue}\"");
     let mut out = String::with_capacity(source.len());
     let mut names = Vec::new();
     for line in source.lines() {
@@ -312,7 +348,7 @@ fn strip_exports(source: &str, file: &str) -> Result<(String, Vec<String>)> {
             names.push(name);
             out.push_str(rest);
         } else if line.starts_with("import ") {
-            if !line.contains("from \"./fencepost_bg.js\"") {
+            if !line.contains(&glue_import) {
                 return Err(format!("{file}: cannot turn `{line}` into CommonJS"));
             }
             continue;
@@ -327,9 +363,10 @@ fn strip_exports(source: &str, file: &str) -> Result<(String, Vec<String>)> {
 /// node.cjs: the glue inside a function that returns its exports as `raw`, then api.js, then the
 /// synchronous load and `module.exports` (an object literal, so Node's ES module loader can see
 /// the names when the file is imported).
-fn commonjs(template: &str, glue: &str, api: &str) -> Result<String> {
-    let (glue, glue_names) = strip_exports(glue, "fencepost_bg.js")?;
-    let (api, api_names) = strip_exports(api, "api.js")?;
+fn commonjs(template: &str, name: &str, glue: &str, api: &str) -> Result<String> {
+    let glue_file = format!("{name}_bg.js");
+    let (glue, glue_names) = strip_exports(glue, &glue_file, &glue_file)?;
+    let (api, api_names) = strip_exports(api, "api.js", &glue_file)?;
     let glue = format!("{glue}\nreturn {{ {} }};", glue_names.join(", "));
     let exports = format!("module.exports = {{ {} }};", api_names.join(", "));
     let mut out = template.to_string();
@@ -384,7 +421,7 @@ pub fn size() -> Result {
         }
         let (raw, gz, br) = sizes(&path)?;
         println!(
-            "{:<22} raw {:>9} ({raw} B)  gzip {:>9} ({gz} B)  brotli {:>9} ({br} B)   budget raw {} / gzip {}",
+            "{:<26} raw {:>9} ({raw} B)  gzip {:>9} ({gz} B)  brotli {:>9} ({br} B)   budget raw {} / gzip {}",
             budget.file,
             kb(raw),
             kb(gz),
@@ -493,23 +530,32 @@ pub fn test() -> Result {
     let started = std::time::Instant::now();
     step("clippy on the bindings as built for wasm32 (allocator, single-threaded state)");
     crate::tools::ensure_targets()?;
-    Cmd::cargo(&[
-        "clippy",
-        "-p",
-        "fencepost-wasm",
-        "--target",
-        "wasm32-unknown-unknown",
-        "--",
-        "-D",
-        "warnings",
-    ])
-    .run()?;
+    // One at a time: together, cargo would unify wasm-bindgen's features, and the simulator's
+    // `std` would clash with the core bindings' own panic handler.
+    for module in MODULES {
+        Cmd::cargo(&[
+            "clippy",
+            "-p",
+            module.krate,
+            "--target",
+            "wasm32-unknown-unknown",
+            "--",
+            "-D",
+            "warnings",
+        ])
+        .run()?;
+    }
     dist()?;
     step("wasm sizes");
     size()?;
     let tarball = pack()?;
 
-    step("npm package: Node (ESM, CommonJS, misuse) and TypeScript");
+    // The simulator's traces are compared with the CLI's, byte for byte.
+    step("the fencepost CLI, for the trace comparison");
+    Cmd::cargo(&["build", "-p", "fencepost-cli"]).run()?;
+    let cli = target().join("debug").join("fencepost");
+
+    step("npm package: Node (ESM, CommonJS, misuse, the simulator) and TypeScript");
     let node = fixture("node", &tarball)?;
     Cmd::new("node")
         .args([
@@ -518,7 +564,12 @@ pub fn test() -> Result {
             "story.test.cjs",
             "misuse.test.mjs",
             "api.test.mjs",
+            "sim.test.mjs",
+            "sim.test.cjs",
+            "sim-misuse.test.mjs",
+            "sim-cli.test.mjs",
         ])
+        .env("FENCEPOST_CLI", &cli)
         .cwd(&node)
         .run()?;
     Cmd::new("node_modules/.bin/tsc")
@@ -537,7 +588,13 @@ pub fn test() -> Result {
     step("npm package: Deno");
     let deno = fixture("deno", &tarball)?;
     Cmd::new("node_modules/.bin/deno")
-        .args(["test", "--allow-read", "--no-prompt", "story.test.ts"])
+        .args([
+            "test",
+            "--allow-read",
+            "--no-prompt",
+            "story.test.ts",
+            "sim.test.ts",
+        ])
         .cwd(&deno)
         .run()?;
 
@@ -557,7 +614,8 @@ pub fn test() -> Result {
 }
 
 /// The Node part of `cargo xtask bench`: admit through the module against a plain-JS guard in one
-/// process, admitMany per token, and acquire + release. Prints figures; asserts no times.
+/// process, admitMany per token, acquire + release, and simulator runs of the paused-worker
+/// story per second. Prints figures; asserts no times.
 pub fn bench() -> Result {
     dist()?;
     let tarball = pack()?;
@@ -575,7 +633,7 @@ mod tests {
         let glue = "let wasm;\nexport function __wbg_set_wasm(v) {\n  wasm = v;\n}\nexport class Guard {}\n";
         let api = "import * as raw from \"./fencepost_bg.js\";\nconst X = 1;\nexport const AdmitCode = {};\nexport async function init() {}\n";
         let t = "A\n/* @@GLUE@@ */\nB\n/* @@API@@ */\nC\n/* @@EXPORTS@@ */\n";
-        let out = commonjs(t, glue, api).unwrap();
+        let out = commonjs(t, "fencepost", glue, api).unwrap();
         assert_eq!(
             out,
             "A\nlet wasm;\nfunction __wbg_set_wasm(v) {\n  wasm = v;\n}\nclass Guard {}\n\nreturn { __wbg_set_wasm, Guard };\nB\nconst X = 1;\nconst AdmitCode = {};\nasync function init() {}\n\nC\nmodule.exports = { AdmitCode, init };\n"
@@ -585,10 +643,13 @@ mod tests {
     #[test]
     fn commonjs_refuses_what_it_cannot_convert() {
         let t = "/* @@GLUE@@ */ /* @@API@@ */ /* @@EXPORTS@@ */";
-        assert!(commonjs(t, "export { a as b };\n", "").is_err());
-        assert!(commonjs(t, "", "import x from \"node:fs\";\n").is_err());
-        assert!(commonjs(t, "", "export default 1;\n").is_err());
-        assert!(commonjs("no markers", "", "").is_err());
+        assert!(commonjs(t, "fencepost", "export { a as b };\n", "").is_err());
+        assert!(commonjs(t, "fencepost", "", "import x from \"node:fs\";\n").is_err());
+        assert!(commonjs(t, "fencepost", "", "export default 1;\n").is_err());
+        assert!(commonjs("no markers", "fencepost", "", "").is_err());
+        let sim = "import * as raw from \"./fencepost_sim_bg.js\";\nexport function run() {}\n";
+        assert!(commonjs(t, "fencepost", "", sim).is_err());
+        assert!(commonjs(t, "fencepost_sim", "", sim).is_ok());
     }
 
     #[test]

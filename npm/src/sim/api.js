@@ -1,0 +1,881 @@
+// The public API of `fencepost/sim`, shared by every entry point of the simulator.
+//
+// Every rule runs in the simulator's WebAssembly module, built from crates/fencepost-sim (through
+// the thin bindings of crates/fencepost-sim-wasm); its lock service and storage are the real
+// fencepost core. This file checks arguments, copies scenarios into plain data and hands them to
+// the module as JSON (read there by the simulator's own parsers, which refuse unknown fields),
+// turns the module's reports into plain objects, and throws TypeError / RangeError for misuse, so
+// no input can trap the module.
+//
+// Scenarios, templates, scopes, traces and reports have the shapes of the simulator's JSON (the
+// files and the `fencepost` CLI's `--format json` output), field names included; `toJson` writes
+// any of them exactly as the CLI does. Seeds and tokens are bigints wherever the module hands them
+// out (scenarios take numbers or bigints); times and counts are numbers.
+
+import * as raw from "./fencepost_sim_bg.js";
+
+const U64_MAX = 0xffff_ffff_ffff_ffffn;
+/** The module's "no object" index. */
+const NONE = 0xffff_ffff;
+/** Deepest nesting a scenario, template or scope may have (a scenario needs four levels). */
+const MAX_DEPTH = 16;
+/** Most values (objects, arrays and leaves) one of them may hold. */
+const MAX_VALUES = 100_000;
+/** Longest string in one of them, and longest history line. */
+const MAX_STRING = 1 << 20;
+/** Most events a recorded run may have. */
+const MAX_RUN_EVENTS = 1_000_000;
+/** Most events each run of a sweep may have. */
+const MAX_SWEEP_EVENTS = 10_000_000;
+/** Most distinct states a search may hold (the module's memory bounds it). */
+const MAX_SEARCH_STATES = 5_000_000;
+/** Longest history text `checkHistory` reads at once, in characters. */
+const MAX_HISTORY = 256 * 1024 * 1024;
+
+/** Keys whose integers are seeds or tokens: bigints everywhere the module hands them out. */
+const BIG = new Set(["seed", "first_seed", "first_token", "token", "previous", "highest", "next_token", "newer_token", "holds"]);
+
+/** The module's exports, once instantiated. */
+let W = null;
+
+// -------------------------------------------------------------------------------------------
+// Loading the module.
+
+function imports() {
+  return { "./fencepost_sim_bg.js": raw };
+}
+
+function attach(exports) {
+  if (W !== null) return;
+  raw.__wbg_set_wasm(exports);
+  if (typeof exports.__wbindgen_start === "function") exports.__wbindgen_start();
+  W = exports;
+}
+
+function isBytes(v) {
+  return v instanceof ArrayBuffer || ArrayBuffer.isView(v);
+}
+
+/**
+ * Instantiates the simulator's module synchronously from a compiled `WebAssembly.Module` or its
+ * bytes. Does nothing when it is already loaded.
+ */
+export function initSync(module) {
+  if (!(module instanceof WebAssembly.Module) && !isBytes(module)) {
+    throw new TypeError(
+      `module must be a WebAssembly.Module, an ArrayBuffer or a typed array, got ${describe(module)}`,
+    );
+  }
+  if (W !== null) return;
+  if (!(module instanceof WebAssembly.Module)) module = new WebAssembly.Module(module);
+  attach(new WebAssembly.Instance(module, imports()).exports);
+}
+
+/**
+ * Loads the simulator's module from a `WebAssembly.Module`, bytes, a `Response` (or a promise of
+ * one), or a URL to fetch. Does nothing when it is already loaded.
+ */
+export async function init(input) {
+  if (W !== null) return;
+  if (input instanceof WebAssembly.Module || isBytes(input)) {
+    initSync(input);
+    return;
+  }
+  if (typeof input === "string" || input instanceof URL) input = fetch(input);
+  else if (typeof Request === "function" && input instanceof Request) input = fetch(input);
+  const response = await input;
+  if (typeof Response === "undefined" || !(response instanceof Response)) {
+    throw new TypeError(
+      `input must be a WebAssembly.Module, bytes, a Response or a URL, got ${describe(response)}`,
+    );
+  }
+  if (!response.ok) {
+    throw new Error(`fencepost/sim: fetching its WebAssembly failed: HTTP ${response.status}`);
+  }
+  let instance;
+  const streaming =
+    typeof WebAssembly.instantiateStreaming === "function" &&
+    (response.headers.get("Content-Type") || "").startsWith("application/wasm");
+  if (streaming) {
+    ({ instance } = await WebAssembly.instantiateStreaming(response, imports()));
+  } else {
+    ({ instance } = await WebAssembly.instantiate(await response.arrayBuffer(), imports()));
+  }
+  attach(instance.exports);
+}
+
+function ready() {
+  if (W === null) {
+    throw new Error(
+      "fencepost/sim: the WebAssembly module is not loaded; with fencepost/sim/slim, call init() or initSync() first",
+    );
+  }
+}
+
+// -------------------------------------------------------------------------------------------
+// Checking arguments.
+
+const HUGE = 10n ** 1000n;
+
+function describe(v) {
+  switch (typeof v) {
+    case "bigint": {
+      if (v >= HUGE || v <= -HUGE) return `a ${v < 0n ? "negative " : ""}bigint of more than 1000 digits`;
+      const s = v.toString();
+      return s.length > 24 ? `${s.slice(0, 12)}…${s.slice(-4)}n (${s.length} digits)` : `${s}n`;
+    }
+    case "string":
+      return v.length > 24 ? `a string of ${v.length} characters` : JSON.stringify(v);
+    case "number":
+    case "boolean":
+    case "undefined":
+      return String(v);
+    case "symbol":
+      return "a symbol";
+    case "function":
+      return "a function";
+    default:
+      if (v === null) return "null";
+      if (Array.isArray(v)) return "an array";
+      return `an object (${Object.prototype.toString.call(v).slice(8, -1)})`;
+  }
+}
+
+/** A whole number in `min..=max` (both safe integers). */
+function count(argName, v, min, max) {
+  if (typeof v !== "number") throw new TypeError(`${argName} must be a number, got ${describe(v)}`);
+  if (!Number.isSafeInteger(v) || v < min || v > max) {
+    throw new RangeError(`${argName} must be a whole number from ${min} to ${max}, got ${describe(v)}`);
+  }
+  return v;
+}
+
+/** A time in milliseconds: a non-negative safe integer. */
+function ms(argName, v) {
+  if (typeof v !== "number") throw new TypeError(`${argName} must be a number of milliseconds, got ${describe(v)}`);
+  if (!Number.isSafeInteger(v) || v < 0) {
+    throw new RangeError(`${argName} must be a whole number of milliseconds from 0 to 2^53 - 1, got ${describe(v)}`);
+  }
+  return v;
+}
+
+/** A seed: a number or bigint from 0 to 2^64 - 1, as a bigint. */
+function seed(argName, v) {
+  if (typeof v === "number") {
+    if (!Number.isSafeInteger(v) || v < 0) {
+      throw new RangeError(`${argName} must be a whole number from 0 to 2^53 - 1 or a bigint, got ${describe(v)}`);
+    }
+    return BigInt(v);
+  }
+  if (typeof v !== "bigint") throw new TypeError(`${argName} must be a number or a bigint, got ${describe(v)}`);
+  if (BigInt.asUintN(64, v) !== v) throw new RangeError(`${argName} must be between 0n and ${U64_MAX}n, got ${describe(v)}`);
+  return v;
+}
+
+function flag(argName, v) {
+  if (typeof v !== "boolean") throw new TypeError(`${argName} must be a boolean, got ${describe(v)}`);
+  return v;
+}
+
+function text(argName, v, max) {
+  if (typeof v !== "string") throw new TypeError(`${argName} must be a string, got ${describe(v)}`);
+  if (v.length > max) throw new RangeError(`${argName} must be at most ${max} characters, got ${v.length}`);
+  return v;
+}
+
+/** An options object (or undefined) whose keys are all in `allowed`. */
+function checkOptions(argName, v, allowed) {
+  if (v === undefined) return {};
+  if (typeof v !== "object" || v === null || Array.isArray(v)) {
+    throw new TypeError(`${argName} must be an object, got ${describe(v)}`);
+  }
+  for (const key of Object.keys(v)) {
+    if (!allowed.includes(key)) {
+      throw new TypeError(
+        `${argName} has an unknown key ${JSON.stringify(key.length > 40 ? `${key.slice(0, 40)}…` : key)}; known keys: ${allowed.join(", ")}`,
+      );
+    }
+  }
+  return v;
+}
+
+function isPlainObject(v) {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+}
+
+/**
+ * A copy of `value` that holds only plain data (objects, arrays, strings, finite numbers, bigints,
+ * booleans and null), with keys whose value is undefined left out as JSON does: no getter, proxy,
+ * cycle or exotic object of the caller's reaches the JSON the module reads.
+ */
+function plainCopy(argName, value) {
+  let values = 0;
+  const copy = (v, path, depth) => {
+    if (++values > MAX_VALUES) throw new RangeError(`${argName} holds more than ${MAX_VALUES} values`);
+    switch (typeof v) {
+      case "string":
+        if (v.length > MAX_STRING) throw new RangeError(`${path} must be at most ${MAX_STRING} characters long`);
+        return v;
+      case "number":
+        if (!Number.isFinite(v)) throw new RangeError(`${path} must be a finite number, got ${v}`);
+        return v;
+      case "bigint":
+        if (v < -(2n ** 63n) || v > U64_MAX) throw new RangeError(`${path} must be between -2n ** 63n and ${U64_MAX}n, got ${describe(v)}`);
+        return v;
+      case "boolean":
+        return v;
+      case "object":
+        if (v === null) return null;
+        if (depth >= MAX_DEPTH) throw new RangeError(`${path} is nested deeper than ${MAX_DEPTH} levels`);
+        if (Array.isArray(v)) {
+          const out = new Array(v.length);
+          for (let i = 0; i < v.length; i++) {
+            if (v[i] === undefined) throw new TypeError(`${path}[${i}] must not be undefined`);
+            out[i] = copy(v[i], `${path}[${i}]`, depth + 1);
+          }
+          return out;
+        }
+        if (!isPlainObject(v)) throw new TypeError(`${path} must be a plain object, got ${describe(v)}`);
+        {
+          const out = {};
+          for (const key of Object.keys(v)) {
+            const x = v[key];
+            if (x !== undefined) out[key] = copy(x, `${path}.${key}`, depth + 1);
+          }
+          return out;
+        }
+      default:
+        throw new TypeError(`${path} must be plain data, got ${describe(v)}`);
+    }
+  };
+  if (!isPlainObject(value)) throw new TypeError(`${argName} must be an object, got ${describe(value)}`);
+  return copy(value, argName, 0);
+}
+
+/**
+ * Compact JSON of plain data (from `plainCopy`) in ASCII only, with where every value and key is:
+ * `[start, end, path, keys]`, so a column the module's JSON reader reports names a field.
+ */
+function writeJson(value) {
+  let text = "";
+  const marks = [];
+  const keys = [];
+  const str = (v) =>
+    JSON.stringify(v).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  const put = (v, path) => {
+    const start = text.length;
+    if (typeof v === "bigint") text += v.toString();
+    else if (typeof v === "string") text += str(v);
+    else if (v === null || typeof v !== "object") text += JSON.stringify(v);
+    else if (Array.isArray(v)) {
+      text += "[";
+      for (let i = 0; i < v.length; i++) {
+        if (i > 0) text += ",";
+        keys.push(i);
+        put(v[i], `${path}[${i}]`);
+        keys.pop();
+      }
+      text += "]";
+    } else {
+      text += "{";
+      let first = true;
+      for (const key of Object.keys(v)) {
+        if (!first) text += ",";
+        first = false;
+        const at = text.length;
+        const child = path === "" ? key : `${path}.${key}`;
+        text += str(key);
+        keys.push(key);
+        marks.push([at, text.length, child, [...keys]]);
+        text += ":";
+        put(v[key], child);
+        keys.pop();
+      }
+      text += "}";
+    }
+    marks.push([start, text.length, path, [...keys]]);
+  };
+  put(value, "");
+  return { text, marks, value };
+}
+
+/** The mark at a column of JSON written by `writeJson` (the number of bytes read when the reader
+ * stopped): what ends there, or else the smallest value around it. */
+function markAt(marks, column) {
+  let best = null;
+  for (const m of marks) {
+    if (m[1] === column) return m;
+    if (m[0] <= column && column <= m[1] && (best === null || m[1] - m[0] < best[1] - best[0])) best = m;
+  }
+  return best;
+}
+
+/** `value` with the array at `keys` replaced by `array` (copied along the way). */
+function withArray(value, keys, array) {
+  if (keys.length === 0) return array;
+  const copy = Array.isArray(value) ? [...value] : { ...value };
+  copy[keys[0]] = withArray(value[keys[0]], keys.slice(1), array);
+  return copy;
+}
+
+/**
+ * Which element of the array at `keys` the reader's error is about: serde reads each of the
+ * `faults` (a list of tagged objects) whole before it can tell what is wrong with one, so the
+ * error points at the end of the list. The shortest prefix of the list that no longer reads
+ * ends with the culprit. Returns its index, or -1.
+ */
+function culprit(what, value, keys) {
+  let array = value;
+  for (const k of keys) array = array?.[k];
+  if (!Array.isArray(array) || array.length === 0) return -1;
+  const readsWith = (n) => raw.reads(what, writeJson(withArray(value, keys, array.slice(0, n))).text);
+  if (!readsWith(0)) return -1;
+  let [good, bad] = [0, array.length];
+  while (bad - good > 1) {
+    const mid = (good + bad) >>> 1;
+    if (readsWith(mid)) good = mid;
+    else bad = mid;
+  }
+  return bad - 1;
+}
+
+/**
+ * The error the module reported for its last call, naming the argument and field. `parts` are the
+ * call's JSON arguments: `[argName, json]`, `json` as `writeJson` returned it (with `what`: 0 a
+ * scenario, 1 a template, 2 a scope), or undefined for JSON the package wrote itself.
+ */
+function failure(...parts) {
+  const kind = raw.error_kind();
+  const message = raw.error_message();
+  const column = raw.error_column();
+  let [arg, json] = parts[raw.error_part()] ?? parts[0];
+  let field = raw.error_field();
+  if (column > 0 && json !== undefined) {
+    const m = markAt(json.marks, column);
+    field = m === null ? "" : m[2];
+    const k = m === null ? -1 : culprit(json.what, json.value, m[3]);
+    if (k >= 0) field = `${field}[${k}]`;
+  } else if (field === "scope" || field.startsWith("scope.") || field.startsWith("scope[")) arg = "options";
+  const full = field === "" ? `${arg}: ${message}` : `${arg}.${field}: ${message}`;
+  return kind === 1 ? new TypeError(full) : new RangeError(full);
+}
+
+function freed(what) {
+  return new TypeError(`this ${what} was freed`);
+}
+
+// -------------------------------------------------------------------------------------------
+// Values out.
+
+/**
+ * Settles a value the module made, in place: seeds and tokens stay bigints, every other integer
+ * (times, counts) becomes a number.
+ */
+function settle(v) {
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const x = v[i];
+      if (typeof x === "bigint") v[i] = Number(x);
+      else if (typeof x === "object" && x !== null) settle(x);
+    }
+  } else {
+    for (const key in v) {
+      const x = v[key];
+      if (typeof x === "bigint") {
+        if (!BIG.has(key)) v[key] = Number(x);
+      } else if (typeof x === "object" && x !== null) settle(x);
+    }
+  }
+  return v;
+}
+
+function bigReviver(key, v) {
+  return typeof v === "number" && BIG.has(key) ? BigInt(v) : v;
+}
+
+/**
+ * JSON text of a scenario, template, trace or report exactly as the simulator writes it (compact,
+ * keys in order, bigints as plain integers): `toJson(run(...).trace)` is byte for byte what
+ * `fencepost sim --format json` prints.
+ */
+export function toJson(value) {
+  return value === undefined ? undefined : jsonOf(value);
+}
+
+function jsonOf(v) {
+  if (typeof v === "bigint") return v.toString();
+  // Strings, numbers, booleans and null as JSON.stringify writes them (undefined, a function or
+  // a symbol in an array becomes null, as there).
+  if (v === null || typeof v !== "object") return JSON.stringify(v) ?? "null";
+  if (typeof v.toJSON === "function") return jsonOf(v.toJSON());
+  if (Array.isArray(v)) return `[${v.map(jsonOf).join(",")}]`;
+  const fields = [];
+  for (const key of Object.keys(v)) {
+    const x = v[key];
+    if (x !== undefined && typeof x !== "function" && typeof x !== "symbol") {
+      fields.push(`${JSON.stringify(key)}:${jsonOf(x)}`);
+    }
+  }
+  return `{${fields.join(",")}}`;
+}
+
+// -------------------------------------------------------------------------------------------
+// Presets and templates.
+
+let presetList = null;
+let templateList = null;
+
+function presetTable() {
+  ready();
+  presetList ??= raw.presets();
+  return presetList;
+}
+
+function templateTable() {
+  ready();
+  templateList ??= raw.templates();
+  return templateList;
+}
+
+/**
+ * Every preset, the paused-worker story first: its name, title, story, scenario, and the
+ * invariants it breaks with fencing forced on (`with_fencing`) and off (`without_fencing`).
+ * Each call returns fresh objects.
+ */
+export function presets() {
+  return presetTable().map((p) => ({
+    name: p.name,
+    title: p.title,
+    story: p.story,
+    scenario: JSON.parse(p.json, bigReviver),
+    with_fencing: [...p.with_fencing],
+    without_fencing: [...p.without_fencing],
+  }));
+}
+
+/** The built-in templates (families of scenarios for seed sweeps), with their names. */
+export function templates() {
+  return templateTable().map((t) => ({ name: t.name, template: JSON.parse(t.json, bigReviver) }));
+}
+
+function presetJson(argName, name) {
+  const p = presetTable().find((x) => x.name === name);
+  if (p === undefined) {
+    throw new RangeError(
+      `${argName}: no preset is named ${describe(name)}; presets: ${presetTable()
+        .map((x) => x.name)
+        .join(", ")}`,
+    );
+  }
+  return p.json;
+}
+
+/**
+ * A scenario argument, a preset's name or a scenario object, as `[text, written]`: its JSON text
+ * and, for an object, what `writeJson` returned (a preset's JSON is the package's own).
+ */
+function scenarioArg(argName, v) {
+  if (typeof v === "string") return [presetJson(argName, text(argName, v, 256)), undefined];
+  const written = { ...writeJson(plainCopy(argName, v)), what: 0 };
+  return [written.text, written];
+}
+
+// -------------------------------------------------------------------------------------------
+// Runs.
+
+function fencingCode(argName, v) {
+  if (v === undefined || v === null) return 0;
+  return flag(argName, v) ? 1 : 2;
+}
+
+const TOKEN = Symbol("SimRun");
+/** Wraps a run index in a SimRun (set by the class; nothing outside this file sees it). */
+let adoptRun;
+
+const runs = typeof FinalizationRegistry === "function" ? new FinalizationRegistry((i) => W.run_drop(i)) : null;
+const RUN_KEYS = ["fencing", "seed", "maxEvents"];
+
+/** One simulated run: its trace, verdict, explanations and what every actor believed when. */
+export class SimRun {
+  #i = -1;
+  #trace = null;
+  #events = 0;
+
+  /** Use `run()`. */
+  constructor(index) {
+    if (typeof index !== "symbol" || index !== TOKEN) throw new TypeError("SimRun objects are made by run()");
+  }
+
+  static #adopt(i) {
+    const r = new SimRun(TOKEN);
+    r.#i = i;
+    r.#events = W.run_events(i);
+    runs?.register(r, i, r);
+    return r;
+  }
+
+  static {
+    adoptRun = (i) => SimRun.#adopt(i);
+  }
+
+  #live() {
+    if (this.#i < 0) throw freed("SimRun");
+    return this.#i;
+  }
+
+  /** The whole trace (events, verdict, final document), shaped like the CLI's JSON. */
+  get trace() {
+    if (this.#trace === null) this.#trace = settle(raw.run_trace(this.#live()));
+    return this.#trace;
+  }
+
+  /** What the invariants say. */
+  get verdict() {
+    return this.#trace === null ? settle(raw.run_verdict(this.#live())) : this.#trace.verdict;
+  }
+
+  /** One plain sentence saying what event `seq` means. */
+  explain(seq) {
+    const i = this.#live();
+    count("seq", seq, 0, Math.max(0, this.#events - 1));
+    if (this.#events === 0) throw new RangeError("seq: the run has no events");
+    return raw.run_explain(i, seq);
+  }
+
+  /**
+   * What every actor believes at `tMs` (after every event at or before it): which token each
+   * worker thinks it holds and until when, who really holds the lease, what the storage accepted.
+   */
+  beliefsAt(tMs) {
+    const i = this.#live();
+    return settle(raw.run_beliefs(i, ms("tMs", tMs)));
+  }
+
+  /** The trace as JSON text, byte for byte what `fencepost sim --format json` prints. */
+  toJson() {
+    return toJson(this.trace);
+  }
+
+  /** Frees the module memory now (otherwise it is freed when this object is collected). */
+  free() {
+    if (this.#i >= 0) {
+      W.run_drop(this.#i);
+      runs?.unregister(this);
+      this.#i = -1;
+    }
+  }
+}
+
+/**
+ * Runs a scenario (or the preset of that name). Options: `fencing` forces the storage's token
+ * check on or off, `seed` replaces the scenario's, `maxEvents` stops the run early (default and
+ * most 1,000,000).
+ */
+export function run(scenario, options) {
+  const [json, written] = scenarioArg("scenario", scenario);
+  const o = checkOptions("options", options, RUN_KEYS);
+  const fencing = fencingCode("options.fencing", o.fencing);
+  const hasSeed = o.seed !== undefined;
+  const s = hasSeed ? seed("options.seed", o.seed) : 0n;
+  const maxEvents = o.maxEvents === undefined ? MAX_RUN_EVENTS : count("options.maxEvents", o.maxEvents, 1, MAX_RUN_EVENTS);
+  const i = raw.run_scenario(json, fencing, hasSeed, s, maxEvents) >>> 0;
+  if (i === NONE) throw failure(["scenario", written]);
+  return adoptRun(i);
+}
+
+// -------------------------------------------------------------------------------------------
+// Seed sweeps.
+
+const sweeps = typeof FinalizationRegistry === "function" ? new FinalizationRegistry((i) => W.sweep_drop(i)) : null;
+const SWEEP_KEYS = ["seeds", "firstSeed", "modes", "keepSeeds", "maxEvents"];
+const MODES = { both: 0, fencingOn: 1, fencingOff: 2 };
+
+function isTemplate(v) {
+  return typeof v.workers === "object" && v.workers !== null && !Array.isArray(v.workers);
+}
+
+/**
+ * A seed sweep: runs a template's scenario for each seed (or one scenario with each seed for its
+ * latency draws), with fencing forced on and off, and counts what broke. It advances in slices
+ * (`step`), so a page can run thousands of seeds between frames.
+ */
+export class Sweep {
+  #i = -1;
+  #total = 0;
+  #done = 0;
+
+  /**
+   * `source`: a preset or built-in template name, a scenario or a template. Options: `seeds`
+   * (how many, required), `firstSeed` (default 0), `modes` ("both", "fencingOn" or "fencingOff"),
+   * `keepSeeds` (violating seeds kept per mode, default 5), `maxEvents` per run (default 100,000).
+   */
+  constructor(source, options) {
+    ready();
+    let json;
+    let written;
+    let template;
+    if (typeof source === "string") {
+      text("source", source, 256);
+      const t = templateTable().find((x) => x.name === source);
+      if (t !== undefined) [json, template] = [t.json, true];
+      else if (presetTable().some((x) => x.name === source)) [json, template] = [presetJson("source", source), false];
+      else {
+        throw new RangeError(
+          `source: no preset or template is named ${describe(source)}; templates: ${templateTable()
+            .map((x) => x.name)
+            .join(", ")}; presets: ${presetTable()
+            .map((x) => x.name)
+            .join(", ")}`,
+        );
+      }
+    } else {
+      const value = plainCopy("source", source);
+      template = isTemplate(value);
+      written = { ...writeJson(value), what: template ? 1 : 0 };
+      json = written.text;
+    }
+    if (options === undefined) throw new TypeError("options must be an object with seeds, got undefined");
+    const o = checkOptions("options", options, SWEEP_KEYS);
+    if (o.seeds === undefined) throw new TypeError("options.seeds is required (how many seeds to run)");
+    const seeds = count("options.seeds", o.seeds, 0, Number.MAX_SAFE_INTEGER);
+    const first = o.firstSeed === undefined ? 0n : seed("options.firstSeed", o.firstSeed);
+    let modes = 0;
+    if (o.modes !== undefined) {
+      if (typeof o.modes !== "string") throw new TypeError(`options.modes must be a string, got ${describe(o.modes)}`);
+      if (!Object.hasOwn(MODES, o.modes)) {
+        throw new RangeError(`options.modes must be "both", "fencingOn" or "fencingOff", got ${describe(o.modes)}`);
+      }
+      modes = MODES[o.modes];
+    }
+    const keep = o.keepSeeds === undefined ? 5 : count("options.keepSeeds", o.keepSeeds, 0, 10_000);
+    const maxEvents =
+      o.maxEvents === undefined ? 100_000 : count("options.maxEvents", o.maxEvents, 1, MAX_SWEEP_EVENTS);
+    const i = raw.sweep_new(json, template, first, BigInt(seeds), modes, keep, maxEvents) >>> 0;
+    if (i === NONE) throw failure(["source", written]);
+    this.#i = i;
+    this.#total = W.sweep_total(i);
+    sweeps?.register(this, i, this);
+  }
+
+  #live() {
+    if (this.#i < 0) throw freed("Sweep");
+    return this.#i;
+  }
+
+  /** Runs the next `n` seeds (default 100; fewer at the end): returns `{ done, total }`. */
+  step(n = 100) {
+    const i = this.#live();
+    count("n", n, 0, 0xffff_ffff);
+    this.#done = W.sweep_step(i, n);
+    return { done: this.#done, total: this.#total };
+  }
+
+  /** Runs every remaining seed and returns the report. */
+  run() {
+    while (!this.finished) this.step(1024);
+    return this.report;
+  }
+
+  /** Seeds run so far. */
+  get done() {
+    this.#live();
+    return this.#done;
+  }
+
+  /** Seeds in the sweep. */
+  get total() {
+    this.#live();
+    return this.#total;
+  }
+
+  get finished() {
+    this.#live();
+    return this.#done >= this.#total;
+  }
+
+  /** What it found so far: runs, and per mode the violating runs, counts per invariant, seeds. */
+  get report() {
+    return settle(raw.sweep_report(this.#live()));
+  }
+
+  free() {
+    if (this.#i >= 0) {
+      W.sweep_drop(this.#i);
+      sweeps?.unregister(this);
+      this.#i = -1;
+    }
+  }
+}
+
+// -------------------------------------------------------------------------------------------
+// Exhaustive search.
+
+const searches =
+  typeof FinalizationRegistry === "function" ? new FinalizationRegistry((i) => W.search_drop(i)) : null;
+const SEARCH_KEYS = ["maxFaults", "fencing", "maxDepth", "maxStates", "stopAtFirst", "scope"];
+
+/**
+ * An exhaustive, breadth-first search of the faults a scope allows on a scenario's world (the
+ * scenario without its faults), for a shortest counterexample. It advances in slices (`step`).
+ */
+export class Search {
+  #i = -1;
+  #finished = false;
+
+  /**
+   * `scenario`: a preset name or a scenario. Options: `maxFaults` (default 2) for the default
+   * scope (pauses, held writes and clock jumps around the lease TTL), or a whole `scope`;
+   * `fencing` (default: as the scenario says), `maxDepth` (default 10,000), `maxStates`
+   * (default 1,000,000; at most 5,000,000), `stopAtFirst` (default true).
+   */
+  constructor(scenario, options) {
+    ready();
+    const [json, written] = scenarioArg("scenario", scenario);
+    const o = checkOptions("options", options, SEARCH_KEYS);
+    const maxFaults = o.maxFaults === undefined ? 2 : count("options.maxFaults", o.maxFaults, 0, 16);
+    const scope = o.scope === undefined ? undefined : { ...writeJson(plainCopy("options.scope", o.scope)), what: 2 };
+    const fencing = fencingCode("options.fencing", o.fencing);
+    const maxDepth = o.maxDepth === undefined ? 10_000 : count("options.maxDepth", o.maxDepth, 0, 0xffff_ffff);
+    const maxStates =
+      o.maxStates === undefined ? 1_000_000 : count("options.maxStates", o.maxStates, 1, MAX_SEARCH_STATES);
+    const stop = o.stopAtFirst === undefined ? true : flag("options.stopAtFirst", o.stopAtFirst);
+    const i = raw.search_new(json, scope?.text ?? "", maxFaults, fencing, maxDepth, maxStates, stop) >>> 0;
+    if (i === NONE) throw failure(["scenario", written], ["options.scope", scope]);
+    this.#i = i;
+    searches?.register(this, i, this);
+  }
+
+  #live() {
+    if (this.#i < 0) throw freed("Search");
+    return this.#i;
+  }
+
+  /** Expands up to `budget` states (default 10,000); returns whether the search has finished. */
+  step(budget = 10_000) {
+    const i = this.#live();
+    count("budget", budget, 0, 0xffff_ffff);
+    const r = W.search_step(i, budget) >>> 0;
+    if (r === NONE) throw failure(["scenario", undefined]);
+    this.#finished = r === 1;
+    return this.#finished;
+  }
+
+  /** Runs to the end and returns the report. */
+  run() {
+    while (!this.step(1 << 16));
+    return this.report;
+  }
+
+  get finished() {
+    this.#live();
+    return this.#finished;
+  }
+
+  /** What it covered and found so far, with the shortest counterexample as a scenario. */
+  get report() {
+    return settle(raw.search_report(this.#live()));
+  }
+
+  free() {
+    if (this.#i >= 0) {
+      W.search_drop(this.#i);
+      searches?.unregister(this);
+      this.#i = -1;
+    }
+  }
+}
+
+/** Searches to the end (see `Search`) and returns the report. */
+export function search(scenario, options) {
+  const s = new Search(scenario, options);
+  try {
+    return s.run();
+  } finally {
+    s.free();
+  }
+}
+
+// -------------------------------------------------------------------------------------------
+// The history checker.
+
+const checkers =
+  typeof FinalizationRegistry === "function" ? new FinalizationRegistry((i) => W.history_drop(i)) : null;
+
+/**
+ * Checks a real storage's write log, one JSON object per line
+ * (`{"t", "resource", "writer", "token", "result": "ok" | "rejected"}`), in the order the storage
+ * applied the writes, for accepted stale tokens and stale owners.
+ */
+export class HistoryChecker {
+  #i = -1;
+
+  constructor() {
+    ready();
+    const i = W.history_new() >>> 0;
+    if (i === NONE) throw new RangeError("HistoryChecker: the module holds too many checkers");
+    this.#i = i;
+    checkers?.register(this, i, this);
+  }
+
+  #live() {
+    if (this.#i < 0) throw freed("HistoryChecker");
+    return this.#i;
+  }
+
+  /** Checks the next line (without its line ending): `{ malformed, findings }`. */
+  check(line) {
+    const i = this.#live();
+    text("line", line, MAX_STRING);
+    if (line.includes("\n")) throw new RangeError("line must be one line, without a newline");
+    return settle(raw.history_line(i, line));
+  }
+
+  /** Totals so far: lines, accepted, rejected, malformed, token regressions, stale owners. */
+  get summary() {
+    return settle(raw.history_summary(this.#live()));
+  }
+
+  free() {
+    if (this.#i >= 0) {
+      W.history_drop(this.#i);
+      checkers?.unregister(this);
+      this.#i = -1;
+    }
+  }
+}
+
+const HISTORY_KEYS = ["keep"];
+
+/**
+ * Checks a whole write log at once: JSON Lines text, or an array of lines. Keeps the first `keep`
+ * findings and malformed lines (default 100).
+ */
+export function checkHistory(lines, options) {
+  ready();
+  let history;
+  if (Array.isArray(lines)) {
+    lines.forEach((l, k) => {
+      text(`lines[${k}]`, l, MAX_STRING);
+      if (l.includes("\n")) throw new RangeError(`lines[${k}] must be one line, without a newline`);
+    });
+    history = lines.length === 0 ? "" : `${lines.join("\n")}\n`;
+  } else {
+    history = text("lines", lines, MAX_HISTORY);
+  }
+  const o = checkOptions("options", options, HISTORY_KEYS);
+  const keep = o.keep === undefined ? 100 : count("options.keep", o.keep, 0, 1_000_000);
+  return settle(raw.history_check(history, keep));
+}
+
+// `using` support where the runtime has Symbol.dispose (Node 20 may not).
+if (typeof Symbol.dispose === "symbol") {
+  for (const C of [SimRun, Sweep, Search, HistoryChecker]) {
+    Object.defineProperty(C.prototype, Symbol.dispose, {
+      value: C.prototype.free,
+      writable: true,
+      configurable: true,
+    });
+  }
+}

@@ -1,0 +1,3 @@
+// Bring your own WebAssembly: nothing is loaded until init() or initSync() is called with the
+// simulator's module (`fencepost/sim/fencepost_sim_bg.wasm`), its bytes, a Response or a URL.
+export * from "./api.js";

@@ -1,0 +1,74 @@
+// fencepost/sim returns the same trace JSON as the Rust CLI, byte for byte: every preset with
+// fencing forced on and off, and scenario files with huge seeds and tokens. `cargo xtask test`
+// builds the CLI and names it in FENCEPOST_CLI.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { presets, run, toJson } from "fencepost/sim";
+
+const cli = process.env.FENCEPOST_CLI;
+
+/** `fencepost sim ...` with its exit status (0 all held, 1 a violation). */
+function fencepost(...args) {
+  const r = spawnSync(cli, ["sim", ...args, "--format", "json"], { encoding: "utf8", maxBuffer: 64 << 20 });
+  assert.equal(r.error, undefined, `running ${cli}: ${r.error}`);
+  assert.ok(r.status === 0 || r.status === 1, `fencepost sim ${args.join(" ")}: exit ${r.status}: ${r.stderr}`);
+  assert.ok(r.stdout.endsWith("}\n"));
+  return { json: r.stdout.slice(0, -1), status: r.status };
+}
+
+test("the CLI to compare with is named in FENCEPOST_CLI", () => {
+  assert.ok(cli, "FENCEPOST_CLI must name the fencepost binary (cargo xtask test sets it)");
+});
+
+test("every preset, fencing on and off: the same trace JSON as `fencepost sim <preset> --format json`", () => {
+  const names = presets().map((p) => p.name);
+  assert.equal(names.length, 12);
+  for (const name of names) {
+    for (const fencing of [true, false]) {
+      const { json, status } = fencepost(name, fencing ? "--fencing" : "--no-fencing");
+      const r = run(name, { fencing });
+      assert.equal(toJson(r.trace), json, `${name}, fencing ${fencing ? "on" : "off"}`);
+      assert.equal(r.toJson(), json);
+      assert.equal(status, r.verdict.ok ? 0 : 1);
+      r.free();
+    }
+  }
+});
+
+test("scenario files with seeds and tokens past 2^53 give the same JSON too", () => {
+  const dir = mkdtempSync(join(tmpdir(), "fencepost-sim-cli-"));
+  try {
+    const scenario = {
+      version: 1,
+      name: "big numbers",
+      seed: 18_446_744_073_709_551_615n,
+      lease_ttl_ms: 10_000,
+      first_token: 9_007_199_254_740_993n,
+      latency_ms: { min: 1, max: 400 },
+      workers: [
+        { name: "Zoë", job: { work_ms: 1_500, writes: 2, renew_every_ms: 3_000 } },
+        { name: "B", start_ms: 500, job: { work_ms: 700, retry_after_ms: 900 } },
+      ],
+      faults: [
+        { kind: "pause", worker: "Zoë", at: 1_200, for: 25_000 },
+        { kind: "clock", worker: "B", skew_ms: -40, drift_ppm: 20_000 },
+      ],
+    };
+    const file = join(dir, "big.json");
+    writeFileSync(file, toJson(scenario));
+    for (const fencing of [true, false]) {
+      const { json } = fencepost(file, fencing ? "--fencing" : "--no-fencing");
+      const r = run(scenario, { fencing });
+      assert.equal(r.trace.seed, 18_446_744_073_709_551_615n);
+      assert.equal(toJson(r.trace), json);
+    }
+    const { json } = fencepost(file, "--seed", "12345");
+    assert.equal(run(scenario, { seed: 12_345 }).toJson(), json);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
