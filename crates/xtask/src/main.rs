@@ -24,6 +24,7 @@ commands:
   test-npm        only the npm package's checks of `test` (build, sizes, Node, tsc, workerd, Deno, Chromium)
   test-web        only the visualizer's checks of `test` (wasm32 clippy, release build, end to end)
   bench-npm       the npm package's Node benchmark (wasm admit vs plain JS, batches, acquire, sim)
+  bench-web       only the visualizer's part of `bench` (load to first timeline, p95 frame time)
   dist            build the npm package into npm/dist (wasm, bindings, entry points)
   size            raw / gzip / brotli of each .wasm in npm/dist, against its budget, and the
                   visualizer's wasm against its goal
@@ -38,6 +39,7 @@ fn main() -> ExitCode {
         Some("bench") => bench(),
         Some("test-npm") => npm::test(),
         Some("test-web") => web::test(),
+        Some("bench-web") => web::bench(),
         Some("bench-npm") => npm::bench(),
         Some("dist") => npm::dist(),
         Some("size") => {
