@@ -506,11 +506,11 @@ impl Trace {
                 self.worker(holder)
             ),
             Detail::Release { holder, ok: true } => format!(
-                "{} releases the lock (token{tok}); it is free at once",
+                "the lock service releases {}'s lease (token{tok}); the lock is free at once",
                 self.worker(holder)
             ),
             Detail::Release { holder, ok: false } => format!(
-                "{} tries to release token{tok}, but that lease is already over",
+                "the lock service ignores {}'s release of token{tok}: that lease is already over",
                 self.worker(holder)
             ),
             Detail::Expire { holder, free_at } => {
