@@ -206,6 +206,7 @@ pub(crate) fn ensure_chromium() -> Result {
     Cmd::new("apt-get").arg("update").run()?;
     Cmd::new("apt-get")
         .args(["install", "-y", "chromium", "chromium-driver"])
+        .env("DEBIAN_FRONTEND", "noninteractive")
         .run()
 }
 
