@@ -252,6 +252,7 @@ fn bench() -> Result {
     tools::step("simulator throughput");
     Cmd::cargo(&["bench", "-q", "-p", "fencepost-sim", "--bench", "sim"]).run()?;
     sim::bench()?;
+    npm::bench()?;
     web::bench()
 }
 
