@@ -23,6 +23,7 @@ const leases :Workerd.Worker = (
     # modules are named beside examples/shared/service.js, which imports "fencepost".
     (name = "examples/shared/fencepost", esModule = embed "../../npm/dist/workerd.js"),
     (name = "examples/shared/api.js", esModule = embed "../../npm/dist/api.js"),
+    (name = "examples/shared/common.js", esModule = embed "../../npm/dist/common.js"),
     (name = "examples/shared/fencepost_bg.js", esModule = embed "../../npm/dist/fencepost_bg.js"),
     (name = "examples/shared/fencepost_bg.wasm", wasm = embed "../../npm/dist/fencepost_bg.wasm"),
   ],

@@ -11,6 +11,7 @@
 // object for an accepted token, so an accepted write allocates nothing.
 
 import * as raw from "./fencepost_bg.js";
+import { checkOptions, describe, freed, wasmLoader } from "./common.js";
 
 const U64_MAX = 0xffff_ffff_ffff_ffffn;
 /** Longest holder id, lock or resource name, in bytes of UTF-8 (the core's snapshot limit). */
@@ -30,34 +31,16 @@ let W = null;
 // -------------------------------------------------------------------------------------------
 // Loading the module.
 
-function imports() {
-  return { "./fencepost_bg.js": raw };
-}
-
-function attach(exports) {
-  if (W !== null) return;
-  raw.__wbg_set_wasm(exports);
-  if (typeof exports.__wbindgen_start === "function") exports.__wbindgen_start();
+const loader = wasmLoader(raw, "fencepost_bg.js", "fencepost", "fencepost/slim", (exports) => {
   W = exports;
-}
-
-function isBytes(v) {
-  return v instanceof ArrayBuffer || ArrayBuffer.isView(v);
-}
+});
 
 /**
  * Instantiates the module synchronously from a compiled `WebAssembly.Module` or its bytes.
  * Does nothing when the module is already loaded.
  */
 export function initSync(module) {
-  if (!(module instanceof WebAssembly.Module) && !isBytes(module)) {
-    throw new TypeError(
-      `module must be a WebAssembly.Module, an ArrayBuffer or a typed array, got ${describe(module)}`,
-    );
-  }
-  if (W !== null) return;
-  if (!(module instanceof WebAssembly.Module)) module = new WebAssembly.Module(module);
-  attach(new WebAssembly.Instance(module, imports()).exports);
+  loader.initSync(module);
 }
 
 /**
@@ -65,73 +48,13 @@ export function initSync(module) {
  * to fetch. Does nothing when the module is already loaded.
  */
 export async function init(input) {
-  if (W !== null) return;
-  if (input instanceof WebAssembly.Module || isBytes(input)) {
-    initSync(input);
-    return;
-  }
-  if (typeof input === "string" || input instanceof URL) input = fetch(input);
-  else if (typeof Request === "function" && input instanceof Request) input = fetch(input);
-  const response = await input;
-  if (typeof Response === "undefined" || !(response instanceof Response)) {
-    throw new TypeError(
-      `input must be a WebAssembly.Module, bytes, a Response or a URL, got ${describe(response)}`,
-    );
-  }
-  if (!response.ok) {
-    throw new Error(`fencepost: fetching its WebAssembly failed: HTTP ${response.status}`);
-  }
-  let instance;
-  const streaming =
-    typeof WebAssembly.instantiateStreaming === "function" &&
-    (response.headers.get("Content-Type") || "").startsWith("application/wasm");
-  if (streaming) {
-    ({ instance } = await WebAssembly.instantiateStreaming(response, imports()));
-  } else {
-    ({ instance } = await WebAssembly.instantiate(await response.arrayBuffer(), imports()));
-  }
-  attach(instance.exports);
+  await loader.init(input);
 }
 
-function ready() {
-  if (W === null) {
-    throw new Error(
-      "fencepost: the WebAssembly module is not loaded; with fencepost/slim, call init() or initSync() first",
-    );
-  }
-}
+const ready = loader.ready;
 
 // -------------------------------------------------------------------------------------------
 // Checking arguments.
-
-const HUGE = 10n ** 1000n;
-
-function describe(v) {
-  switch (typeof v) {
-    case "bigint": {
-      // Printing a bigint of millions of digits would take seconds: say how big it is instead.
-      if (v >= HUGE || v <= -HUGE) return `a ${v < 0n ? "negative " : ""}bigint of more than 1000 digits`;
-      const s = v.toString();
-      return s.length > 24 ? `${s.slice(0, 12)}…${s.slice(-4)}n (${s.length} digits)` : `${s}n`;
-    }
-    case "string":
-      return v.length > 24
-        ? `a string of ${v.length} characters`
-        : JSON.stringify(v);
-    case "number":
-    case "boolean":
-    case "undefined":
-      return String(v);
-    case "symbol":
-      return "a symbol";
-    case "function":
-      return "a function";
-    default:
-      if (v === null) return "null";
-      if (Array.isArray(v)) return "an array";
-      return `an object (${Object.prototype.toString.call(v).slice(8, -1)})`;
-  }
-}
 
 function badBigint(name, v) {
   if (typeof v !== "bigint") return new TypeError(`${name} must be a bigint, got ${describe(v)}`);
@@ -209,25 +132,6 @@ function bytes(argName, v, max) {
 }
 
 /** An options object (or undefined) whose keys are all in `allowed`. */
-function checkOptions(argName, v, allowed) {
-  if (v === undefined) return {};
-  if (typeof v !== "object" || v === null || Array.isArray(v)) {
-    throw new TypeError(`${argName} must be an object, got ${describe(v)}`);
-  }
-  for (const key of Object.keys(v)) {
-    if (!allowed.includes(key)) {
-      throw new TypeError(
-        `${argName} has an unknown key ${JSON.stringify(key.length > 40 ? `${key.slice(0, 40)}…` : key)}; known keys: ${allowed.join(", ")}`,
-      );
-    }
-  }
-  return v;
-}
-
-function freed(what) {
-  return new TypeError(`this ${what} was freed`);
-}
-
 // -------------------------------------------------------------------------------------------
 // Errors reported by the module, with the core's wording.
 

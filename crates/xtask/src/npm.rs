@@ -89,6 +89,9 @@ const SOURCES: &[&str] = &[
     "slim.js",
 ];
 
+/// The helpers both modules' api.js import (npm/src/common.js).
+const COMMON: &str = "common.js";
+
 fn npm_dir() -> PathBuf {
     root().join("npm")
 }
@@ -310,13 +313,16 @@ pub fn dist() -> Result {
         for f in SOURCES {
             copy(&src.join(f), &dist.join(f))?;
         }
+        // Both modules share the loader and argument helpers: each gets its own copy beside it.
+        let common = read(&npm_dir().join("src").join(COMMON))?;
+        write(&dist.join(COMMON), &common)?;
         // CommonJS consumers get the same declarations under a .d.cts name.
         copy(&npm_dir().join(module.types), &dist.join("index.d.cts"))?;
         let api = read(&src.join("api.js"))?;
         let template = read(&src.join("node.cjs.in"))?;
         write(
             &dist.join("node.cjs"),
-            commonjs(&template, module.name, &glue, &api)?,
+            commonjs(&template, module.name, &glue, &common, &api)?,
         )?;
     }
     println!("npm/dist is ready");
@@ -328,6 +334,7 @@ pub fn dist() -> Result {
 /// glue, `./<glue>`) is an error (the CommonJS build would silently miss it).
 fn strip_exports(source: &str, file: &str, glue: &str) -> Result<(String, Vec<String>)> {
     let glue_import = format!("from \"./{glue}\"");
+    let common_import = format!("from \"./{COMMON}\"");
     let mut out = String::with_capacity(source.len());
     let mut names = Vec::new();
     for line in source.lines() {
@@ -349,7 +356,7 @@ fn strip_exports(source: &str, file: &str, glue: &str) -> Result<(String, Vec<St
             names.push(name);
             out.push_str(rest);
         } else if line.starts_with("import ") {
-            if !line.contains(&glue_import) {
+            if !line.contains(&glue_import) && !line.contains(&common_import) {
                 return Err(format!("{file}: cannot turn `{line}` into CommonJS"));
             }
             continue;
@@ -364,10 +371,13 @@ fn strip_exports(source: &str, file: &str, glue: &str) -> Result<(String, Vec<St
 /// node.cjs: the glue inside a function that returns its exports as `raw`, then api.js, then the
 /// synchronous load and `module.exports` (an object literal, so Node's ES module loader can see
 /// the names when the file is imported).
-fn commonjs(template: &str, name: &str, glue: &str, api: &str) -> Result<String> {
+fn commonjs(template: &str, name: &str, glue: &str, common: &str, api: &str) -> Result<String> {
     let glue_file = format!("{name}_bg.js");
     let (glue, glue_names) = strip_exports(glue, &glue_file, &glue_file)?;
+    // The shared helpers go first, in the same scope as api.js; they are not exported.
+    let (common, _) = strip_exports(common, COMMON, &glue_file)?;
     let (api, api_names) = strip_exports(api, "api.js", &glue_file)?;
+    let api = format!("{common}\n{api}");
     let glue = format!("{glue}\nreturn {{ {} }};", glue_names.join(", "));
     let exports = format!("module.exports = {{ {} }};", api_names.join(", "));
     let mut out = template.to_string();
@@ -630,27 +640,29 @@ mod tests {
     use super::*;
 
     #[test]
-    fn commonjs_wraps_glue_and_api() {
+    fn commonjs_wraps_glue_common_and_api() {
         let glue = "let wasm;\nexport function __wbg_set_wasm(v) {\n  wasm = v;\n}\nexport class Guard {}\n";
-        let api = "import * as raw from \"./fencepost_bg.js\";\nconst X = 1;\nexport const AdmitCode = {};\nexport async function init() {}\n";
+        let common = "export function describe(v) {}\n";
+        let api = "import * as raw from \"./fencepost_bg.js\";\nimport { describe } from \"./common.js\";\nconst X = 1;\nexport const AdmitCode = {};\nexport async function init() {}\n";
         let t = "A\n/* @@GLUE@@ */\nB\n/* @@API@@ */\nC\n/* @@EXPORTS@@ */\n";
-        let out = commonjs(t, "fencepost", glue, api).unwrap();
+        let out = commonjs(t, "fencepost", glue, common, api).unwrap();
         assert_eq!(
             out,
-            "A\nlet wasm;\nfunction __wbg_set_wasm(v) {\n  wasm = v;\n}\nclass Guard {}\n\nreturn { __wbg_set_wasm, Guard };\nB\nconst X = 1;\nconst AdmitCode = {};\nasync function init() {}\n\nC\nmodule.exports = { AdmitCode, init };\n"
+            "A\nlet wasm;\nfunction __wbg_set_wasm(v) {\n  wasm = v;\n}\nclass Guard {}\n\nreturn { __wbg_set_wasm, Guard };\nB\nfunction describe(v) {}\n\nconst X = 1;\nconst AdmitCode = {};\nasync function init() {}\n\nC\nmodule.exports = { AdmitCode, init };\n"
         );
     }
 
     #[test]
     fn commonjs_refuses_what_it_cannot_convert() {
         let t = "/* @@GLUE@@ */ /* @@API@@ */ /* @@EXPORTS@@ */";
-        assert!(commonjs(t, "fencepost", "export { a as b };\n", "").is_err());
-        assert!(commonjs(t, "fencepost", "", "import x from \"node:fs\";\n").is_err());
-        assert!(commonjs(t, "fencepost", "", "export default 1;\n").is_err());
-        assert!(commonjs("no markers", "fencepost", "", "").is_err());
+        assert!(commonjs(t, "fencepost", "export { a as b };\n", "", "").is_err());
+        assert!(commonjs(t, "fencepost", "", "", "import x from \"node:fs\";\n").is_err());
+        assert!(commonjs(t, "fencepost", "", "import x from \"./other.js\";\n", "").is_err());
+        assert!(commonjs(t, "fencepost", "", "", "export default 1;\n").is_err());
+        assert!(commonjs("no markers", "fencepost", "", "", "").is_err());
         let sim = "import * as raw from \"./fencepost_sim_bg.js\";\nexport function run() {}\n";
-        assert!(commonjs(t, "fencepost", "", sim).is_err());
-        assert!(commonjs(t, "fencepost_sim", "", sim).is_ok());
+        assert!(commonjs(t, "fencepost", "", "", sim).is_err());
+        assert!(commonjs(t, "fencepost_sim", "", "", sim).is_ok());
     }
 
     #[test]

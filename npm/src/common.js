@@ -1,0 +1,120 @@
+// Shared by the package's two modules (fencepost and fencepost/sim): loading a WebAssembly module
+// into its wasm-bindgen glue, and describing bad arguments. `cargo xtask dist` copies this file
+// next to each module's api.js and inlines it into each CommonJS build.
+
+/** Whether `v` is raw bytes: an ArrayBuffer or a typed array / DataView. */
+export function isBytes(v) {
+  return v instanceof ArrayBuffer || ArrayBuffer.isView(v);
+}
+
+/**
+ * The loader of one module: `glue` is the wasm-bindgen glue (imported as `raw`), `glueName` its file
+ * name, `label` the module's name in messages, `slim` its bring-your-own-wasm entry, `attached(exports)`
+ * what to do once the module is instantiated.
+ */
+export function wasmLoader(glue, glueName, label, slim, attached) {
+  let loaded = false;
+  const imports = () => ({ [`./${glueName}`]: glue });
+  function attach(exports) {
+    if (loaded) return;
+    glue.__wbg_set_wasm(exports);
+    if (typeof exports.__wbindgen_start === "function") exports.__wbindgen_start();
+    loaded = true;
+    attached(exports);
+  }
+  function initSync(module) {
+    if (!(module instanceof WebAssembly.Module) && !isBytes(module)) {
+      throw new TypeError(
+        `module must be a WebAssembly.Module, an ArrayBuffer or a typed array, got ${describe(module)}`,
+      );
+    }
+    if (loaded) return;
+    if (!(module instanceof WebAssembly.Module)) module = new WebAssembly.Module(module);
+    attach(new WebAssembly.Instance(module, imports()).exports);
+  }
+  async function init(input) {
+    if (loaded) return;
+    if (input instanceof WebAssembly.Module || isBytes(input)) {
+      initSync(input);
+      return;
+    }
+    if (typeof input === "string" || input instanceof URL) input = fetch(input);
+    else if (typeof Request === "function" && input instanceof Request) input = fetch(input);
+    const response = await input;
+    if (typeof Response === "undefined" || !(response instanceof Response)) {
+      throw new TypeError(
+        `input must be a WebAssembly.Module, bytes, a Response or a URL, got ${describe(response)}`,
+      );
+    }
+    if (!response.ok) {
+      throw new Error(`${label}: fetching its WebAssembly failed: HTTP ${response.status}`);
+    }
+    let instance;
+    const streaming =
+      typeof WebAssembly.instantiateStreaming === "function" &&
+      (response.headers.get("Content-Type") || "").startsWith("application/wasm");
+    if (streaming) {
+      ({ instance } = await WebAssembly.instantiateStreaming(response, imports()));
+    } else {
+      ({ instance } = await WebAssembly.instantiate(await response.arrayBuffer(), imports()));
+    }
+    attach(instance.exports);
+  }
+  function ready() {
+    if (!loaded) {
+      throw new Error(
+        `${label}: the WebAssembly module is not loaded; with ${slim}, call init() or initSync() first`,
+      );
+    }
+  }
+  return { initSync, init, ready };
+}
+
+const HUGE = 10n ** 1000n;
+
+/** A short description of a bad argument, never longer than a line. */
+export function describe(v) {
+  switch (typeof v) {
+    case "bigint": {
+      // Printing a bigint of millions of digits would take seconds: say how big it is instead.
+      if (v >= HUGE || v <= -HUGE) return `a ${v < 0n ? "negative " : ""}bigint of more than 1000 digits`;
+      const s = v.toString();
+      return s.length > 24 ? `${s.slice(0, 12)}…${s.slice(-4)}n (${s.length} digits)` : `${s}n`;
+    }
+    case "string":
+      return v.length > 24 ? `a string of ${v.length} characters` : JSON.stringify(v);
+    case "number":
+    case "boolean":
+    case "undefined":
+      return String(v);
+    case "symbol":
+      return "a symbol";
+    case "function":
+      return "a function";
+    default:
+      if (v === null) return "null";
+      if (Array.isArray(v)) return "an array";
+      return `an object (${Object.prototype.toString.call(v).slice(8, -1)})`;
+  }
+}
+
+/** An options object (or undefined) whose keys are all in `allowed`. */
+export function checkOptions(argName, v, allowed) {
+  if (v === undefined) return {};
+  if (typeof v !== "object" || v === null || Array.isArray(v)) {
+    throw new TypeError(`${argName} must be an object, got ${describe(v)}`);
+  }
+  for (const key of Object.keys(v)) {
+    if (!allowed.includes(key)) {
+      throw new TypeError(
+        `${argName} has an unknown key ${JSON.stringify(key.length > 40 ? `${key.slice(0, 40)}…` : key)}; known keys: ${allowed.join(", ")}`,
+      );
+    }
+  }
+  return v;
+}
+
+/** The error for a call on an object whose memory was freed. */
+export function freed(what) {
+  return new TypeError(`this ${what} was freed`);
+}
