@@ -177,49 +177,11 @@ fn to_js<T: Serialize + ?Sized>(value: &T) -> JsValue {
 // ---------------------------------------------------------------------------------------------
 // The instance's objects.
 
-/// Objects of one kind, with the indices given back for reuse.
-struct Slots<T> {
-    items: Vec<Option<T>>,
-    unused: Vec<u32>,
-}
+extern crate alloc;
 
-impl<T> Slots<T> {
-    const fn new() -> Slots<T> {
-        Slots {
-            items: Vec::new(),
-            unused: Vec::new(),
-        }
-    }
-
-    /// Stores `item`; returns its index ([`NONE`] if the table is full).
-    fn add(&mut self, item: T) -> u32 {
-        if let Some(i) = self.unused.pop()
-            && let Some(slot) = self.items.get_mut(i as usize)
-        {
-            *slot = Some(item);
-            return i;
-        }
-        match u32::try_from(self.items.len()) {
-            Ok(i) if i < NONE => {
-                self.items.push(Some(item));
-                i
-            }
-            _ => NONE,
-        }
-    }
-
-    fn get(&mut self, i: u32) -> Option<&mut T> {
-        self.items.get_mut(i as usize).and_then(Option::as_mut)
-    }
-
-    fn remove(&mut self, i: u32) {
-        if let Some(slot) = self.items.get_mut(i as usize)
-            && slot.take().is_some()
-        {
-            self.unused.push(i);
-        }
-    }
-}
+#[path = "../../fencepost-wasm/src/slots.rs"]
+mod slots;
+use slots::Slots;
 
 struct State {
     error: Option<Failure>,

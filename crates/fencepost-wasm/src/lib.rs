@@ -35,6 +35,7 @@ use wasm_bindgen::prelude::wasm_bindgen;
 
 #[cfg(target_arch = "wasm32")]
 mod heap;
+mod slots;
 
 #[cfg(target_arch = "wasm32")]
 #[global_allocator]
@@ -503,50 +504,7 @@ pub fn out_name() -> String {
 // (the guard's `admit` is the hot path), and much less code than one wasm-bindgen class per kind.
 // An index that is not (or no longer) an object makes a function return its harmless default.
 
-/// Objects of one kind, with the indices given back for reuse.
-struct Slots<T> {
-    items: Vec<Option<T>>,
-    unused: Vec<u32>,
-}
-
-impl<T> Slots<T> {
-    const fn new() -> Slots<T> {
-        Slots {
-            items: Vec::new(),
-            unused: Vec::new(),
-        }
-    }
-
-    /// Stores `item`; returns its index (`u32::MAX` if the table is full).
-    fn add(&mut self, item: T) -> u32 {
-        if let Some(i) = self.unused.pop()
-            && let Some(slot) = self.items.get_mut(i as usize)
-        {
-            *slot = Some(item);
-            return i;
-        }
-        match u32::try_from(self.items.len()) {
-            Ok(i) if i < u32::MAX => {
-                self.items.push(Some(item));
-                i
-            }
-            _ => u32::MAX,
-        }
-    }
-
-    #[inline(always)]
-    fn get(&mut self, i: u32) -> Option<&mut T> {
-        self.items.get_mut(i as usize).and_then(Option::as_mut)
-    }
-
-    fn remove(&mut self, i: u32) {
-        if let Some(slot) = self.items.get_mut(i as usize)
-            && slot.take().is_some()
-        {
-            self.unused.push(i);
-        }
-    }
-}
+use slots::Slots;
 
 /// A lock table with the expiries of its last `table_expire_all`.
 struct Table {
