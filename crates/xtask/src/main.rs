@@ -114,22 +114,7 @@ fn test() -> Result {
         ])
         .run()?;
     }
-    tools::step("wasm32: the same traces as native");
     npm::ensure_wasm_bindgen()?;
-    Cmd::cargo(&[
-        "test",
-        "-p",
-        "fencepost-sim",
-        "--target",
-        "wasm32-unknown-unknown",
-        "--test",
-        "wasm_determinism",
-    ])
-    .env(
-        "CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER",
-        "wasm-bindgen-test-runner",
-    )
-    .run()?;
     sim::wasm_tests()?;
     npm::test()?;
     edge::test()?;

@@ -3,24 +3,31 @@
 use crate::Result;
 use crate::tools::{Cmd, step};
 
-/// The seed-sweep acceptance test on wasm32, in Node: the same counts as natively. Runs after
-/// the determinism step, which installs the pinned wasm-bindgen-test-runner.
+/// The simulator's wasm32 tests, in Node through wasm-bindgen-test-runner (installed, pinned,
+/// by `npm::ensure_wasm_bindgen`, which must run first): every preset's trace hashes as natively,
+/// and the seed sweep counts as natively.
 pub fn wasm_tests() -> Result {
-    step("wasm32: the same seed-sweep counts as native");
-    Cmd::cargo(&[
-        "test",
-        "-p",
-        "fencepost-sim",
-        "--target",
-        "wasm32-unknown-unknown",
-        "--test",
-        "sweep_counts",
-    ])
-    .env(
-        "CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER",
-        "wasm-bindgen-test-runner",
-    )
-    .run()
+    for (test, what) in [
+        ("wasm_determinism", "the same traces as native"),
+        ("sweep_counts", "the same seed-sweep counts as native"),
+    ] {
+        step(&format!("wasm32: {what}"));
+        Cmd::cargo(&[
+            "test",
+            "-p",
+            "fencepost-sim",
+            "--target",
+            "wasm32-unknown-unknown",
+            "--test",
+            test,
+        ])
+        .env(
+            "CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER",
+            "wasm-bindgen-test-runner",
+        )
+        .run()?;
+    }
+    Ok(())
 }
 
 /// Explorer benchmarks: exhaustive search states/s, sweep runs/s, history checker lines/s and
