@@ -8,7 +8,7 @@ use fencepost_sim::history::HistoryChecker;
 use fencepost_sim::sweep::{Sweep, SweepOptions, SweepReport};
 use fencepost_sim::template::{self, Source, Template};
 use fencepost_sim::trace::fmt_secs;
-use fencepost_sim::{Fault, Invariant, Scenario, preset};
+use fencepost_sim::{Invariant, Scenario, preset};
 
 use crate::{Fail, bad, format_is_json, load, positional};
 
@@ -232,39 +232,6 @@ fn write_sweep(
     Ok(())
 }
 
-fn describe(f: &Fault) -> String {
-    match f {
-        Fault::PauseAt {
-            worker,
-            point,
-            nth,
-            for_ms,
-        } => format!(
-            "{worker} pauses for {} at {} #{nth}",
-            fmt_secs(*for_ms),
-            point.name()
-        ),
-        Fault::Hold {
-            worker,
-            nth_write,
-            for_ms,
-        } => format!(
-            "{worker}'s write #{nth_write} is held for {}",
-            fmt_secs(*for_ms)
-        ),
-        Fault::Clock {
-            worker,
-            jump_at: Some(at),
-            jump_ms,
-            ..
-        } => format!(
-            "{worker}'s clock jumps by {jump_ms} ms at {}",
-            fmt_secs(*at)
-        ),
-        other => format!("{other:?}"),
-    }
-}
-
 fn write_search(
     out: &mut impl Write,
     r: &SearchReport,
@@ -317,7 +284,7 @@ fn write_search(
                 fmt_secs(cx.t_ms)
             )?;
             for f in &cx.faults {
-                writeln!(out, "    - {}", describe(f))?;
+                writeln!(out, "    - {}", f.describe())?;
             }
             writeln!(
                 out,

@@ -21,6 +21,7 @@
 //! }
 //! ```
 
+use crate::trace::fmt_secs;
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
@@ -300,6 +301,85 @@ pub enum Fault {
 }
 
 impl Fault {
+    /// The fault in one phrase, e.g. "A freezes at 1 s for 45 s".
+    pub fn describe(&self) -> String {
+        match self {
+            Fault::Pause { worker, at, for_ms } => {
+                format!(
+                    "{worker} freezes at {} for {}",
+                    fmt_secs(*at),
+                    fmt_secs(*for_ms)
+                )
+            }
+            Fault::PauseAt {
+                worker,
+                point,
+                nth,
+                for_ms,
+            } => format!(
+                "{worker} freezes {} (time {nth}) for {}",
+                point.name().replace('_', " "),
+                fmt_secs(*for_ms)
+            ),
+            Fault::Hold {
+                worker,
+                nth_write,
+                for_ms,
+            } => format!(
+                "{worker}'s write {nth_write} is held in the network for {}",
+                fmt_secs(*for_ms)
+            ),
+            Fault::Partition { worker, from, to } => format!(
+                "{worker} is cut off from {} to {}",
+                fmt_secs(*from),
+                fmt_secs(*to)
+            ),
+            Fault::Clock {
+                worker,
+                skew_ms,
+                drift_ppm,
+                jump_at,
+                jump_ms,
+            } => {
+                let mut parts = Vec::new();
+                if *skew_ms != 0 {
+                    parts.push(format!("off by {skew_ms} ms"));
+                }
+                if *drift_ppm != 0 {
+                    parts.push(format!(
+                        "runs at {}% speed",
+                        (1_000_000 + i64::from(*drift_ppm)) / 10_000
+                    ));
+                }
+                if let Some(at) = jump_at {
+                    parts.push(format!("jumps {jump_ms} ms at {}", fmt_secs(*at)));
+                }
+                format!("{worker}'s clock {}", parts.join(", "))
+            }
+            Fault::Crash {
+                worker,
+                at,
+                restart_after,
+            } => match restart_after {
+                Some(r) => format!(
+                    "{worker} crashes at {} and restarts {} later",
+                    fmt_secs(*at),
+                    fmt_secs(*r)
+                ),
+                None => format!("{worker} crashes at {} for good", fmt_secs(*at)),
+            },
+            Fault::AuthorityRestart { at, persisted } => format!(
+                "the lock service restarts at {} ({})",
+                fmt_secs(*at),
+                if *persisted {
+                    "restoring its state"
+                } else {
+                    "forgetting everything"
+                }
+            ),
+        }
+    }
+
     /// The worker the fault hits, if any.
     pub fn worker(&self) -> Option<&str> {
         match self {

@@ -3,7 +3,7 @@
 use std::rc::Rc;
 
 use fencepost_sim::trace::fmt_secs;
-use fencepost_sim::{Fault, PRESETS, Scenario, TokenKind, preset};
+use fencepost_sim::{PRESETS, Scenario, TokenKind, preset};
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
@@ -107,85 +107,6 @@ pub fn PlayBar(p: &PlayBarProps) -> Html {
     }
 }
 
-/// A fault in words.
-pub fn describe_fault(f: &Fault) -> String {
-    match f {
-        Fault::Pause { worker, at, for_ms } => {
-            format!(
-                "{worker} freezes at {} for {}",
-                fmt_secs(*at),
-                fmt_secs(*for_ms)
-            )
-        }
-        Fault::PauseAt {
-            worker,
-            point,
-            nth,
-            for_ms,
-        } => format!(
-            "{worker} freezes {} (time {nth}) for {}",
-            point.name().replace('_', " "),
-            fmt_secs(*for_ms)
-        ),
-        Fault::Hold {
-            worker,
-            nth_write,
-            for_ms,
-        } => format!(
-            "{worker}'s write {nth_write} is held in the network for {}",
-            fmt_secs(*for_ms)
-        ),
-        Fault::Partition { worker, from, to } => format!(
-            "{worker} is cut off from {} to {}",
-            fmt_secs(*from),
-            fmt_secs(*to)
-        ),
-        Fault::Clock {
-            worker,
-            skew_ms,
-            drift_ppm,
-            jump_at,
-            jump_ms,
-        } => {
-            let mut parts = Vec::new();
-            if *skew_ms != 0 {
-                parts.push(format!("off by {skew_ms} ms"));
-            }
-            if *drift_ppm != 0 {
-                parts.push(format!(
-                    "runs at {}% speed",
-                    (1_000_000 + i64::from(*drift_ppm)) / 10_000
-                ));
-            }
-            if let Some(at) = jump_at {
-                parts.push(format!("jumps {jump_ms} ms at {}", fmt_secs(*at)));
-            }
-            format!("{worker}'s clock {}", parts.join(", "))
-        }
-        Fault::Crash {
-            worker,
-            at,
-            restart_after,
-        } => match restart_after {
-            Some(r) => format!(
-                "{worker} crashes at {} and restarts {} later",
-                fmt_secs(*at),
-                fmt_secs(*r)
-            ),
-            None => format!("{worker} crashes at {} for good", fmt_secs(*at)),
-        },
-        Fault::AuthorityRestart { at, persisted } => format!(
-            "the lock service restarts at {} ({})",
-            fmt_secs(*at),
-            if *persisted {
-                "restoring its state"
-            } else {
-                "forgetting everything"
-            }
-        ),
-    }
-}
-
 #[derive(Properties, PartialEq)]
 pub struct ScenarioProps {
     pub scenario: Scenario,
@@ -232,7 +153,7 @@ pub fn ScenarioPanel(p: &ScenarioProps) -> Html {
     };
     let story = preset(&s.name).map(|pr| pr.story);
     let faults = s.faults.iter().enumerate().map(|(i, f)| {
-        let text = describe_fault(f);
+        let text = f.describe();
         html! {
             <li>
                 { text.clone() }
@@ -507,12 +428,12 @@ mod tests {
     #[test]
     fn faults_in_words() {
         let s = preset("paused-worker").unwrap().scenario();
-        assert_eq!(describe_fault(&s.faults[0]), "A freezes at 1 s for 45 s");
+        assert_eq!(s.faults[0].describe(), "A freezes at 1 s for 45 s");
         let s = preset("clock-skew").unwrap().scenario();
-        assert_eq!(describe_fault(&s.faults[0]), "A's clock runs at 40% speed");
+        assert_eq!(s.faults[0].describe(), "A's clock runs at 40% speed");
         let s = preset("crash-restart").unwrap().scenario();
         assert_eq!(
-            describe_fault(&s.faults[1]),
+            s.faults[1].describe(),
             "A crashes at 1.5 s and restarts 1 s later"
         );
     }

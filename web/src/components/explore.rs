@@ -16,7 +16,6 @@ use gloo_timers::callback::Timeout;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
-use super::controls::describe_fault;
 use crate::dom;
 use crate::state::{Action, State};
 
@@ -427,7 +426,7 @@ pub fn ExplorePanel(props: &ExploreProps) -> Html {
                         <p class="cx">
                             <strong>{ format!("Shortest counterexample: {} actions, breaks {} at {}.", cx.depth, invariants(&cx.broken), fencepost_sim::trace::fmt_secs(cx.t_ms)) }</strong>
                         </p>
-                        <ul>{ for cx.faults.iter().map(|f| html! { <li>{ describe_fault(f) }</li> }) }</ul>
+                        <ul>{ for cx.faults.iter().map(|f| html! { <li>{ f.describe() }</li> }) }</ul>
                         <button type="button" onclick={load_cx}>{ "Load the counterexample" }</button>
                     } else if !v.running && r.complete {
                         <p class="verdict-ok">{ format!("✓ No violation anywhere in the scope (up to {SEARCH_FAULTS} pauses, held writes or clock jumps around the lease TTL).") }</p>
