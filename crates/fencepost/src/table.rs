@@ -5,8 +5,12 @@
 //! increasing subsequence. That is what lets the table forget a lock once it is free (no lease, no
 //! pending lock-delay): nothing about it needs remembering to keep tokens increasing, so memory
 //! follows the locks in use, not every lock ever named.
+//!
+//! The locks it remembers are kept in one vector sorted by name: a lookup is a binary search, and
+//! naming a new lock (or forgetting one) moves the entries after it. With the table forgetting
+//! free locks, that vector holds the locks in use; it is also far less code than a B-tree, which
+//! matters where the table ships as WebAssembly.
 
-use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 
 use crate::authority::{
@@ -33,7 +37,8 @@ use crate::token::Token;
 pub struct LockTable<K, H> {
     cfg: Config,
     seq: TokenSequence,
-    locks: BTreeMap<K, Slot<H>>,
+    /// Sorted by name, each name once.
+    locks: Vec<(K, Slot<H>)>,
     time: Timeline,
 }
 
@@ -44,7 +49,7 @@ impl<K: Ord + Clone, H: Clone + Eq> LockTable<K, H> {
         Ok(LockTable {
             cfg,
             seq: TokenSequence::starting_at(cfg.first_token),
-            locks: BTreeMap::new(),
+            locks: Vec::new(),
             time: Timeline::default(),
         })
     }
@@ -73,14 +78,19 @@ impl<K: Ord + Clone, H: Clone + Eq> LockTable<K, H> {
         now: u64,
     ) -> Result<Grant, AcquireError<H>> {
         let now = self.time.observe(now).now;
-        let slot = match self.locks.get_mut(lock) {
-            Some(slot) => slot,
-            None => self.locks.entry(lock.clone()).or_default(),
+        let i = match self.find(lock) {
+            Ok(i) => i,
+            Err(i) => {
+                self.locks.insert(i, (lock.clone(), Slot::default()));
+                i
+            }
         };
-        let result = slot.acquire(&mut self.seq, &self.cfg, holder, ttl_ms, now);
+        let result = self.locks[i]
+            .1
+            .acquire(&mut self.seq, &self.cfg, holder, ttl_ms, now);
         if result.is_err() {
             // A refusal can leave a lock that was only just named (or just expired) free: forget it.
-            self.forget_if_idle(lock, now);
+            self.forget_if_idle(i, now);
         }
         result
     }
@@ -106,9 +116,9 @@ impl<K: Ord + Clone, H: Clone + Eq> LockTable<K, H> {
         now: u64,
     ) -> Result<Renewal, LeaseError> {
         let now = self.time.observe(now).now;
-        let slot = self.locks.get_mut(lock).ok_or(LeaseError::Lost)?;
-        let result = slot.renew(&self.cfg, holder, token, ttl_ms, now);
-        self.forget_if_idle(lock, now);
+        let i = self.find(lock).map_err(|_| LeaseError::Lost)?;
+        let result = self.locks[i].1.renew(&self.cfg, holder, token, ttl_ms, now);
+        self.forget_if_idle(i, now);
         result
     }
 
@@ -121,17 +131,18 @@ impl<K: Ord + Clone, H: Clone + Eq> LockTable<K, H> {
         now: u64,
     ) -> Result<Released, LeaseError> {
         let now = self.time.observe(now).now;
-        let slot = self.locks.get_mut(lock).ok_or(LeaseError::Lost)?;
-        let result = slot.release(&self.cfg, holder, token, now);
-        self.forget_if_idle(lock, now);
+        let i = self.find(lock).map_err(|_| LeaseError::Lost)?;
+        let result = self.locks[i].1.release(&self.cfg, holder, token, now);
+        self.forget_if_idle(i, now);
         result
     }
 
     /// Notices the expiry of `lock`'s lease, once.
     pub fn expire(&mut self, lock: &K, now: u64) -> Option<Expired<H>> {
         let now = self.time.observe(now).now;
-        let expired = self.locks.get_mut(lock)?.settle(now, &self.cfg);
-        self.forget_if_idle(lock, now);
+        let i = self.find(lock).ok()?;
+        let expired = self.locks[i].1.settle(now, &self.cfg);
+        self.forget_if_idle(i, now);
         expired
     }
 
@@ -140,7 +151,7 @@ impl<K: Ord + Clone, H: Clone + Eq> LockTable<K, H> {
         let now = self.time.observe(now).now;
         let cfg = self.cfg;
         let mut out = Vec::new();
-        self.locks.retain(|name, slot| {
+        self.locks.retain_mut(|(name, slot)| {
             if let Some(e) = slot.settle(now, &cfg) {
                 out.push((name.clone(), e));
             }
@@ -152,7 +163,8 @@ impl<K: Ord + Clone, H: Clone + Eq> LockTable<K, H> {
     /// The live lease on `lock` at `now`.
     pub fn lease(&mut self, lock: &K, now: u64) -> Option<&Lease<H>> {
         self.expire(lock, now);
-        self.locks.get(lock).and_then(|s| s.lease.as_ref())
+        let i = self.find(lock).ok()?;
+        self.locks[i].1.lease.as_ref()
     }
 
     /// Locks the table is remembering (held, or in lock-delay, or not yet noticed as free).
@@ -185,9 +197,14 @@ impl<K: Ord + Clone, H: Clone + Eq> LockTable<K, H> {
         &self.time
     }
 
-    fn forget_if_idle(&mut self, lock: &K, now: u64) {
-        if self.locks.get(lock).is_some_and(|s| s.is_idle(now)) {
-            self.locks.remove(lock);
+    /// Where `lock` is (`Ok`), or where it would go (`Err`).
+    fn find(&self, lock: &K) -> Result<usize, usize> {
+        self.locks.binary_search_by(|(name, _)| name.cmp(lock))
+    }
+
+    fn forget_if_idle(&mut self, i: usize, now: u64) {
+        if self.locks[i].1.is_idle(now) {
+            self.locks.remove(i);
         }
     }
 
@@ -218,22 +235,24 @@ impl<K: Ord + Clone, H: Clone + Eq> LockTable<K, H> {
         cfg.validate()?;
         snapshot.validate()?;
         let seq = TokenSequence::resume(snapshot.reserved_through, cfg.first_token);
-        let mut locks = BTreeMap::new();
+        let mut table = LockTable {
+            cfg,
+            seq,
+            locks: Vec::with_capacity(snapshot.locks.len()),
+            time: Timeline::resume(snapshot.latest_now, snapshot.clamps),
+        };
+        // Snapshots list locks in order, so each goes at the end; any order is accepted.
         for s in snapshot.locks {
+            let Err(i) = table.find(&s.name) else {
+                return Err(SnapshotError::Invalid("locks.name"));
+            };
             let slot = Slot {
                 lease: s.lease,
                 free_at: s.free_at,
             };
-            if locks.insert(s.name, slot).is_some() {
-                return Err(SnapshotError::Invalid("locks.name"));
-            }
+            table.locks.insert(i, (s.name, slot));
         }
-        Ok(LockTable {
-            cfg,
-            seq,
-            locks,
-            time: Timeline::resume(snapshot.latest_now, snapshot.clamps),
-        })
+        Ok(table)
     }
 }
 
