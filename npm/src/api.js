@@ -29,6 +29,51 @@ const LEDGER_CAPACITY = 64;
 let W = null;
 
 // -------------------------------------------------------------------------------------------
+// Text and bytes cross through the module's memory: a call's names, header values, keys and
+// snapshots are written into its input area (as UTF-8, back to back) and their lengths passed;
+// bytes it answers with are read from its output area.
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** The length in bytes of the second string of the last `put`. */
+let second = 0;
+
+/** Writes `a`, then `b`, into the input area; returns the length of `a` (that of `b` is `second`). */
+function put(a, b = "") {
+  const room = 3 * (a.length + b.length);
+  const view = new Uint8Array(W.memory.buffer, W.input(room) >>> 0, room);
+  const n = encoder.encodeInto(a, view).written;
+  second = b === "" ? 0 : encoder.encodeInto(b, view.subarray(n)).written;
+  return n;
+}
+
+/** Writes `bytes` into the input area; returns their length. */
+function putBytes(bytes) {
+  new Uint8Array(W.memory.buffer, W.input(bytes.length) >>> 0, bytes.length).set(bytes);
+  return bytes.length;
+}
+
+function textAt(at, n) {
+  return decoder.decode(new Uint8Array(W.memory.buffer, at >>> 0, n >>> 0));
+}
+
+/** The holder of the last result. */
+function outHolder() {
+  return textAt(W.out_holder(), W.out_holder_len());
+}
+
+/** The lock name of the last result. */
+function outName() {
+  return textAt(W.out_name(), W.out_name_len());
+}
+
+/** A copy of the first `n` bytes of the output area. */
+function outBytes(n) {
+  return new Uint8Array(W.memory.buffer, W.output() >>> 0, n >>> 0).slice();
+}
+
+// -------------------------------------------------------------------------------------------
 // Loading the module.
 
 const loader = wasmLoader(raw, "fencepost_bg.js", "fencepost", "fencepost/slim", (exports) => {
@@ -297,9 +342,10 @@ function restored(i) {
   throw new RangeError(`${code >= 30 && code <= 33 ? "options" : "snapshot"}: ${coreMessage()}`);
 }
 
-function snapshotOf(b) {
-  if (b.length === 0) throw new RangeError(`snapshot: ${coreMessage()}`);
-  return b;
+/** The snapshot a call left in the output area (`n` bytes; none: why). */
+function snapshotOf(n) {
+  if (n === 0) throw new RangeError(`snapshot: ${coreMessage()}`);
+  return outBytes(n);
 }
 
 function acquired(code) {
@@ -307,7 +353,7 @@ function acquired(code) {
     case 0:
       return { ok: true, token: raw.out_token(), expiresAt: raw.out_time() };
     case 1:
-      return { ok: false, reason: "held", holder: raw.out_holder(), until: raw.out_time() };
+      return { ok: false, reason: "held", holder: outHolder(), until: raw.out_time() };
     case 2:
       return { ok: false, reason: "lockDelay", until: raw.out_time() };
     case 3:
@@ -331,13 +377,13 @@ function released(code) {
 
 function expired(code) {
   if (code === 0) return null;
-  return { holder: raw.out_holder(), token: raw.out_token(), at: raw.out_time(), freeAt: raw.out_time2() };
+  return { holder: outHolder(), token: raw.out_token(), at: raw.out_time(), freeAt: raw.out_time2() };
 }
 
 function leaseOf(code) {
   if (code === 0) return null;
   return {
-    holder: raw.out_holder(),
+    holder: outHolder(),
     token: raw.out_token(),
     grantedAt: raw.out_time2(),
     expiresAt: raw.out_time(),
@@ -367,7 +413,7 @@ export class LeaseAuthority {
   static restore(snapshot, options) {
     ready();
     const cfg = config(options);
-    LeaseAuthority.#restored = restored(raw.authority_restore(snapshotBytes(snapshot), ...cfg));
+    LeaseAuthority.#restored = restored(raw.authority_restore(putBytes(snapshotBytes(snapshot)), ...cfg));
     return new LeaseAuthority();
   }
 
@@ -382,17 +428,17 @@ export class LeaseAuthority {
 
   acquire(holder, now, options) {
     const i = this.#live();
-    return acquired(raw.authority_acquire(i, name("holder", holder), ms("now", now), ttlOf(options)));
+    return acquired(raw.authority_acquire(i, put(name("holder", holder)), ms("now", now), ttlOf(options)));
   }
 
   renew(holder, token, now, options) {
     const i = this.#live();
-    return renewed(raw.authority_renew(i, name("holder", holder), u64("token", token), ms("now", now), ttlOf(options)));
+    return renewed(raw.authority_renew(i, put(name("holder", holder)), u64("token", token), ms("now", now), ttlOf(options)));
   }
 
   release(holder, token, now) {
     const i = this.#live();
-    return released(raw.authority_release(i, name("holder", holder), u64("token", token), ms("now", now)));
+    return released(raw.authority_release(i, put(name("holder", holder)), u64("token", token), ms("now", now)));
   }
 
   expire(now) {
@@ -467,7 +513,7 @@ export class LockTable {
   static restore(snapshot, options) {
     ready();
     const cfg = config(options);
-    LockTable.#restored = restored(raw.table_restore(snapshotBytes(snapshot), ...cfg));
+    LockTable.#restored = restored(raw.table_restore(putBytes(snapshotBytes(snapshot)), ...cfg));
     return new LockTable();
   }
 
@@ -482,24 +528,24 @@ export class LockTable {
 
   acquire(lock, holder, now, options) {
     const i = this.#live();
-    return acquired(raw.table_acquire(i, name("lock", lock), name("holder", holder), ms("now", now), ttlOf(options)));
+    return acquired(raw.table_acquire(i, put(name("lock", lock), name("holder", holder)), second, ms("now", now), ttlOf(options)));
   }
 
   renew(lock, holder, token, now, options) {
     const i = this.#live();
     return renewed(
-      raw.table_renew(i, name("lock", lock), name("holder", holder), u64("token", token), ms("now", now), ttlOf(options)),
+      raw.table_renew(i, put(name("lock", lock), name("holder", holder)), second, u64("token", token), ms("now", now), ttlOf(options)),
     );
   }
 
   release(lock, holder, token, now) {
     const i = this.#live();
-    return released(raw.table_release(i, name("lock", lock), name("holder", holder), u64("token", token), ms("now", now)));
+    return released(raw.table_release(i, put(name("lock", lock), name("holder", holder)), second, u64("token", token), ms("now", now)));
   }
 
   expire(lock, now) {
     const i = this.#live();
-    return expired(raw.table_expire(i, name("lock", lock), ms("now", now)));
+    return expired(raw.table_expire(i, put(name("lock", lock)), ms("now", now)));
   }
 
   expireAll(now) {
@@ -509,8 +555,8 @@ export class LockTable {
     for (let k = 0; k < n; k++) {
       raw.table_expired(i, k);
       out.push({
-        lock: raw.out_name(),
-        holder: raw.out_holder(),
+        lock: outName(),
+        holder: outHolder(),
         token: raw.out_token(),
         at: raw.out_time(),
         freeAt: raw.out_time2(),
@@ -521,7 +567,7 @@ export class LockTable {
 
   lease(lock, now) {
     const i = this.#live();
-    return leaseOf(raw.table_lease(i, name("lock", lock), ms("now", now)));
+    return leaseOf(raw.table_lease(i, put(name("lock", lock)), ms("now", now)));
   }
 
   get size() {
@@ -633,7 +679,7 @@ export class FenceGuard {
     name("lock", lock);
     text("header", header);
     if (this.#i < 0) throw freed("FenceGuard");
-    const code = raw.guard_admit_signed(this.#i, signerOf(signer), lock, header);
+    const code = raw.guard_admit_signed(this.#i, signerOf(signer), put(lock, header), second);
     if ((code & 1) === 1) return ACCEPTED;
     if (code === 4) return FORGED;
     if (code === 6) throw new RangeError(`header is not a signed token: ${coreMessage()}`);
@@ -827,7 +873,7 @@ export class TokenSigner {
     ready();
     bytes("key", key, MAX_TEXT);
     if (key.length < 16) throw new RangeError(`key must be at least 16 bytes, got ${key.length}`);
-    this.#i = adopt(signers, this, raw.signer_new(key), "key");
+    this.#i = adopt(signers, this, raw.signer_new(putBytes(key)), "key");
   }
 
   #live() {
@@ -842,15 +888,15 @@ export class TokenSigner {
   /** The `Fencing-Token` header value of `token` for `lock`: `<token>.<64 hex digits>`. */
   sign(lock, tok) {
     const i = this.#live();
-    const out = raw.signer_sign(i, name("lock", lock), token("token", tok));
-    if (out === "") throw new RangeError(coreMessage());
-    return out;
+    const n = raw.signer_sign(i, put(name("lock", lock)), token("token", tok));
+    if (n === 0) throw new RangeError(coreMessage());
+    return textAt(W.output(), n);
   }
 
   /** Checks a signed header value for `lock`. */
   verify(lock, header) {
     const i = this.#live();
-    const t = raw.signer_verify(i, name("lock", lock), text("header", header));
+    const t = raw.signer_verify(i, put(name("lock", lock), text("header", header)), second);
     if (t !== 0n) return { ok: true, token: t };
     if (raw.last_error() === 14) return FORGED;
     throw new RangeError(`header is not a signed token: ${coreMessage()}`);
@@ -880,7 +926,7 @@ export function tokenToString(tok) {
 /** Parses the strict decimal form: digits only, no sign, no whitespace, no leading zero. */
 export function tokenFromString(value) {
   ready();
-  return parsed("value", raw.token_parse(text("value", value)));
+  return parsed("value", raw.token_parse(put(text("value", value))));
 }
 
 /** The `Fencing-Token` header value of an unsigned token (its decimal form). */
@@ -891,7 +937,7 @@ export function tokenToHeader(tok) {
 /** Parses an unsigned `Fencing-Token` header value. */
 export function tokenFromHeader(value) {
   ready();
-  return parsed("value", raw.token_from_header(text("value", value)));
+  return parsed("value", raw.token_from_header(put(text("value", value))));
 }
 
 /** The 8-byte big-endian form of a token. */
@@ -904,7 +950,7 @@ export function tokenToBytes(tok) {
 /** Parses the 8-byte big-endian form. */
 export function tokenFromBytes(value) {
   ready();
-  return parsed("value", raw.token_from_bytes(bytes("value", value, MAX_TEXT)));
+  return parsed("value", raw.token_from_bytes(putBytes(bytes("value", value, MAX_TEXT))));
 }
 
 // `using` support where the runtime has Symbol.dispose (Node 20 may not).

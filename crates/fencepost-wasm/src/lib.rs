@@ -1,6 +1,7 @@
 //! WebAssembly bindings of the fencepost core, for the npm package `fencepost`.
 //!
-//! These bindings are deliberately thin and speak only numbers, bigints, strings and byte arrays.
+//! These bindings are deliberately thin and speak only numbers and bigints: strings and bytes cross
+//! through the module's memory (see [`input`] and [`output`]).
 //! Every lease and fence rule lives in the `fencepost` crate; this crate turns its results into
 //! small integer codes, and the package's hand-written JavaScript (`npm/src/api.js`) turns those
 //! into the objects, `TypeError`s and `RangeError`s its users see.
@@ -20,7 +21,6 @@
 extern crate alloc;
 
 use alloc::boxed::Box;
-use alloc::string::String;
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU32, Ordering};
 
@@ -234,11 +234,23 @@ fn js_ms(v: u64) -> f64 {
     v as f64
 }
 
-fn name_ok(s: &str) -> bool {
-    if s.len() <= MAX_ID_LEN {
+/// Holder ids and lock names: the UTF-8 bytes the caller wrote (it only writes well-formed text).
+type Name = Vec<u8>;
+
+/// The first `a` bytes of the input area and the `b` bytes after them. Lengths beyond the area
+/// give empty names (the caller never passes them).
+fn names(input: &[u8], a: usize, b: usize) -> (&[u8], &[u8]) {
+    let first = input.get(..a).unwrap_or(&[]);
+    let second = input.get(a..).and_then(|r| r.get(..b)).unwrap_or(&[]);
+    (first, second)
+}
+
+/// Whether `n` bytes fit a holder id or lock name; records the error when not.
+fn name_ok(n: usize) -> bool {
+    if n <= MAX_ID_LEN {
         true
     } else {
-        fail(code::NAME_TOO_LONG, s.len());
+        fail(code::NAME_TOO_LONG, n);
         false
     }
 }
@@ -318,8 +330,8 @@ struct Out {
     time2: u64,
     time3: u64,
     depth: u32,
-    holder: String,
-    name: String,
+    holder: Name,
+    name: Name,
 }
 
 impl Out {
@@ -332,12 +344,12 @@ impl Out {
             time2: 0,
             time3: 0,
             depth: 0,
-            holder: String::new(),
-            name: String::new(),
+            holder: Vec::new(),
+            name: Vec::new(),
         }
     }
 
-    fn acquired(&mut self, r: Result<Grant, AcquireError<String>>) -> u32 {
+    fn acquired(&mut self, r: Result<Grant, AcquireError<Name>>) -> u32 {
         match r {
             Ok(g) => {
                 self.token = g.token.get();
@@ -392,7 +404,7 @@ impl Out {
     }
 
     /// 1: an expiry (`out_holder`, `out_token`, `out_time` at, `out_time2` free at); 0: none.
-    fn expired(&mut self, e: Option<&Expired<String>>) -> u32 {
+    fn expired(&mut self, e: Option<&Expired<Name>>) -> u32 {
         match e {
             Some(e) => {
                 self.holder.clone_from(&e.holder);
@@ -407,7 +419,7 @@ impl Out {
 
     /// 1: a live lease (`out_holder`, `out_token`, `out_time` expires, `out_time2` granted,
     /// `out_depth`); 0: none.
-    fn lease(&mut self, l: Option<&fencepost::Lease<String>>) -> u32 {
+    fn lease(&mut self, l: Option<&fencepost::Lease<Name>>) -> u32 {
         match l {
             Some(l) => {
                 self.holder.clone_from(&l.holder);
@@ -484,16 +496,55 @@ pub fn out_depth() -> u32 {
     with(0, |st| st.out.depth)
 }
 
-/// The holder of the last result.
+/// The address of the holder (UTF-8) of the last result; its length is [`out_holder_len`].
 #[wasm_bindgen]
-pub fn out_holder() -> String {
-    with(String::new(), |st| st.out.holder.clone())
+pub fn out_holder() -> usize {
+    with(0, |st| st.out.holder.as_ptr() as usize)
 }
 
-/// The lock name of the last result.
+/// The length in bytes of [`out_holder`].
 #[wasm_bindgen]
-pub fn out_name() -> String {
-    with(String::new(), |st| st.out.name.clone())
+pub fn out_holder_len() -> usize {
+    with(0, |st| st.out.holder.len())
+}
+
+/// The address of the lock name (UTF-8) of the last result; its length is [`out_name_len`].
+#[wasm_bindgen]
+pub fn out_name() -> usize {
+    with(0, |st| st.out.name.as_ptr() as usize)
+}
+
+/// The length in bytes of [`out_name`].
+#[wasm_bindgen]
+pub fn out_name_len() -> usize {
+    with(0, |st| st.out.name.len())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Strings and bytes.
+//
+// They cross through two areas of the module's memory: the caller writes a call's text (names,
+// header values, keys, snapshots) into the input area, back to back, and passes their lengths; a
+// call that answers with bytes (a snapshot, a header value) leaves them in the output area and
+// returns their length. No allocation crosses the boundary.
+
+/// Largest input area: the package reads snapshots of up to 64 MiB.
+pub const MAX_INPUT: usize = 64 << 20;
+
+/// Makes the input area `n` bytes long (at most [`MAX_INPUT`]) and returns its address, for the
+/// caller to fill before the call that reads it. Any call may move it: ask again each time.
+#[wasm_bindgen]
+pub fn input(n: usize) -> usize {
+    with(0, |st| {
+        st.input.resize(n.min(MAX_INPUT), 0);
+        st.input.as_ptr() as usize
+    })
+}
+
+/// The address of the output area (valid until the next call).
+#[wasm_bindgen]
+pub fn output() -> usize {
+    with(0, |st| st.output.as_ptr() as usize)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -508,8 +559,8 @@ use slots::Slots;
 
 /// A lock table with the expiries of its last `table_expire_all`.
 struct Table {
-    inner: fencepost::LockTable<String, String>,
-    expired: Vec<(String, Expired<String>)>,
+    inner: fencepost::LockTable<Name, Name>,
+    expired: Vec<(Name, Expired<Name>)>,
 }
 
 /// Operations a resource's idempotency ledger remembers.
@@ -527,8 +578,10 @@ pub const BATCH: usize = 16_384;
 
 struct State {
     out: Out,
+    input: Vec<u8>,
+    output: Vec<u8>,
     guards: Slots<fencepost::Guard>,
-    authorities: Slots<fencepost::Authority<String>>,
+    authorities: Slots<fencepost::Authority<Name>>,
     tables: Slots<Table>,
     resources: Slots<Resource>,
     signers: Slots<TokenSigner>,
@@ -540,6 +593,8 @@ impl State {
     const fn new() -> State {
         State {
             out: Out::new(),
+            input: Vec::new(),
+            output: Vec::new(),
             guards: Slots::new(),
             authorities: Slots::new(),
             tables: Slots::new(),
@@ -551,23 +606,23 @@ impl State {
     }
 }
 
-/// The module runs on one thread; natively (tests) each thread gets its own state.
+/// The module runs on one thread and no export calls back into JavaScript, so no call can start
+/// while another runs: the state needs no borrow flag. Natively (tests) each thread gets its own.
 #[cfg(target_arch = "wasm32")]
 mod single {
     use super::State;
-    use core::cell::RefCell;
+    use core::cell::UnsafeCell;
 
-    pub struct Global(pub RefCell<State>);
+    pub struct Global(UnsafeCell<State>);
     // SAFETY: wasm32-unknown-unknown without the atomics feature has exactly one thread.
     unsafe impl Sync for Global {}
-    pub static STATE: Global = Global(RefCell::new(State::new()));
+    static STATE: Global = Global(UnsafeCell::new(State::new()));
 
     #[inline(always)]
-    pub fn with<R>(fallback: R, f: impl FnOnce(&mut State) -> R) -> R {
-        match STATE.0.try_borrow_mut() {
-            Ok(mut st) => f(&mut st),
-            Err(_) => fallback,
-        }
+    pub fn with<R>(_fallback: R, f: impl FnOnce(&mut State) -> R) -> R {
+        // SAFETY: one thread, and every export reaches the state exactly once, never re-entering
+        // (nothing here calls out), so this is the only reference while `f` runs.
+        f(unsafe { &mut *STATE.0.get() })
     }
 }
 
@@ -593,6 +648,20 @@ use single::with;
 /// `u32::MAX`: no object was made (see `last_error`).
 pub const NONE: u32 = u32::MAX;
 
+/// Encodes a snapshot into the output area; returns its length (0, see `last_error`, on failure).
+fn snapshot_out(output: &mut Vec<u8>, r: Result<Vec<u8>, SnapshotError>) -> usize {
+    match r {
+        Ok(bytes) => {
+            *output = bytes;
+            output.len()
+        }
+        Err(e) => {
+            snapshot_error(e);
+            0
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // One lock.
 
@@ -611,10 +680,11 @@ pub fn authority_new(ttl: f64, lock_delay: f64, max_reentry: u32, first: u64, bl
     }
 }
 
-/// An authority resuming from a binary snapshot; [`NONE`] (see `last_error`) when refused.
+/// An authority resuming from the binary snapshot in the first `n` bytes of the input area;
+/// [`NONE`] (see `last_error`) when refused.
 #[wasm_bindgen]
 pub fn authority_restore(
-    bytes: &[u8],
+    n: usize,
     ttl: f64,
     lock_delay: f64,
     max_reentry: u32,
@@ -624,15 +694,18 @@ pub fn authority_restore(
     let Some(cfg) = config(ttl, lock_delay, max_reentry, first, block) else {
         return NONE;
     };
-    let restored = AuthoritySnapshot::<String>::decode(bytes)
-        .and_then(|snap| fencepost::Authority::restore(cfg, snap));
-    match restored {
-        Ok(a) => with(NONE, |st| st.authorities.add(a)),
-        Err(e) => {
-            snapshot_error(e);
-            NONE
+    with(NONE, |st| {
+        let bytes = names(&st.input, n, 0).0;
+        let restored = AuthoritySnapshot::<Name>::decode(bytes)
+            .and_then(|snap| fencepost::Authority::restore(cfg, snap));
+        match restored {
+            Ok(a) => st.authorities.add(a),
+            Err(e) => {
+                snapshot_error(e);
+                NONE
+            }
         }
-    }
+    })
 }
 
 /// Frees authority `i`.
@@ -641,16 +714,18 @@ pub fn authority_drop(i: u32) {
     with((), |st| st.authorities.remove(i))
 }
 
-/// Acquires for `holder` (see [`acquire`] for the codes). A negative `ttl` means the default.
+/// Acquires for the holder (the first `holder` bytes of the input area; see [`acquire`] for the
+/// codes). A negative `ttl` means the default.
 #[wasm_bindgen]
-pub fn authority_acquire(i: u32, holder: String, now: f64, ttl: f64) -> u32 {
-    if !name_ok(&holder) {
+pub fn authority_acquire(i: u32, holder: usize, now: f64, ttl: f64) -> u32 {
+    if !name_ok(holder) {
         return acquire::BAD_NAME;
     }
     with(acquire::OTHER, |st| {
         let Some(a) = st.authorities.get(i) else {
             return acquire::OTHER;
         };
+        let holder = names(&st.input, holder, 0).0.to_vec();
         let r = if ttl < 0.0 {
             a.try_acquire(&holder, ms(now))
         } else {
@@ -662,11 +737,12 @@ pub fn authority_acquire(i: u32, holder: String, now: f64, ttl: f64) -> u32 {
 
 /// Renews; 0 renewed, 1 lost. A negative `ttl` means the default.
 #[wasm_bindgen]
-pub fn authority_renew(i: u32, holder: String, token: u64, now: f64, ttl: f64) -> u32 {
+pub fn authority_renew(i: u32, holder: usize, token: u64, now: f64, ttl: f64) -> u32 {
     with(1, |st| {
         let (Some(a), Some(token)) = (st.authorities.get(i), Token::new(token)) else {
             return 1;
         };
+        let holder = names(&st.input, holder, 0).0.to_vec();
         let r = if ttl < 0.0 {
             a.renew(&holder, token, ms(now))
         } else {
@@ -678,11 +754,12 @@ pub fn authority_renew(i: u32, holder: String, token: u64, now: f64, ttl: f64) -
 
 /// Releases one level; 0 released, 1 lost.
 #[wasm_bindgen]
-pub fn authority_release(i: u32, holder: String, token: u64, now: f64) -> u32 {
+pub fn authority_release(i: u32, holder: usize, token: u64, now: f64) -> u32 {
     with(1, |st| {
         let (Some(a), Some(token)) = (st.authorities.get(i), Token::new(token)) else {
             return 1;
         };
+        let holder = names(&st.input, holder, 0).0.to_vec();
         let r = a.release(&holder, token, ms(now));
         st.out.released(r)
     })
@@ -719,22 +796,27 @@ pub fn authority_state(i: u32) -> u32 {
     })
 }
 
-/// The binary snapshot (empty, see `last_error`, if it cannot be encoded).
+/// The binary snapshot into the output area; returns its length (0, see `last_error`, if it
+/// cannot be encoded or `i` is not an authority).
 #[wasm_bindgen]
-pub fn authority_snapshot(i: u32) -> Vec<u8> {
-    let snap = with(None, |st| st.authorities.get(i).map(|a| a.snapshot()));
-    match snap.map(|s| s.to_bytes()) {
-        Some(Ok(bytes)) => bytes,
-        Some(Err(e)) => {
-            snapshot_error(e);
-            Vec::new()
-        }
-        None => Vec::new(),
-    }
+pub fn authority_snapshot(i: u32) -> usize {
+    with(0, |st| match st.authorities.get(i) {
+        Some(a) => snapshot_out(&mut st.output, a.snapshot().to_bytes()),
+        None => 0,
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
 // Many locks.
+
+fn add_table(inner: fencepost::LockTable<Name, Name>) -> u32 {
+    with(NONE, |st| {
+        st.tables.add(Table {
+            inner,
+            expired: Vec::new(),
+        })
+    })
+}
 
 /// An empty lock table; [`NONE`] (see `last_error`) when the config is invalid.
 #[wasm_bindgen]
@@ -743,12 +825,7 @@ pub fn table_new(ttl: f64, lock_delay: f64, max_reentry: u32, first: u64, block:
         return NONE;
     };
     match fencepost::LockTable::new(cfg) {
-        Ok(inner) => with(NONE, |st| {
-            st.tables.add(Table {
-                inner,
-                expired: Vec::new(),
-            })
-        }),
+        Ok(inner) => add_table(inner),
         Err(e) => {
             config_error(e);
             NONE
@@ -756,10 +833,11 @@ pub fn table_new(ttl: f64, lock_delay: f64, max_reentry: u32, first: u64, block:
     }
 }
 
-/// A lock table resuming from a binary snapshot; [`NONE`] (see `last_error`) when refused.
+/// A lock table resuming from the binary snapshot in the first `n` bytes of the input area;
+/// [`NONE`] (see `last_error`) when refused.
 #[wasm_bindgen]
 pub fn table_restore(
-    bytes: &[u8],
+    n: usize,
     ttl: f64,
     lock_delay: f64,
     max_reentry: u32,
@@ -769,15 +847,12 @@ pub fn table_restore(
     let Some(cfg) = config(ttl, lock_delay, max_reentry, first, block) else {
         return NONE;
     };
-    let restored = TableSnapshot::<String, String>::decode(bytes)
-        .and_then(|snap| fencepost::LockTable::restore(cfg, snap));
+    let restored = with(Err(SnapshotError::BadMagic), |st| {
+        TableSnapshot::<Name, Name>::decode(names(&st.input, n, 0).0)
+    })
+    .and_then(|snap| fencepost::LockTable::restore(cfg, snap));
     match restored {
-        Ok(inner) => with(NONE, |st| {
-            st.tables.add(Table {
-                inner,
-                expired: Vec::new(),
-            })
-        }),
+        Ok(inner) => add_table(inner),
         Err(e) => {
             snapshot_error(e);
             NONE
@@ -791,16 +866,19 @@ pub fn table_drop(i: u32) {
     with((), |st| st.tables.remove(i))
 }
 
-/// Acquires `lock` for `holder` (codes as for [`authority_acquire`]).
+/// Acquires a lock (the first `lock` bytes of the input area) for a holder (the `holder` bytes
+/// after them); codes as for [`authority_acquire`].
 #[wasm_bindgen]
-pub fn table_acquire(i: u32, lock: String, holder: String, now: f64, ttl: f64) -> u32 {
-    if !name_ok(&lock) || !name_ok(&holder) {
+pub fn table_acquire(i: u32, lock: usize, holder: usize, now: f64, ttl: f64) -> u32 {
+    if !name_ok(lock) || !name_ok(holder) {
         return acquire::BAD_NAME;
     }
     with(acquire::OTHER, |st| {
         let Some(t) = st.tables.get(i) else {
             return acquire::OTHER;
         };
+        let (lock, holder) = names(&st.input, lock, holder);
+        let (lock, holder) = (lock.to_vec(), holder.to_vec());
         let r = if ttl < 0.0 {
             t.inner.try_acquire(&lock, &holder, ms(now))
         } else {
@@ -810,13 +888,15 @@ pub fn table_acquire(i: u32, lock: String, holder: String, now: f64, ttl: f64) -
     })
 }
 
-/// Renews; 0 renewed, 1 lost.
+/// Renews `lock`'s lease (names as for [`table_acquire`]); 0 renewed, 1 lost.
 #[wasm_bindgen]
-pub fn table_renew(i: u32, lock: String, holder: String, token: u64, now: f64, ttl: f64) -> u32 {
+pub fn table_renew(i: u32, lock: usize, holder: usize, token: u64, now: f64, ttl: f64) -> u32 {
     with(1, |st| {
         let (Some(t), Some(token)) = (st.tables.get(i), Token::new(token)) else {
             return 1;
         };
+        let (lock, holder) = names(&st.input, lock, holder);
+        let (lock, holder) = (lock.to_vec(), holder.to_vec());
         let r = if ttl < 0.0 {
             t.inner.renew(&lock, &holder, token, ms(now))
         } else {
@@ -826,22 +906,25 @@ pub fn table_renew(i: u32, lock: String, holder: String, token: u64, now: f64, t
     })
 }
 
-/// Releases one level; 0 released, 1 lost.
+/// Releases one level (names as for [`table_acquire`]); 0 released, 1 lost.
 #[wasm_bindgen]
-pub fn table_release(i: u32, lock: String, holder: String, token: u64, now: f64) -> u32 {
+pub fn table_release(i: u32, lock: usize, holder: usize, token: u64, now: f64) -> u32 {
     with(1, |st| {
         let (Some(t), Some(token)) = (st.tables.get(i), Token::new(token)) else {
             return 1;
         };
+        let (lock, holder) = names(&st.input, lock, holder);
+        let (lock, holder) = (lock.to_vec(), holder.to_vec());
         let r = t.inner.release(&lock, &holder, token, ms(now));
         st.out.released(r)
     })
 }
 
-/// Notices the expiry of `lock`; 1 when there was one.
+/// Notices the expiry of a lock (the first `lock` bytes of the input area); 1 when there was one.
 #[wasm_bindgen]
-pub fn table_expire(i: u32, lock: String, now: f64) -> u32 {
+pub fn table_expire(i: u32, lock: usize, now: f64) -> u32 {
     with(0, |st| {
+        let lock = names(&st.input, lock, 0).0.to_vec();
         let e = st
             .tables
             .get(i)
@@ -867,23 +950,19 @@ pub fn table_expire_all(i: u32, now: f64) -> u32 {
 #[wasm_bindgen]
 pub fn table_expired(i: u32, k: u32) -> u32 {
     with(0, |st| {
-        let Some((lock, e)) = st
-            .tables
-            .get(i)
-            .and_then(|t| t.expired.get(k as usize))
-            .cloned()
-        else {
+        let Some((lock, e)) = st.tables.get(i).and_then(|t| t.expired.get(k as usize)) else {
             return 0;
         };
-        st.out.name = lock;
-        st.out.expired(Some(&e))
+        st.out.name.clone_from(lock);
+        st.out.expired(Some(e))
     })
 }
 
-/// The live lease on `lock`; 1 when there is one.
+/// The live lease on a lock (the first `lock` bytes of the input area); 1 when there is one.
 #[wasm_bindgen]
-pub fn table_lease(i: u32, lock: String, now: f64) -> u32 {
+pub fn table_lease(i: u32, lock: usize, now: f64) -> u32 {
     with(0, |st| {
+        let lock = names(&st.input, lock, 0).0.to_vec();
         let l = st.tables.get(i).and_then(|t| t.inner.lease(&lock, ms(now)));
         st.out.lease(l)
     })
@@ -905,18 +984,14 @@ pub fn table_state(i: u32) -> u32 {
     })
 }
 
-/// The binary snapshot (empty, see `last_error`, if it cannot be encoded).
+/// The binary snapshot into the output area; returns its length (0, see `last_error`, if it
+/// cannot be encoded or `i` is not a table).
 #[wasm_bindgen]
-pub fn table_snapshot(i: u32) -> Vec<u8> {
-    let snap = with(None, |st| st.tables.get(i).map(|t| t.inner.snapshot()));
-    match snap.map(|s| s.to_bytes()) {
-        Some(Ok(bytes)) => bytes,
-        Some(Err(e)) => {
-            snapshot_error(e);
-            Vec::new()
-        }
-        None => Vec::new(),
-    }
+pub fn table_snapshot(i: u32) -> usize {
+    with(0, |st| match st.tables.get(i) {
+        Some(t) => snapshot_out(&mut st.output, t.inner.snapshot().to_bytes()),
+        None => 0,
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -992,25 +1067,23 @@ pub fn guard_admit_many(i: u32) -> usize {
     })
 }
 
-/// Verifies a signed header value for `lock` with signer `s`, then admits its token on guard `i`
-/// (see [`admit`]).
+/// Verifies a signed header value (the `header` bytes of the input area after the first `lock`
+/// bytes, the lock's name) with signer `s`, then admits its token on guard `i` (see [`admit`]).
 #[wasm_bindgen]
-pub fn guard_admit_signed(i: u32, s: u32, lock: &str, header: &str) -> u32 {
-    let st = match SignedToken::from_header(header.as_bytes()) {
-        Ok(st) => st,
-        Err(e) => {
-            parse_signed_error(e);
-            return admit::MALFORMED;
-        }
-    };
-    with(admit::NO_GUARD, |state| {
-        let Some(signer) = state.signers.get(s).cloned() else {
+pub fn guard_admit_signed(i: u32, s: u32, lock: usize, header: usize) -> u32 {
+    with(admit::NO_GUARD, |st| {
+        let (lock, header) = names(&st.input, lock, header);
+        let signed = match SignedToken::from_header(header) {
+            Ok(signed) => signed,
+            Err(e) => {
+                parse_signed_error(e);
+                return admit::MALFORMED;
+            }
+        };
+        let (Some(signer), Some(g)) = (st.signers.get(s), st.guards.get(i)) else {
             return admit::NO_GUARD;
         };
-        let Some(g) = state.guards.get(i) else {
-            return admit::NO_GUARD;
-        };
-        match g.admit_signed(&signer, lock.as_bytes(), &st) {
+        match g.admit_signed(signer, lock, &signed) {
             Ok(a) => admission(a),
             Err(SignatureError::Forged) => admit::FORGED,
             Err(e) => {
@@ -1097,16 +1170,19 @@ pub fn resource_state(i: u32) -> u32 {
 // ---------------------------------------------------------------------------------------------
 // Signed tokens.
 
-/// A signer for `key`; [`NONE`] (see `last_error`) for a key that is too short.
+/// A signer for the key in the first `n` bytes of the input area; [`NONE`] (see `last_error`)
+/// for a key that is too short.
 #[wasm_bindgen]
-pub fn signer_new(key: &[u8]) -> u32 {
-    match TokenSigner::new(key) {
-        Ok(s) => with(NONE, |st| st.signers.add(s)),
-        Err(e) => {
-            signature_error(e);
-            NONE
+pub fn signer_new(n: usize) -> u32 {
+    with(NONE, |st| {
+        match TokenSigner::new(names(&st.input, n, 0).0) {
+            Ok(s) => st.signers.add(s),
+            Err(e) => {
+                signature_error(e);
+                NONE
+            }
         }
-    }
+    })
 }
 
 /// Frees signer `i`.
@@ -1115,78 +1191,121 @@ pub fn signer_drop(i: u32) {
     with((), |st| st.signers.remove(i))
 }
 
-fn signer(i: u32) -> Option<TokenSigner> {
-    with(None, |st| st.signers.get(i).cloned())
+/// The header value `<token>.<mac hex>` for a lock (the first `lock` bytes of the input area)
+/// into the output area; returns its length (0, see `last_error`, on failure).
+#[wasm_bindgen]
+pub fn signer_sign(i: u32, lock: usize, token: u64) -> usize {
+    with(0, |st| {
+        let Some(s) = st.signers.get(i) else {
+            return 0;
+        };
+        let Some(token) = Token::new(token) else {
+            parse_error(ParseTokenError::Zero);
+            return 0;
+        };
+        match s.sign(names(&st.input, lock, 0).0, token) {
+            Ok(signed) => {
+                let mut buf = [0; SIGNED_HEADER_MAX];
+                let header = signed.to_header(&mut buf).as_bytes();
+                st.output.clear();
+                st.output.extend_from_slice(header);
+                header.len()
+            }
+            Err(e) => {
+                signature_error(e);
+                0
+            }
+        }
+    })
 }
 
-/// The header value `<token>.<mac hex>` (empty, see `last_error`, on failure).
+/// Verifies a header value (the `header` bytes of the input area after the first `lock` bytes,
+/// the lock's name): the token, or 0 (see `last_error`: forged or malformed).
 #[wasm_bindgen]
-pub fn signer_sign(i: u32, lock: &str, token: u64) -> String {
-    let Some(s) = signer(i) else {
-        return String::new();
-    };
-    let Some(token) = Token::new(token) else {
-        parse_error(ParseTokenError::Zero);
-        return String::new();
-    };
-    match s.sign(lock.as_bytes(), token) {
-        Ok(st) => {
-            let mut buf = [0; SIGNED_HEADER_MAX];
-            String::from(st.to_header(&mut buf))
-        }
-        Err(e) => {
-            signature_error(e);
-            String::new()
-        }
-    }
-}
-
-/// Verifies a header value for `lock`: the token, or 0 (see `last_error`: forged or malformed).
-#[wasm_bindgen]
-pub fn signer_verify(i: u32, lock: &str, header: &str) -> u64 {
-    let Some(s) = signer(i) else {
-        return 0;
-    };
-    let verified = SignedToken::from_header(header.as_bytes())
-        .map_err(parse_signed_error)
-        .and_then(|st| s.verify(lock.as_bytes(), &st).map_err(signature_error));
-    verified.map_or(0, Token::get)
+pub fn signer_verify(i: u32, lock: usize, header: usize) -> u64 {
+    with(0, |st| {
+        let Some(s) = st.signers.get(i) else {
+            return 0;
+        };
+        let (lock, header) = names(&st.input, lock, header);
+        let verified = SignedToken::from_header(header)
+            .map_err(parse_signed_error)
+            .and_then(|signed| s.verify(lock, &signed).map_err(signature_error));
+        verified.map_or(0, Token::get)
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
-// Token codecs.
+// Token codecs: each reads the first `n` bytes of the input area.
 
-fn token_or_zero(r: Result<Token, ParseTokenError>) -> u64 {
-    match r {
+fn token_or_zero(n: usize, parse: fn(&[u8]) -> Result<Token, ParseTokenError>) -> u64 {
+    with(0, |st| match parse(names(&st.input, n, 0).0) {
         Ok(t) => t.get(),
         Err(e) => {
             parse_error(e);
             0
         }
-    }
+    })
 }
 
 /// Parses the strict decimal form: the token, or 0 (see `last_error`).
 #[wasm_bindgen]
-pub fn token_parse(s: &str) -> u64 {
-    token_or_zero(Token::parse_decimal(s))
+pub fn token_parse(n: usize) -> u64 {
+    token_or_zero(n, Token::parse_decimal_bytes)
 }
 
 /// Parses an unsigned `Fencing-Token` header value: the token, or 0 (see `last_error`).
 #[wasm_bindgen]
-pub fn token_from_header(s: &str) -> u64 {
-    token_or_zero(Token::from_header(s.as_bytes()))
+pub fn token_from_header(n: usize) -> u64 {
+    token_or_zero(n, Token::from_header)
 }
 
 /// Parses the 8-byte big-endian form: the token, or 0 (see `last_error`).
 #[wasm_bindgen]
-pub fn token_from_bytes(b: &[u8]) -> u64 {
-    token_or_zero(Token::from_be_slice(b))
+pub fn token_from_bytes(n: usize) -> u64 {
+    token_or_zero(n, Token::from_be_slice)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Writes `texts` back to back into the input area; returns their lengths.
+    fn put(texts: &[&[u8]]) -> Vec<usize> {
+        with(Vec::new(), |st| {
+            st.input.clear();
+            for t in texts {
+                st.input.extend_from_slice(t);
+            }
+            texts.iter().map(|t| t.len()).collect()
+        })
+    }
+
+    fn put1(text: &str) -> usize {
+        put(&[text.as_bytes()])[0]
+    }
+
+    fn put2(a: &str, b: &str) -> (usize, usize) {
+        let n = put(&[a.as_bytes(), b.as_bytes()]);
+        (n[0], n[1])
+    }
+
+    fn holder() -> String {
+        with(String::new(), |st| {
+            String::from_utf8(st.out.holder.clone()).unwrap()
+        })
+    }
+
+    fn name() -> String {
+        with(String::new(), |st| {
+            String::from_utf8(st.out.name.clone()).unwrap()
+        })
+    }
+
+    /// The first `n` bytes of the output area.
+    fn output_bytes(n: usize) -> Vec<u8> {
+        with(Vec::new(), |st| st.output[..n].to_vec())
+    }
 
     /// The last error is one global: tests that read it take turns.
     fn serial() -> std::sync::MutexGuard<'static, ()> {
@@ -1199,17 +1318,17 @@ mod tests {
         let _turn = serial();
         let auth = authority_new(30_000.0, 0.0, u32::MAX, 33, 1.0);
         assert_eq!(
-            authority_acquire(auth, "A".into(), 0.0, -1.0),
+            authority_acquire(auth, put1("A"), 0.0, -1.0),
             acquire::GRANTED
         );
         assert_eq!((out_token(), out_time()), (33, 30_000.0));
         assert_eq!(
-            authority_acquire(auth, "B".into(), 10_000.0, -1.0),
+            authority_acquire(auth, put1("B"), 10_000.0, -1.0),
             acquire::HELD
         );
-        assert_eq!((out_holder(), out_time()), ("A".into(), 30_000.0));
+        assert_eq!((holder(), out_time()), ("A".into(), 30_000.0));
         assert_eq!(
-            authority_acquire(auth, "B".into(), 45_000.0, -1.0),
+            authority_acquire(auth, put1("B"), 45_000.0, -1.0),
             acquire::GRANTED
         );
         assert_eq!((out_token(), out_time()), (34, 75_000.0));
@@ -1259,14 +1378,15 @@ mod tests {
         let auth = authority_new(10.0, 0.0, 1, 1, 1.0);
         authority_drop(auth);
         assert_eq!(
-            authority_acquire(auth, "A".into(), 0.0, -1.0),
+            authority_acquire(auth, put1("A"), 0.0, -1.0),
             acquire::OTHER
         );
-        assert_eq!(authority_renew(auth, "A".into(), 1, 0.0, -1.0), 1);
+        assert_eq!(authority_renew(auth, put1("A"), 1, 0.0, -1.0), 1);
         assert_eq!(authority_state(auth), 0);
-        assert!(authority_snapshot(auth).is_empty());
+        assert_eq!(authority_snapshot(auth), 0);
         assert_eq!(resource_write(NONE, 1, 1), write::INVALID);
-        assert_eq!(signer_verify(NONE, "l", "1.00"), 0);
+        let (l, h) = put2("l", "1.00");
+        assert_eq!(signer_verify(NONE, l, h), 0);
     }
 
     #[test]
@@ -1309,53 +1429,63 @@ mod tests {
         let _turn = serial();
         let t = table_new(10.0, 5.0, 1, 1, 1.0);
         let long = "x".repeat(MAX_ID_LEN + 1);
-        assert_eq!(
-            table_acquire(t, long, "A".into(), 0.0, -1.0),
-            acquire::BAD_NAME
-        );
+        let (l, h) = put2(&long, "A");
+        assert_eq!(table_acquire(t, l, h, 0.0, -1.0), acquire::BAD_NAME);
         assert_eq!(
             (last_error(), last_error_detail()),
             (code::NAME_TOO_LONG, 1025)
         );
-        assert_eq!(table_acquire(t, "x".into(), "A".into(), 0.0, -1.0), 0);
-        assert_eq!(table_acquire(t, "y".into(), "B".into(), 0.0, 3.0), 0);
+        let (l, h) = put2("x", "A");
+        assert_eq!(table_acquire(t, l, h, 0.0, -1.0), 0);
+        let (l, h) = put2("y", "B");
+        assert_eq!(table_acquire(t, l, h, 0.0, 3.0), 0);
         assert_eq!(table_expire_all(t, 12.0), 2);
         assert_eq!(table_expired(t, 1), 1);
         assert_eq!(
-            (
-                out_name(),
-                out_holder(),
-                out_token(),
-                out_time(),
-                out_time2()
-            ),
+            (name(), holder(), out_token(), out_time(), out_time2()),
             ("y".into(), "B".into(), 2, 3.0, 8.0)
         );
         assert_eq!(table_expired(t, 2), 0);
         assert_eq!(table_state(t), 1);
         assert_eq!((out_depth(), out_token()), (1, 3));
-        let snap = table_snapshot(t);
-        assert_ne!(table_restore(&snap, 10.0, 0.0, 1, 1, 1.0), NONE);
+        let n = table_snapshot(t);
+        let snap = output_bytes(n);
+        assert_eq!(&snap[..4], b"FPst");
+        let n = put(&[&snap])[0];
+        let u = table_restore(n, 10.0, 0.0, 1, 1, 1.0);
+        assert_ne!(u, NONE);
+        assert_eq!(table_state(u), 1);
+        assert_eq!((out_depth(), out_token()), (1, 3));
+        let (l, h) = put2("x", "C");
+        assert_eq!(table_acquire(u, l, h, 13.0, -1.0), acquire::LOCK_DELAY);
+        assert_eq!(out_time(), 15.0);
+        assert_eq!(table_acquire(u, l, h, 15.0, -1.0), acquire::GRANTED);
+        assert_eq!(out_token(), 3);
+        assert_eq!(table_lease(u, put1("x"), 16.0), 1);
+        assert_eq!((holder(), out_token(), out_time()), ("C".into(), 3, 25.0));
     }
 
     #[test]
     fn snapshot_errors_name_the_field() {
         let _turn = serial();
-        assert_eq!(authority_restore(b"FP", 10.0, 0.0, 1, 1, 1.0), NONE);
+        let n = put(&[b"FP"])[0];
+        assert_eq!(authority_restore(n, 10.0, 0.0, 1, 1, 1.0), NONE);
         assert_eq!(
             (last_error(), last_error_detail()),
             (code::SNAP_TRUNCATED, 4)
         );
-        assert_eq!(authority_restore(b"nope", 10.0, 0.0, 1, 1, 1.0), NONE);
+        let n = put(&[b"nope"])[0];
+        assert_eq!(authority_restore(n, 10.0, 0.0, 1, 1, 1.0), NONE);
         assert_eq!(last_error(), code::SNAP_BAD_MAGIC);
         let a = authority_new(10.0, 0.0, 1, 1, 1.0);
-        let bytes = authority_snapshot(a);
-        assert_eq!(table_restore(&bytes, 10.0, 0.0, 1, 1, 1.0), NONE);
+        let bytes = output_bytes(authority_snapshot(a));
+        let n = put(&[&bytes])[0];
+        assert_eq!(table_restore(n, 10.0, 0.0, 1, 1, 1.0), NONE);
         assert_eq!(
             (last_error(), last_error_detail()),
             (code::SNAP_WRONG_KIND, 1)
         );
-        assert_ne!(authority_restore(&bytes, 10.0, 0.0, 1, 1, 1.0), NONE);
+        assert_ne!(authority_restore(n, 10.0, 0.0, 1, 1, 1.0), NONE);
     }
 
     #[test]
@@ -1378,20 +1508,29 @@ mod tests {
     #[test]
     fn signed_tokens_round_trip() {
         let _turn = serial();
-        let s = signer_new(b"0123456789abcdef");
-        let h = signer_sign(s, "orders", 34);
-        assert_eq!(signer_verify(s, "orders", &h), 34);
-        assert_eq!(signer_verify(s, "invoices", &h), 0);
+        let s = signer_new(put1("0123456789abcdef"));
+        let n = signer_sign(s, put1("orders"), 34);
+        let h = String::from_utf8(output_bytes(n)).unwrap();
+        assert_eq!(h.split('.').next(), Some("34"));
+        assert_eq!(h.len(), 2 + 1 + 64);
+        let (l, hl) = put2("orders", &h);
+        assert_eq!(signer_verify(s, l, hl), 34);
+        let (l, hl) = put2("invoices", &h);
+        assert_eq!(signer_verify(s, l, hl), 0);
         assert_eq!(last_error(), code::FORGED);
-        assert_eq!(signer_verify(s, "orders", "34"), 0);
+        let (l, hl) = put2("orders", "34");
+        assert_eq!(signer_verify(s, l, hl), 0);
         assert_eq!(last_error(), code::MISSING_MAC);
         let g = guard_new(0);
-        assert_eq!(guard_admit_signed(g, s, "orders", &h), admit::ADVANCED);
+        let (l, hl) = put2("orders", &h);
+        assert_eq!(guard_admit_signed(g, s, l, hl), admit::ADVANCED);
         let forged = alloc::format!("{}.{}", u64::MAX, "a".repeat(64));
-        assert_eq!(guard_admit_signed(g, s, "orders", &forged), admit::FORGED);
-        assert_eq!(guard_admit_signed(g, NONE, "orders", &h), admit::NO_GUARD);
+        let (l, fl) = put2("orders", &forged);
+        assert_eq!(guard_admit_signed(g, s, l, fl), admit::FORGED);
+        let (l, hl) = put2("orders", &h);
+        assert_eq!(guard_admit_signed(g, NONE, l, hl), admit::NO_GUARD);
         assert_eq!(guard_highest(g), 34);
-        assert_eq!(signer_new(b"short"), NONE);
+        assert_eq!(signer_new(put1("short")), NONE);
         assert_eq!(
             (last_error(), last_error_detail()),
             (code::KEY_TOO_SHORT, 5)
@@ -1401,13 +1540,13 @@ mod tests {
     #[test]
     fn codecs() {
         let _turn = serial();
-        assert_eq!(token_parse("34"), 34);
-        assert_eq!(token_parse("3x"), 0);
+        assert_eq!(token_parse(put1("34")), 34);
+        assert_eq!(token_parse(put1("3x")), 0);
         assert_eq!((last_error(), last_error_detail()), (code::NOT_A_DIGIT, 1));
-        assert_eq!(token_from_header("34.ab"), 0);
+        assert_eq!(token_from_header(put1("34.ab")), 0);
         assert_eq!(last_error(), code::SIGNED);
-        assert_eq!(token_from_bytes(&[0, 0, 0, 0, 0, 0, 1, 0]), 256);
-        assert_eq!(token_from_bytes(&[1]), 0);
+        assert_eq!(token_from_bytes(put(&[&[0, 0, 0, 0, 0, 0, 1, 0]])[0]), 256);
+        assert_eq!(token_from_bytes(put(&[&[1]])[0]), 0);
         assert_eq!((last_error(), last_error_detail()), (code::LENGTH, 1));
     }
 }

@@ -64,6 +64,12 @@ impl Token {
         parse_decimal_bytes(s.as_bytes())
     }
 
+    /// Parses the strict decimal form from bytes (UTF-8 text or not: anything but ASCII digits is
+    /// refused, at its byte offset).
+    pub fn parse_decimal_bytes(bytes: &[u8]) -> Result<Token, ParseTokenError> {
+        parse_decimal_bytes(bytes)
+    }
+
     /// Writes the decimal form into `buf` and returns it as a string slice.
     pub fn to_decimal(self, buf: &mut [u8; MAX_DECIMAL_LEN]) -> &str {
         let mut v = self.get();
