@@ -142,12 +142,14 @@ fn fail(code: u32, detail: usize) -> u32 {
 
 /// The code of the last error (only meaningful right after a call reported one).
 #[wasm_bindgen]
+#[inline(never)]
 pub fn last_error() -> u32 {
     LAST_ERROR.load(Ordering::Relaxed)
 }
 
 /// The number that goes with the last error (a byte offset, a length, a field index ...).
 #[wasm_bindgen]
+#[inline(never)]
 pub fn last_error_detail() -> u32 {
     LAST_DETAIL.load(Ordering::Relaxed)
 }
@@ -456,66 +458,77 @@ impl Out {
 
 /// A token of the last result.
 #[wasm_bindgen]
+#[inline(never)]
 pub fn out_token() -> u64 {
     with(0, |st| st.out.token)
 }
 
 /// The second token of the last result.
 #[wasm_bindgen]
+#[inline(never)]
 pub fn out_token2() -> u64 {
     with(0, |st| st.out.token2)
 }
 
 /// The third token of the last result.
 #[wasm_bindgen]
+#[inline(never)]
 pub fn out_token3() -> u64 {
     with(0, |st| st.out.token3)
 }
 
 /// A time of the last result.
 #[wasm_bindgen]
+#[inline(never)]
 pub fn out_time() -> f64 {
     with(0.0, |st| js_ms(st.out.time))
 }
 
 /// The second time of the last result.
 #[wasm_bindgen]
+#[inline(never)]
 pub fn out_time2() -> f64 {
     with(0.0, |st| js_ms(st.out.time2))
 }
 
 /// The third time (or count) of the last result.
 #[wasm_bindgen]
+#[inline(never)]
 pub fn out_time3() -> f64 {
     with(0.0, |st| js_ms(st.out.time3))
 }
 
 /// The depth, limit or count of the last result.
 #[wasm_bindgen]
+#[inline(never)]
 pub fn out_depth() -> u32 {
     with(0, |st| st.out.depth)
 }
 
 /// The address of the holder (UTF-8) of the last result; its length is [`out_holder_len`].
 #[wasm_bindgen]
+#[inline(never)]
 pub fn out_holder() -> usize {
     with(0, |st| st.out.holder.as_ptr() as usize)
 }
 
 /// The length in bytes of [`out_holder`].
 #[wasm_bindgen]
+#[inline(never)]
 pub fn out_holder_len() -> usize {
     with(0, |st| st.out.holder.len())
 }
 
 /// The address of the lock name (UTF-8) of the last result; its length is [`out_name_len`].
 #[wasm_bindgen]
+#[inline(never)]
 pub fn out_name() -> usize {
     with(0, |st| st.out.name.as_ptr() as usize)
 }
 
 /// The length in bytes of [`out_name`].
 #[wasm_bindgen]
+#[inline(never)]
 pub fn out_name_len() -> usize {
     with(0, |st| st.out.name.len())
 }
@@ -534,6 +547,7 @@ pub const MAX_INPUT: usize = 64 << 20;
 /// Makes the input area `n` bytes long (at most [`MAX_INPUT`]) and returns its address, for the
 /// caller to fill before the call that reads it. Any call may move it: ask again each time.
 #[wasm_bindgen]
+#[inline(never)]
 pub fn input(n: usize) -> usize {
     with(0, |st| {
         st.input.resize(n.min(MAX_INPUT), 0);
@@ -543,6 +557,7 @@ pub fn input(n: usize) -> usize {
 
 /// The address of the output area (valid until the next call).
 #[wasm_bindgen]
+#[inline(never)]
 pub fn output() -> usize {
     with(0, |st| st.output.as_ptr() as usize)
 }
@@ -576,15 +591,59 @@ struct Resource {
 /// Tokens one `guard_admit_many` call takes at most; the caller splits larger batches.
 pub const BATCH: usize = 16_384;
 
+/// Every kind of object in one table (one copy of its code); the large ones boxed so a guard
+/// stays small.
+enum Object {
+    Guard(fencepost::Guard),
+    Authority(Box<fencepost::Authority<Name>>),
+    Table(Box<Table>),
+    Resource(Resource),
+    Signer(Box<TokenSigner>),
+}
+
+/// The instance's objects; each accessor answers `None` for an index holding another kind.
+struct Objects(Slots<Object>);
+
+macro_rules! kind {
+    ($get:ident, $drop:ident, $variant:ident, $t:ty) => {
+        #[inline(always)]
+        fn $get(&mut self, i: u32) -> Option<&mut $t> {
+            match self.0.get(i) {
+                Some(Object::$variant(x)) => Some(x),
+                _ => None,
+            }
+        }
+
+        fn $drop(&mut self, i: u32) {
+            if self.$get(i).is_some() {
+                self.0.remove(i);
+            }
+        }
+    };
+}
+
+impl Objects {
+    kind!(guard, drop_guard, Guard, fencepost::Guard);
+    kind!(
+        authority,
+        drop_authority,
+        Authority,
+        fencepost::Authority<Name>
+    );
+    kind!(table, drop_table, Table, Table);
+    kind!(resource, drop_resource, Resource, Resource);
+    kind!(signer, drop_signer, Signer, TokenSigner);
+
+    fn add(&mut self, o: Object) -> u32 {
+        self.0.add(o)
+    }
+}
+
 struct State {
     out: Out,
     input: Vec<u8>,
     output: Vec<u8>,
-    guards: Slots<fencepost::Guard>,
-    authorities: Slots<fencepost::Authority<Name>>,
-    tables: Slots<Table>,
-    resources: Slots<Resource>,
-    signers: Slots<TokenSigner>,
+    objects: Objects,
     batch_in: Vec<u64>,
     batch_out: Vec<u8>,
 }
@@ -595,11 +654,7 @@ impl State {
             out: Out::new(),
             input: Vec::new(),
             output: Vec::new(),
-            guards: Slots::new(),
-            authorities: Slots::new(),
-            tables: Slots::new(),
-            resources: Slots::new(),
-            signers: Slots::new(),
+            objects: Objects(Slots::new()),
             batch_in: Vec::new(),
             batch_out: Vec::new(),
         }
@@ -667,12 +722,13 @@ fn snapshot_out(output: &mut Vec<u8>, r: Result<Vec<u8>, SnapshotError>) -> usiz
 
 /// A fresh authority; [`NONE`] (see `last_error`) when the config is invalid.
 #[wasm_bindgen]
+#[inline(never)]
 pub fn authority_new(ttl: f64, lock_delay: f64, max_reentry: u32, first: u64, block: f64) -> u32 {
     let Some(cfg) = config(ttl, lock_delay, max_reentry, first, block) else {
         return NONE;
     };
     match fencepost::Authority::new(cfg) {
-        Ok(a) => with(NONE, |st| st.authorities.add(a)),
+        Ok(a) => with(NONE, |st| st.objects.add(Object::Authority(Box::new(a)))),
         Err(e) => {
             config_error(e);
             NONE
@@ -683,6 +739,7 @@ pub fn authority_new(ttl: f64, lock_delay: f64, max_reentry: u32, first: u64, bl
 /// An authority resuming from the binary snapshot in the first `n` bytes of the input area;
 /// [`NONE`] (see `last_error`) when refused.
 #[wasm_bindgen]
+#[inline(never)]
 pub fn authority_restore(
     n: usize,
     ttl: f64,
@@ -699,7 +756,7 @@ pub fn authority_restore(
         let restored = AuthoritySnapshot::<Name>::decode(bytes)
             .and_then(|snap| fencepost::Authority::restore(cfg, snap));
         match restored {
-            Ok(a) => st.authorities.add(a),
+            Ok(a) => st.objects.add(Object::Authority(Box::new(a))),
             Err(e) => {
                 snapshot_error(e);
                 NONE
@@ -710,19 +767,21 @@ pub fn authority_restore(
 
 /// Frees authority `i`.
 #[wasm_bindgen]
+#[inline(never)]
 pub fn authority_drop(i: u32) {
-    with((), |st| st.authorities.remove(i))
+    with((), |st| st.objects.drop_authority(i))
 }
 
 /// Acquires for the holder (the first `holder` bytes of the input area; see [`acquire`] for the
 /// codes). A negative `ttl` means the default.
 #[wasm_bindgen]
+#[inline(never)]
 pub fn authority_acquire(i: u32, holder: usize, now: f64, ttl: f64) -> u32 {
     if !name_ok(holder) {
         return acquire::BAD_NAME;
     }
     with(acquire::OTHER, |st| {
-        let Some(a) = st.authorities.get(i) else {
+        let Some(a) = st.objects.authority(i) else {
             return acquire::OTHER;
         };
         let holder = names(&st.input, holder, 0).0.to_vec();
@@ -737,9 +796,10 @@ pub fn authority_acquire(i: u32, holder: usize, now: f64, ttl: f64) -> u32 {
 
 /// Renews; 0 renewed, 1 lost. A negative `ttl` means the default.
 #[wasm_bindgen]
+#[inline(never)]
 pub fn authority_renew(i: u32, holder: usize, token: u64, now: f64, ttl: f64) -> u32 {
     with(1, |st| {
-        let (Some(a), Some(token)) = (st.authorities.get(i), Token::new(token)) else {
+        let (Some(a), Some(token)) = (st.objects.authority(i), Token::new(token)) else {
             return 1;
         };
         let holder = names(&st.input, holder, 0).0.to_vec();
@@ -754,9 +814,10 @@ pub fn authority_renew(i: u32, holder: usize, token: u64, now: f64, ttl: f64) ->
 
 /// Releases one level; 0 released, 1 lost.
 #[wasm_bindgen]
+#[inline(never)]
 pub fn authority_release(i: u32, holder: usize, token: u64, now: f64) -> u32 {
     with(1, |st| {
-        let (Some(a), Some(token)) = (st.authorities.get(i), Token::new(token)) else {
+        let (Some(a), Some(token)) = (st.objects.authority(i), Token::new(token)) else {
             return 1;
         };
         let holder = names(&st.input, holder, 0).0.to_vec();
@@ -767,26 +828,29 @@ pub fn authority_release(i: u32, holder: usize, token: u64, now: f64) -> u32 {
 
 /// Notices an expiry; 1 when there was one.
 #[wasm_bindgen]
+#[inline(never)]
 pub fn authority_expire(i: u32, now: f64) -> u32 {
     with(0, |st| {
-        let e = st.authorities.get(i).and_then(|a| a.expire(ms(now)));
+        let e = st.objects.authority(i).and_then(|a| a.expire(ms(now)));
         st.out.expired(e.as_ref())
     })
 }
 
 /// The live lease; 1 when there is one.
 #[wasm_bindgen]
+#[inline(never)]
 pub fn authority_lease(i: u32, now: f64) -> u32 {
     with(0, |st| {
-        let l = st.authorities.get(i).and_then(|a| a.lease(ms(now)));
+        let l = st.objects.authority(i).and_then(|a| a.lease(ms(now)));
         st.out.lease(l)
     })
 }
 
 /// The authority's counters into `out_*` (see `Out::counters`); 0 if `i` is not an authority.
 #[wasm_bindgen]
+#[inline(never)]
 pub fn authority_state(i: u32) -> u32 {
-    with(0, |st| match st.authorities.get(i) {
+    with(0, |st| match st.objects.authority(i) {
         Some(a) => {
             let (next, last, reserved) = (a.next_token(), a.last_issued(), a.reserved_through());
             let (free_at, time) = (a.free_at(), *a.timeline());
@@ -799,8 +863,9 @@ pub fn authority_state(i: u32) -> u32 {
 /// The binary snapshot into the output area; returns its length (0, see `last_error`, if it
 /// cannot be encoded or `i` is not an authority).
 #[wasm_bindgen]
+#[inline(never)]
 pub fn authority_snapshot(i: u32) -> usize {
-    with(0, |st| match st.authorities.get(i) {
+    with(0, |st| match st.objects.authority(i) {
         Some(a) => snapshot_out(&mut st.output, a.snapshot().to_bytes()),
         None => 0,
     })
@@ -811,15 +876,16 @@ pub fn authority_snapshot(i: u32) -> usize {
 
 fn add_table(inner: fencepost::LockTable<Name, Name>) -> u32 {
     with(NONE, |st| {
-        st.tables.add(Table {
+        st.objects.add(Object::Table(Box::new(Table {
             inner,
             expired: Vec::new(),
-        })
+        })))
     })
 }
 
 /// An empty lock table; [`NONE`] (see `last_error`) when the config is invalid.
 #[wasm_bindgen]
+#[inline(never)]
 pub fn table_new(ttl: f64, lock_delay: f64, max_reentry: u32, first: u64, block: f64) -> u32 {
     let Some(cfg) = config(ttl, lock_delay, max_reentry, first, block) else {
         return NONE;
@@ -836,6 +902,7 @@ pub fn table_new(ttl: f64, lock_delay: f64, max_reentry: u32, first: u64, block:
 /// A lock table resuming from the binary snapshot in the first `n` bytes of the input area;
 /// [`NONE`] (see `last_error`) when refused.
 #[wasm_bindgen]
+#[inline(never)]
 pub fn table_restore(
     n: usize,
     ttl: f64,
@@ -862,19 +929,21 @@ pub fn table_restore(
 
 /// Frees lock table `i`.
 #[wasm_bindgen]
+#[inline(never)]
 pub fn table_drop(i: u32) {
-    with((), |st| st.tables.remove(i))
+    with((), |st| st.objects.drop_table(i))
 }
 
 /// Acquires a lock (the first `lock` bytes of the input area) for a holder (the `holder` bytes
 /// after them); codes as for [`authority_acquire`].
 #[wasm_bindgen]
+#[inline(never)]
 pub fn table_acquire(i: u32, lock: usize, holder: usize, now: f64, ttl: f64) -> u32 {
     if !name_ok(lock) || !name_ok(holder) {
         return acquire::BAD_NAME;
     }
     with(acquire::OTHER, |st| {
-        let Some(t) = st.tables.get(i) else {
+        let Some(t) = st.objects.table(i) else {
             return acquire::OTHER;
         };
         let (lock, holder) = names(&st.input, lock, holder);
@@ -890,9 +959,10 @@ pub fn table_acquire(i: u32, lock: usize, holder: usize, now: f64, ttl: f64) -> 
 
 /// Renews `lock`'s lease (names as for [`table_acquire`]); 0 renewed, 1 lost.
 #[wasm_bindgen]
+#[inline(never)]
 pub fn table_renew(i: u32, lock: usize, holder: usize, token: u64, now: f64, ttl: f64) -> u32 {
     with(1, |st| {
-        let (Some(t), Some(token)) = (st.tables.get(i), Token::new(token)) else {
+        let (Some(t), Some(token)) = (st.objects.table(i), Token::new(token)) else {
             return 1;
         };
         let (lock, holder) = names(&st.input, lock, holder);
@@ -908,9 +978,10 @@ pub fn table_renew(i: u32, lock: usize, holder: usize, token: u64, now: f64, ttl
 
 /// Releases one level (names as for [`table_acquire`]); 0 released, 1 lost.
 #[wasm_bindgen]
+#[inline(never)]
 pub fn table_release(i: u32, lock: usize, holder: usize, token: u64, now: f64) -> u32 {
     with(1, |st| {
-        let (Some(t), Some(token)) = (st.tables.get(i), Token::new(token)) else {
+        let (Some(t), Some(token)) = (st.objects.table(i), Token::new(token)) else {
             return 1;
         };
         let (lock, holder) = names(&st.input, lock, holder);
@@ -922,12 +993,13 @@ pub fn table_release(i: u32, lock: usize, holder: usize, token: u64, now: f64) -
 
 /// Notices the expiry of a lock (the first `lock` bytes of the input area); 1 when there was one.
 #[wasm_bindgen]
+#[inline(never)]
 pub fn table_expire(i: u32, lock: usize, now: f64) -> u32 {
     with(0, |st| {
         let lock = names(&st.input, lock, 0).0.to_vec();
         let e = st
-            .tables
-            .get(i)
+            .objects
+            .table(i)
             .and_then(|t| t.inner.expire(&lock, ms(now)));
         st.out.expired(e.as_ref())
     })
@@ -935,8 +1007,9 @@ pub fn table_expire(i: u32, lock: usize, now: f64) -> u32 {
 
 /// Notices every expiry due; returns how many (read each with `table_expired`).
 #[wasm_bindgen]
+#[inline(never)]
 pub fn table_expire_all(i: u32, now: f64) -> u32 {
-    with(0, |st| match st.tables.get(i) {
+    with(0, |st| match st.objects.table(i) {
         Some(t) => {
             t.expired = t.inner.expire_all(ms(now));
             u32::try_from(t.expired.len()).unwrap_or(u32::MAX)
@@ -948,9 +1021,10 @@ pub fn table_expire_all(i: u32, now: f64) -> u32 {
 /// Expiry `k` of the last `table_expire_all` into `out_*` (`out_name` is the lock); 1 if there is
 /// one.
 #[wasm_bindgen]
+#[inline(never)]
 pub fn table_expired(i: u32, k: u32) -> u32 {
     with(0, |st| {
-        let Some((lock, e)) = st.tables.get(i).and_then(|t| t.expired.get(k as usize)) else {
+        let Some((lock, e)) = st.objects.table(i).and_then(|t| t.expired.get(k as usize)) else {
             return 0;
         };
         st.out.name.clone_from(lock);
@@ -960,10 +1034,14 @@ pub fn table_expired(i: u32, k: u32) -> u32 {
 
 /// The live lease on a lock (the first `lock` bytes of the input area); 1 when there is one.
 #[wasm_bindgen]
+#[inline(never)]
 pub fn table_lease(i: u32, lock: usize, now: f64) -> u32 {
     with(0, |st| {
         let lock = names(&st.input, lock, 0).0.to_vec();
-        let l = st.tables.get(i).and_then(|t| t.inner.lease(&lock, ms(now)));
+        let l = st
+            .objects
+            .table(i)
+            .and_then(|t| t.inner.lease(&lock, ms(now)));
         st.out.lease(l)
     })
 }
@@ -971,8 +1049,9 @@ pub fn table_lease(i: u32, lock: usize, now: f64) -> u32 {
 /// The table's counters into `out_*` (as for [`authority_state`]; `out_depth` is the number of
 /// locks it remembers); 0 if `i` is not a table.
 #[wasm_bindgen]
+#[inline(never)]
 pub fn table_state(i: u32) -> u32 {
-    with(0, |st| match st.tables.get(i) {
+    with(0, |st| match st.objects.table(i) {
         Some(t) => {
             let t = &t.inner;
             let (next, last, reserved) = (t.next_token(), t.last_issued(), t.reserved_through());
@@ -987,8 +1066,9 @@ pub fn table_state(i: u32) -> u32 {
 /// The binary snapshot into the output area; returns its length (0, see `last_error`, if it
 /// cannot be encoded or `i` is not a table).
 #[wasm_bindgen]
+#[inline(never)]
 pub fn table_snapshot(i: u32) -> usize {
-    with(0, |st| match st.tables.get(i) {
+    with(0, |st| match st.objects.table(i) {
         Some(t) => snapshot_out(&mut st.output, t.inner.snapshot().to_bytes()),
         None => 0,
     })
@@ -999,22 +1079,25 @@ pub fn table_snapshot(i: u32) -> usize {
 
 /// A new guard whose highest token is `highest` (0: none yet); returns its index.
 #[wasm_bindgen]
+#[inline(never)]
 pub fn guard_new(highest: u64) -> u32 {
     let g = fencepost::Guard::with_highest(Token::new(highest));
-    with(NONE, |st| st.guards.add(g))
+    with(NONE, |st| st.objects.add(Object::Guard(g)))
 }
 
 /// Gives guard `i` back; its index is reused by a later `guard_new`.
 #[wasm_bindgen]
+#[inline(never)]
 pub fn guard_drop(i: u32) {
-    with((), |st| st.guards.remove(i))
+    with((), |st| st.objects.drop_guard(i))
 }
 
 /// Compare-and-advance on guard `i` (see [`admit`] for the codes; [`admit::NO_GUARD`] for an
 /// index that is not a guard).
 #[wasm_bindgen]
+#[inline(never)]
 pub fn guard_admit(i: u32, token: u64) -> u32 {
-    with(admit::NO_GUARD, |st| match st.guards.get(i) {
+    with(admit::NO_GUARD, |st| match st.objects.guard(i) {
         Some(g) => admission(g.admit_raw(token)),
         None => admit::NO_GUARD,
     })
@@ -1022,8 +1105,9 @@ pub fn guard_admit(i: u32, token: u64) -> u32 {
 
 /// What `guard_admit` would answer.
 #[wasm_bindgen]
+#[inline(never)]
 pub fn guard_check(i: u32, token: u64) -> u32 {
-    with(admit::NO_GUARD, |st| match st.guards.get(i) {
+    with(admit::NO_GUARD, |st| match st.objects.guard(i) {
         Some(g) => admission(g.check_raw(token)),
         None => admit::NO_GUARD,
     })
@@ -1031,10 +1115,11 @@ pub fn guard_check(i: u32, token: u64) -> u32 {
 
 /// The highest token guard `i` accepted (0: none, or not a guard).
 #[wasm_bindgen]
+#[inline(never)]
 pub fn guard_highest(i: u32) -> u64 {
     with(0, |st| {
-        st.guards
-            .get(i)
+        st.objects
+            .guard(i)
             .and_then(|g| g.highest())
             .map_or(0, Token::get)
     })
@@ -1043,6 +1128,7 @@ pub fn guard_highest(i: u32) -> u64 {
 /// Makes room for a batch of `n` tokens (at most [`BATCH`]) and returns the address of the `u64`
 /// array the caller fills before `guard_admit_many`.
 #[wasm_bindgen]
+#[inline(never)]
 pub fn guard_batch(n: usize) -> usize {
     with(0, |st| {
         let n = n.min(BATCH);
@@ -1055,9 +1141,10 @@ pub fn guard_batch(n: usize) -> usize {
 /// Admits the batch on guard `i`, in order, and returns the address of its outcome codes (one
 /// byte per token; 0 if `i` is not a guard).
 #[wasm_bindgen]
+#[inline(never)]
 pub fn guard_admit_many(i: u32) -> usize {
     with(0, |st| {
-        let Some(g) = st.guards.get(i) else {
+        let Some(g) = st.objects.guard(i) else {
             return 0;
         };
         for (tok, out) in st.batch_in.iter().zip(st.batch_out.iter_mut()) {
@@ -1070,6 +1157,7 @@ pub fn guard_admit_many(i: u32) -> usize {
 /// Verifies a signed header value (the `header` bytes of the input area after the first `lock`
 /// bytes, the lock's name) with signer `s`, then admits its token on guard `i` (see [`admit`]).
 #[wasm_bindgen]
+#[inline(never)]
 pub fn guard_admit_signed(i: u32, s: u32, lock: usize, header: usize) -> u32 {
     with(admit::NO_GUARD, |st| {
         let (lock, header) = names(&st.input, lock, header);
@@ -1080,10 +1168,13 @@ pub fn guard_admit_signed(i: u32, s: u32, lock: usize, header: usize) -> u32 {
                 return admit::MALFORMED;
             }
         };
-        let (Some(signer), Some(g)) = (st.signers.get(s), st.guards.get(i)) else {
+        let Some(signer) = st.objects.signer(s).map(|s| s.clone()) else {
             return admit::NO_GUARD;
         };
-        match g.admit_signed(signer, lock, &signed) {
+        let Some(g) = st.objects.guard(i) else {
+            return admit::NO_GUARD;
+        };
+        match g.admit_signed(&signer, lock, &signed) {
             Ok(a) => admission(a),
             Err(SignatureError::Forged) => admit::FORGED,
             Err(e) => {
@@ -1111,26 +1202,29 @@ pub mod write {
 
 /// A resource that has accepted nothing; returns its index.
 #[wasm_bindgen]
+#[inline(never)]
 pub fn resource_new() -> u32 {
     with(NONE, |st| {
-        st.resources.add(Resource {
+        st.objects.add(Object::Resource(Resource {
             inner: Box::default(),
             next_slot: 0,
-        })
+        }))
     })
 }
 
 /// Frees resource `i`.
 #[wasm_bindgen]
+#[inline(never)]
 pub fn resource_drop(i: u32) {
-    with((), |st| st.resources.remove(i))
+    with((), |st| st.objects.drop_resource(i))
 }
 
 /// Runs the ledger, then the guard (see [`write`] for the codes).
 #[wasm_bindgen]
+#[inline(never)]
 pub fn resource_write(i: u32, token: u64, op: u64) -> u32 {
     with(write::INVALID, |st| {
-        let Some(r) = st.resources.get(i) else {
+        let Some(r) = st.objects.resource(i) else {
             return write::INVALID;
         };
         let slot = r.next_slot;
@@ -1156,8 +1250,9 @@ pub fn resource_write(i: u32, token: u64, op: u64) -> u32 {
 /// The resource's state into `out_*`: `out_token` highest token (0: none), `out_depth`
 /// operations its ledger remembers; 0 if `i` is not a resource.
 #[wasm_bindgen]
+#[inline(never)]
 pub fn resource_state(i: u32) -> u32 {
-    with(0, |st| match st.resources.get(i) {
+    with(0, |st| match st.objects.resource(i) {
         Some(r) => {
             st.out.token = r.inner.guard().highest().map_or(0, Token::get);
             st.out.depth = u32::try_from(r.inner.ledger().len()).unwrap_or(u32::MAX);
@@ -1173,10 +1268,11 @@ pub fn resource_state(i: u32) -> u32 {
 /// A signer for the key in the first `n` bytes of the input area; [`NONE`] (see `last_error`)
 /// for a key that is too short.
 #[wasm_bindgen]
+#[inline(never)]
 pub fn signer_new(n: usize) -> u32 {
     with(NONE, |st| {
         match TokenSigner::new(names(&st.input, n, 0).0) {
-            Ok(s) => st.signers.add(s),
+            Ok(s) => st.objects.add(Object::Signer(Box::new(s))),
             Err(e) => {
                 signature_error(e);
                 NONE
@@ -1187,16 +1283,18 @@ pub fn signer_new(n: usize) -> u32 {
 
 /// Frees signer `i`.
 #[wasm_bindgen]
+#[inline(never)]
 pub fn signer_drop(i: u32) {
-    with((), |st| st.signers.remove(i))
+    with((), |st| st.objects.drop_signer(i))
 }
 
 /// The header value `<token>.<mac hex>` for a lock (the first `lock` bytes of the input area)
 /// into the output area; returns its length (0, see `last_error`, on failure).
 #[wasm_bindgen]
+#[inline(never)]
 pub fn signer_sign(i: u32, lock: usize, token: u64) -> usize {
     with(0, |st| {
-        let Some(s) = st.signers.get(i) else {
+        let Some(s) = st.objects.signer(i) else {
             return 0;
         };
         let Some(token) = Token::new(token) else {
@@ -1222,9 +1320,10 @@ pub fn signer_sign(i: u32, lock: usize, token: u64) -> usize {
 /// Verifies a header value (the `header` bytes of the input area after the first `lock` bytes,
 /// the lock's name): the token, or 0 (see `last_error`: forged or malformed).
 #[wasm_bindgen]
+#[inline(never)]
 pub fn signer_verify(i: u32, lock: usize, header: usize) -> u64 {
     with(0, |st| {
-        let Some(s) = st.signers.get(i) else {
+        let Some(s) = st.objects.signer(i) else {
             return 0;
         };
         let (lock, header) = names(&st.input, lock, header);
@@ -1250,18 +1349,21 @@ fn token_or_zero(n: usize, parse: fn(&[u8]) -> Result<Token, ParseTokenError>) -
 
 /// Parses the strict decimal form: the token, or 0 (see `last_error`).
 #[wasm_bindgen]
+#[inline(never)]
 pub fn token_parse(n: usize) -> u64 {
     token_or_zero(n, Token::parse_decimal_bytes)
 }
 
 /// Parses an unsigned `Fencing-Token` header value: the token, or 0 (see `last_error`).
 #[wasm_bindgen]
+#[inline(never)]
 pub fn token_from_header(n: usize) -> u64 {
     token_or_zero(n, Token::from_header)
 }
 
 /// Parses the 8-byte big-endian form: the token, or 0 (see `last_error`).
 #[wasm_bindgen]
+#[inline(never)]
 pub fn token_from_bytes(n: usize) -> u64 {
     token_or_zero(n, Token::from_be_slice)
 }
