@@ -134,6 +134,7 @@ pub const SNAPSHOT_FIELDS: &[&str] = &[
     "locks.name",
 ];
 
+#[inline(never)]
 fn fail(code: u32, detail: usize) -> u32 {
     LAST_ERROR.store(code, Ordering::Relaxed);
     LAST_DETAIL.store(u32::try_from(detail).unwrap_or(u32::MAX), Ordering::Relaxed);
@@ -154,6 +155,7 @@ pub fn last_error_detail() -> u32 {
     LAST_DETAIL.load(Ordering::Relaxed)
 }
 
+#[inline(never)]
 fn parse_error(e: ParseTokenError) -> u32 {
     match e {
         ParseTokenError::Empty => fail(code::EMPTY, 0),
@@ -169,6 +171,7 @@ fn parse_error(e: ParseTokenError) -> u32 {
     }
 }
 
+#[inline(never)]
 fn parse_signed_error(e: ParseSignedError) -> u32 {
     match e {
         ParseSignedError::Token(e) => parse_error(e),
@@ -180,6 +183,7 @@ fn parse_signed_error(e: ParseSignedError) -> u32 {
     }
 }
 
+#[inline(never)]
 fn signature_error(e: SignatureError) -> u32 {
     match e {
         SignatureError::Forged => fail(code::FORGED, 0),
@@ -189,6 +193,7 @@ fn signature_error(e: SignatureError) -> u32 {
     }
 }
 
+#[inline(never)]
 fn config_error(e: fencepost::ConfigError) -> u32 {
     match e {
         fencepost::ConfigError::ZeroTtl => fail(code::ZERO_TTL, 0),
@@ -198,6 +203,7 @@ fn config_error(e: fencepost::ConfigError) -> u32 {
     }
 }
 
+#[inline(never)]
 fn snapshot_error(e: SnapshotError) -> u32 {
     match e {
         SnapshotError::Truncated { needed, .. } => fail(code::SNAP_TRUNCATED, needed),
@@ -1337,6 +1343,7 @@ pub fn signer_verify(i: u32, lock: usize, header: usize) -> u64 {
 // ---------------------------------------------------------------------------------------------
 // Token codecs: each reads the first `n` bytes of the input area.
 
+#[inline(never)]
 fn token_or_zero(n: usize, parse: fn(&[u8]) -> Result<Token, ParseTokenError>) -> u64 {
     with(0, |st| match parse(names(&st.input, n, 0).0) {
         Ok(t) => t.get(),
