@@ -1310,10 +1310,10 @@ pub fn signer_sign(i: u32, lock: usize, token: u64) -> usize {
         match s.sign(names(&st.input, lock, 0).0, token) {
             Ok(signed) => {
                 let mut buf = [0; SIGNED_HEADER_MAX];
-                let header = signed.to_header(&mut buf).as_bytes();
+                let n = signed.write_header(&mut buf);
                 st.output.clear();
-                st.output.extend_from_slice(header);
-                header.len()
+                st.output.extend_from_slice(&buf[..n]);
+                n
             }
             Err(e) => {
                 signature_error(e);

@@ -78,16 +78,22 @@ impl SignedToken {
 
     /// Writes the header value into `buf` and returns it.
     pub fn to_header<'b>(&self, buf: &'b mut [u8; SIGNED_HEADER_MAX]) -> &'b str {
+        let n = self.write_header(buf);
+        core::str::from_utf8(&buf[..n]).unwrap_or("")
+    }
+
+    /// Writes the header value (ASCII) into `buf`; returns its length.
+    pub fn write_header(&self, buf: &mut [u8; SIGNED_HEADER_MAX]) -> usize {
         let mut dec = [0; MAX_DECIMAL_LEN];
-        let digits = self.token.to_decimal(&mut dec).as_bytes();
-        let n = digits.len();
-        buf[..n].copy_from_slice(digits);
+        let start = self.token.write_decimal(&mut dec);
+        let n = MAX_DECIMAL_LEN - start;
+        buf[..n].copy_from_slice(&dec[start..]);
         buf[n] = b'.';
         for (i, b) in self.mac.iter().enumerate() {
             buf[n + 1 + 2 * i] = HEX[usize::from(b >> 4)];
             buf[n + 2 + 2 * i] = HEX[usize::from(b & 15)];
         }
-        core::str::from_utf8(&buf[..n + 1 + 2 * MAC_LEN]).unwrap_or("")
+        n + 1 + 2 * MAC_LEN
     }
 
     /// Parses a header value `<decimal>.<64 lowercase hex>`.
@@ -315,6 +321,21 @@ mod tests {
         assert_eq!(header.len(), 3 + 64);
         let again = s.sign(b"orders", t(34)).unwrap();
         assert_eq!(SignedToken::from_header(header.as_bytes()), Ok(again));
+    }
+
+    #[test]
+    fn header_bytes_are_the_header_text() {
+        let s = TokenSigner::new(KEY).unwrap();
+        for v in [1, 9, 10, 34, 1_000_000, u64::MAX] {
+            let st = s.sign(b"orders", t(v)).unwrap();
+            let mut text = [0; SIGNED_HEADER_MAX];
+            let header = st.to_header(&mut text).to_string();
+            let mut bytes = [0; SIGNED_HEADER_MAX];
+            let n = st.write_header(&mut bytes);
+            assert_eq!(&bytes[..n], header.as_bytes());
+            assert_eq!(n, v.to_string().len() + 1 + 64);
+            assert!(header.starts_with(&alloc::format!("{v}.")));
+        }
     }
 
     #[test]

@@ -72,6 +72,13 @@ impl Token {
 
     /// Writes the decimal form into `buf` and returns it as a string slice.
     pub fn to_decimal(self, buf: &mut [u8; MAX_DECIMAL_LEN]) -> &str {
+        let i = self.write_decimal(buf);
+        // Only ASCII digits were written.
+        core::str::from_utf8(&buf[i..]).unwrap_or("")
+    }
+
+    /// Writes the decimal digits at the end of `buf`; returns the index of the first one.
+    pub fn write_decimal(self, buf: &mut [u8; MAX_DECIMAL_LEN]) -> usize {
         let mut v = self.get();
         let mut i = MAX_DECIMAL_LEN;
         loop {
@@ -82,8 +89,7 @@ impl Token {
                 break;
             }
         }
-        // Only ASCII digits were written.
-        core::str::from_utf8(&buf[i..]).unwrap_or("")
+        i
     }
 
     /// The 8-byte big-endian form.
