@@ -292,36 +292,33 @@ impl<'a> Reader<'a> {
             }),
         }
     }
-    pub(crate) fn u8(&mut self) -> Result<u8, SnapshotError> {
-        Ok(self.take(1)?[0])
+    /// A big-endian unsigned integer of `n` (at most 8) bytes.
+    fn uint(&mut self, n: usize) -> Result<u64, SnapshotError> {
+        let mut v = 0;
+        for &b in self.take(n)? {
+            v = v << 8 | u64::from(b);
+        }
+        Ok(v)
     }
-    pub(crate) fn u16(&mut self) -> Result<u16, SnapshotError> {
-        Ok(u16::from_be_bytes(
-            self.take(2)?
-                .try_into()
-                .map_err(|_| SnapshotError::BadMagic)?,
-        ))
+    pub(crate) fn u8(&mut self) -> Result<u8, SnapshotError> {
+        Ok(self.uint(1)? as u8)
     }
     pub(crate) fn u32(&mut self) -> Result<u32, SnapshotError> {
-        Ok(u32::from_be_bytes(
-            self.take(4)?
-                .try_into()
-                .map_err(|_| SnapshotError::BadMagic)?,
-        ))
+        Ok(self.uint(4)? as u32)
     }
     pub(crate) fn u64(&mut self) -> Result<u64, SnapshotError> {
-        Ok(u64::from_be_bytes(
-            self.take(8)?
-                .try_into()
-                .map_err(|_| SnapshotError::BadMagic)?,
-        ))
+        self.uint(8)
     }
-    pub(crate) fn id<T: SnapshotCodec>(&mut self) -> Result<T, SnapshotError> {
-        let len = usize::from(self.u16()?);
+    /// The bytes of a holder id or lock name.
+    fn id_bytes(&mut self) -> Result<&'a [u8], SnapshotError> {
+        let len = self.uint(2)? as usize;
         if len > MAX_ID_LEN {
             return Err(SnapshotError::BadId);
         }
-        T::decode_from(self.take(len)?).ok_or(SnapshotError::BadId)
+        self.take(len)
+    }
+    pub(crate) fn id<T: SnapshotCodec>(&mut self) -> Result<T, SnapshotError> {
+        T::decode_from(self.id_bytes()?).ok_or(SnapshotError::BadId)
     }
     pub(crate) fn lease<H: SnapshotCodec>(&mut self) -> Result<Lease<H>, SnapshotError> {
         let token = Token::new(self.u64()?).ok_or(SnapshotError::Invalid("lease.token"))?;
@@ -367,9 +364,12 @@ impl<'a> Reader<'a> {
                 got: bytes.len(),
             });
         }
-        let (data, crc) = bytes.split_at(bytes.len() - 4);
-        let crc = u32::from_be_bytes(crc.try_into().map_err(|_| SnapshotError::Checksum)?);
-        if crc32(data) != crc {
+        let data = &bytes[..bytes.len() - 4];
+        let mut tail = Reader {
+            b: bytes,
+            pos: data.len(),
+        };
+        if u64::from(crc32(data)) != tail.uint(4)? {
             return Err(SnapshotError::Checksum);
         }
         if got_kind != kind {
