@@ -271,116 +271,134 @@ impl<'a> Writer<'a> {
     }
 }
 
-/// Reads from a slice; every read is checked.
+/// Reads from a slice; every read is checked. The first error, in byte order, is recorded and
+/// later reads yield zeros, so reading goes on without a branch per field and the caller asks
+/// once, at [`Reader::finish`].
 pub(crate) struct Reader<'a> {
     b: &'a [u8],
     pos: usize,
+    err: Option<SnapshotError>,
 }
 
 impl<'a> Reader<'a> {
-    pub(crate) fn take(&mut self, n: usize) -> Result<&'a [u8], SnapshotError> {
-        let end = self.pos.checked_add(n).filter(|&e| e <= self.b.len());
-        match end {
-            Some(end) => {
-                let s = &self.b[self.pos..end];
-                self.pos = end;
-                Ok(s)
+    fn new(b: &'a [u8]) -> Reader<'a> {
+        Reader {
+            b,
+            pos: 0,
+            err: None,
+        }
+    }
+    /// Records `e` unless an earlier error was recorded.
+    #[inline(never)]
+    fn fail(&mut self, e: SnapshotError) {
+        if self.err.is_none() {
+            self.err = Some(e);
+        }
+    }
+    fn check(&mut self, r: Result<(), SnapshotError>) {
+        if let Err(e) = r {
+            self.fail(e);
+        }
+    }
+    fn take(&mut self, n: usize) -> &'a [u8] {
+        let rest = self.b.get(self.pos..).unwrap_or_default();
+        match rest.get(..n) {
+            Some(s) => {
+                self.pos += n;
+                s
             }
-            None => Err(SnapshotError::Truncated {
-                needed: self.pos.saturating_add(n),
-                got: self.b.len(),
-            }),
+            None => {
+                self.fail(SnapshotError::Truncated {
+                    needed: self.pos.saturating_add(n),
+                    got: self.b.len(),
+                });
+                &[]
+            }
         }
     }
     /// A big-endian unsigned integer of `n` (at most 8) bytes.
-    fn uint(&mut self, n: usize) -> Result<u64, SnapshotError> {
+    #[inline(never)]
+    fn uint(&mut self, n: usize) -> u64 {
         let mut v = 0;
-        for &b in self.take(n)? {
+        for &b in self.take(n) {
             v = v << 8 | u64::from(b);
         }
-        Ok(v)
+        v
     }
-    pub(crate) fn u8(&mut self) -> Result<u8, SnapshotError> {
-        Ok(self.uint(1)? as u8)
+    fn u8(&mut self) -> u8 {
+        self.uint(1) as u8
     }
-    pub(crate) fn u32(&mut self) -> Result<u32, SnapshotError> {
-        Ok(self.uint(4)? as u32)
+    fn u32(&mut self) -> u32 {
+        self.uint(4) as u32
     }
-    pub(crate) fn u64(&mut self) -> Result<u64, SnapshotError> {
+    fn u64(&mut self) -> u64 {
         self.uint(8)
     }
     /// The bytes of a holder id or lock name.
-    fn id_bytes(&mut self) -> Result<&'a [u8], SnapshotError> {
-        let len = self.uint(2)? as usize;
+    fn id_bytes(&mut self) -> &'a [u8] {
+        let len = self.uint(2) as usize;
         if len > MAX_ID_LEN {
-            return Err(SnapshotError::BadId);
+            self.fail(SnapshotError::BadId);
+            return &[];
         }
         self.take(len)
     }
-    pub(crate) fn id<T: SnapshotCodec>(&mut self) -> Result<T, SnapshotError> {
-        T::decode_from(self.id_bytes()?).ok_or(SnapshotError::BadId)
-    }
-    pub(crate) fn lease<H: SnapshotCodec>(&mut self) -> Result<Lease<H>, SnapshotError> {
-        let token = Token::new(self.u64()?).ok_or(SnapshotError::Invalid("lease.token"))?;
-        let granted_at = self.u64()?;
-        let expires_at = self.u64()?;
-        let depth = self.u32()?;
-        let holder = self.id()?;
-        Ok(Lease {
-            holder,
-            token,
-            granted_at,
-            expires_at,
-            depth,
-        })
-    }
-    pub(crate) fn next_token(&mut self, flags: u8) -> Result<Option<Token>, SnapshotError> {
-        let raw = self.u64()?;
-        if flags & FLAG_EXHAUSTED != 0 {
-            if raw != 0 {
-                return Err(SnapshotError::Invalid("next_token"));
-            }
-            Ok(None)
-        } else {
-            Token::new(raw)
-                .map(Some)
-                .ok_or(SnapshotError::Invalid("next_token"))
+    /// A lease, its holder still as bytes.
+    fn lease(&mut self) -> RawLease<'a> {
+        let token = Token::new(self.u64()).unwrap_or_else(|| {
+            self.fail(SnapshotError::Invalid("lease.token"));
+            Token::MIN
+        });
+        RawLease {
+            head: LeaseHead {
+                token,
+                granted_at: self.u64(),
+                expires_at: self.u64(),
+                depth: self.u32(),
+            },
+            holder: self.id_bytes(),
         }
+    }
+    fn next_token(&mut self, flags: u8) -> Option<Token> {
+        let raw = self.u64();
+        if (flags & FLAG_EXHAUSTED != 0) != (raw == 0) {
+            self.fail(SnapshotError::Invalid("next_token"));
+        }
+        Token::new(raw)
     }
     /// Checks magic, version, kind and checksum; returns a reader over the body.
-    pub(crate) fn open(bytes: &'a [u8], kind: u8) -> Result<Reader<'a>, SnapshotError> {
-        let mut head = Reader { b: bytes, pos: 0 };
-        if head.take(4)? != MAGIC {
-            return Err(SnapshotError::BadMagic);
+    fn open(bytes: &'a [u8], kind: u8) -> Reader<'a> {
+        let mut r = Reader::new(bytes);
+        if r.take(4) != MAGIC {
+            r.fail(SnapshotError::BadMagic);
         }
-        let version = head.u8()?;
+        let version = r.u8();
         if version != FORMAT_VERSION {
-            return Err(SnapshotError::UnsupportedVersion(version));
+            r.fail(SnapshotError::UnsupportedVersion(version));
         }
-        let got_kind = head.u8()?;
-        if bytes.len() < head.pos + 4 {
-            return Err(SnapshotError::Truncated {
-                needed: head.pos + 4,
+        let got_kind = r.u8();
+        match bytes.len().checked_sub(4).filter(|&n| n >= r.pos) {
+            Some(n) => {
+                let (data, crc) = bytes.split_at(n);
+                if u64::from(crc32(data)) != Reader::new(crc).uint(4) {
+                    r.fail(SnapshotError::Checksum);
+                }
+                if got_kind != kind {
+                    r.fail(SnapshotError::WrongKind(got_kind));
+                }
+                r.b = data;
+            }
+            None => r.fail(SnapshotError::Truncated {
+                needed: r.pos + 4,
                 got: bytes.len(),
-            });
+            }),
         }
-        let data = &bytes[..bytes.len() - 4];
-        let mut tail = Reader {
-            b: bytes,
-            pos: data.len(),
-        };
-        if u64::from(crc32(data)) != tail.uint(4)? {
-            return Err(SnapshotError::Checksum);
-        }
-        if got_kind != kind {
-            return Err(SnapshotError::WrongKind(got_kind));
-        }
-        Ok(Reader {
-            b: data,
-            pos: head.pos,
-        })
+        r
     }
-    pub(crate) fn finish(&self) -> Result<(), SnapshotError> {
+    fn finish(&self) -> Result<(), SnapshotError> {
+        if let Some(e) = self.err {
+            return Err(e);
+        }
         match self.b.len() - self.pos {
             0 => Ok(()),
             n => Err(SnapshotError::TrailingBytes(n)),
@@ -392,39 +410,161 @@ pub(crate) fn flags(next: Option<Token>, has_lease: bool) -> u8 {
     (if next.is_none() { FLAG_EXHAUSTED } else { 0 }) | (if has_lease { FLAG_LEASE } else { 0 })
 }
 
-pub(crate) fn has_lease(flags: u8) -> bool {
-    flags & FLAG_LEASE != 0
+/// A lease apart from its holder: what the consistency checks look at.
+pub(crate) struct LeaseHead {
+    token: Token,
+    granted_at: u64,
+    expires_at: u64,
+    depth: u32,
 }
 
-/// Checks the token bookkeeping of a snapshot: nothing issued above the reservation.
-pub(crate) fn check_tokens<'l, H: 'l>(
-    next: Option<Token>,
-    reserved_through: u64,
-    leases: impl IntoIterator<Item = (Option<&'l Lease<H>>, u64)>,
-    latest_now: u64,
-) -> Result<(), SnapshotError> {
-    if let Some(next) = next {
-        if next.get() - 1 > reserved_through {
-            return Err(SnapshotError::Invalid("next_token"));
-        }
-    } else if reserved_through != u64::MAX {
-        return Err(SnapshotError::Invalid("reserved_through"));
-    }
-    for (lease, free_at) in leases {
-        let _ = free_at;
-        if let Some(l) = lease {
-            if l.token.get() > reserved_through || next.is_some_and(|n| l.token >= n) {
-                return Err(SnapshotError::Invalid("lease.token"));
-            }
-            if l.depth == 0 {
-                return Err(SnapshotError::Invalid("lease.depth"));
-            }
-            if l.expires_at < l.granted_at || l.granted_at > latest_now {
-                return Err(SnapshotError::Invalid("lease.expires_at"));
-            }
+impl LeaseHead {
+    pub(crate) fn of<H>(l: &Lease<H>) -> LeaseHead {
+        LeaseHead {
+            token: l.token,
+            granted_at: l.granted_at,
+            expires_at: l.expires_at,
+            depth: l.depth,
         }
     }
-    Ok(())
+}
+
+/// A decoded lease whose holder is still bytes.
+pub(crate) struct RawLease<'a> {
+    head: LeaseHead,
+    holder: &'a [u8],
+}
+
+impl RawLease<'_> {
+    pub(crate) fn decode<H: SnapshotCodec>(self) -> Result<Lease<H>, SnapshotError> {
+        let h = self.head;
+        Ok(Lease {
+            holder: decode_id(self.holder)?,
+            token: h.token,
+            granted_at: h.granted_at,
+            expires_at: h.expires_at,
+            depth: h.depth,
+        })
+    }
+}
+
+pub(crate) fn decode_id<T: SnapshotCodec>(bytes: &[u8]) -> Result<T, SnapshotError> {
+    T::decode_from(bytes).ok_or(SnapshotError::BadId)
+}
+
+/// The token bookkeeping both kinds of snapshot carry, and its consistency checks.
+pub(crate) struct Tokens {
+    pub(crate) next_token: Option<Token>,
+    pub(crate) reserved_through: u64,
+    pub(crate) latest_now: u64,
+    pub(crate) clamps: u64,
+}
+
+impl Tokens {
+    /// The field that is wrong, if the sequence is inconsistent: nothing issued above the
+    /// reservation.
+    #[inline(never)]
+    pub(crate) fn fault(&self) -> Option<&'static str> {
+        match self.next_token {
+            Some(next) if next.get() - 1 > self.reserved_through => Some("next_token"),
+            None if self.reserved_through != u64::MAX => Some("reserved_through"),
+            _ => None,
+        }
+    }
+
+    /// The field that is wrong, if `l` cannot have been granted by this sequence.
+    #[inline(never)]
+    pub(crate) fn lease_fault(&self, l: &LeaseHead) -> Option<&'static str> {
+        if l.token.get() > self.reserved_through || self.next_token.is_some_and(|n| l.token >= n) {
+            Some("lease.token")
+        } else if l.depth == 0 {
+            Some("lease.depth")
+        } else if l.expires_at < l.granted_at || l.granted_at > self.latest_now {
+            Some("lease.expires_at")
+        } else {
+            None
+        }
+    }
+}
+
+pub(crate) fn invalid(fault: Option<&'static str>) -> Result<(), SnapshotError> {
+    match fault {
+        Some(field) => Err(SnapshotError::Invalid(field)),
+        None => Ok(()),
+    }
+}
+
+/// Receives what [`scan`] reads, lock by lock, to build the snapshot of one holder type.
+pub(crate) trait Sink<'a> {
+    /// A lock's name (tables only), before the rest of the lock is read.
+    fn name(&mut self, _name: &'a [u8]) -> Result<(), SnapshotError> {
+        Ok(())
+    }
+    /// The rest of a lock (the authority's one lock has no name).
+    fn lock(&mut self, free_at: u64, lease: Option<RawLease<'a>>) -> Result<(), SnapshotError>;
+}
+
+/// Reads and checks a binary snapshot of either kind, handing each lock to `sink`.
+///
+/// Reading errors come first, in byte order; the consistency checks run afterwards, in the
+/// order of [`Tokens::fault`] and then each lease.
+#[inline(never)]
+pub(crate) fn scan<'a>(
+    bytes: &'a [u8],
+    kind: u8,
+    sink: &mut dyn Sink<'a>,
+) -> Result<Tokens, SnapshotError> {
+    let table = kind != KIND_AUTHORITY;
+    let mut r = Reader::open(bytes, kind);
+    let flags = r.u8();
+    let known = if table {
+        FLAG_EXHAUSTED
+    } else {
+        FLAG_EXHAUSTED | FLAG_LEASE
+    };
+    if flags & !known != 0 {
+        r.fail(SnapshotError::Invalid("flags"));
+    }
+    let next_token = r.next_token(flags);
+    let reserved_through = r.u64();
+    let free_at = if table { 0 } else { r.u64() };
+    let tokens = Tokens {
+        next_token,
+        reserved_through,
+        latest_now: r.u64(),
+        clamps: r.u64(),
+    };
+    let count = if table { r.u32() } else { 1 };
+    let mut fault = tokens.fault();
+    for _ in 0..count {
+        if r.err.is_some() {
+            break;
+        }
+        let (flags, free_at) = if table {
+            let name = r.id_bytes();
+            r.check(sink.name(name));
+            let lflags = r.u8();
+            if lflags & !FLAG_LEASE != 0 {
+                r.fail(SnapshotError::Invalid("locks.flags"));
+            }
+            (lflags, r.u64())
+        } else {
+            (flags, free_at)
+        };
+        let lease = if flags & FLAG_LEASE != 0 {
+            let l = r.lease();
+            if fault.is_none() {
+                fault = tokens.lease_fault(&l.head);
+            }
+            Some(l)
+        } else {
+            None
+        };
+        r.check(sink.lock(free_at, lease));
+    }
+    r.finish()?;
+    invalid(fault)?;
+    Ok(tokens)
 }
 
 /// An authority's whole state, as plain data.
@@ -482,44 +622,47 @@ impl<H: SnapshotCodec> AuthoritySnapshot<H> {
 
     /// Decodes and checks a binary snapshot.
     pub fn decode(bytes: &[u8]) -> Result<AuthoritySnapshot<H>, SnapshotError> {
-        let mut r = Reader::open(bytes, KIND_AUTHORITY)?;
-        let flags = r.u8()?;
-        if flags & !(FLAG_EXHAUSTED | FLAG_LEASE) != 0 {
-            return Err(SnapshotError::Invalid("flags"));
+        struct One<H>(Option<Lease<H>>, u64);
+        impl<'a, H: SnapshotCodec> Sink<'a> for One<H> {
+            fn lock(
+                &mut self,
+                free_at: u64,
+                lease: Option<RawLease<'a>>,
+            ) -> Result<(), SnapshotError> {
+                self.1 = free_at;
+                if let Some(l) = lease {
+                    self.0 = Some(l.decode()?);
+                }
+                Ok(())
+            }
         }
-        let next_token = r.next_token(flags)?;
-        let reserved_through = r.u64()?;
-        let free_at = r.u64()?;
-        let latest_now = r.u64()?;
-        let clamps = r.u64()?;
-        let lease = if has_lease(flags) {
-            Some(r.lease()?)
-        } else {
-            None
-        };
-        r.finish()?;
-        let snap = AuthoritySnapshot {
-            next_token,
-            reserved_through,
-            lease,
-            free_at,
-            latest_now,
-            clamps,
-        };
-        snap.validate()?;
-        Ok(snap)
+        let mut one = One(None, 0);
+        let t = scan(bytes, KIND_AUTHORITY, &mut one)?;
+        Ok(AuthoritySnapshot {
+            next_token: t.next_token,
+            reserved_through: t.reserved_through,
+            lease: one.0,
+            free_at: one.1,
+            latest_now: t.latest_now,
+            clamps: t.clamps,
+        })
     }
 }
 
 impl<H> AuthoritySnapshot<H> {
     /// Checks the snapshot's fields agree with each other.
     pub fn validate(&self) -> Result<(), SnapshotError> {
-        check_tokens(
-            self.next_token,
-            self.reserved_through,
-            [(self.lease.as_ref(), self.free_at)],
-            self.latest_now,
-        )
+        let t = Tokens {
+            next_token: self.next_token,
+            reserved_through: self.reserved_through,
+            latest_now: self.latest_now,
+            clamps: self.clamps,
+        };
+        invalid(t.fault().or_else(|| {
+            self.lease
+                .as_ref()
+                .and_then(|l| t.lease_fault(&LeaseHead::of(l)))
+        }))
     }
 }
 

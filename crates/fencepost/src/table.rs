@@ -18,7 +18,8 @@ use crate::authority::{
     TokenSequence,
 };
 use crate::snapshot::{
-    KIND_TABLE, Reader, SnapshotCodec, SnapshotError, Writer, check_tokens, flags, has_lease,
+    KIND_TABLE, LeaseHead, RawLease, Sink, SnapshotCodec, SnapshotError, Tokens, Writer, decode_id,
+    flags, invalid, scan,
 };
 use crate::time::Timeline;
 use crate::token::Token;
@@ -287,12 +288,19 @@ pub struct TableSnapshot<K, H> {
 impl<K, H> TableSnapshot<K, H> {
     /// Checks the snapshot's fields agree with each other.
     pub fn validate(&self) -> Result<(), SnapshotError> {
-        check_tokens(
-            self.next_token,
-            self.reserved_through,
-            self.locks.iter().map(|l| (l.lease.as_ref(), l.free_at)),
-            self.latest_now,
-        )
+        let t = Tokens {
+            next_token: self.next_token,
+            reserved_through: self.reserved_through,
+            latest_now: self.latest_now,
+            clamps: self.clamps,
+        };
+        let mut fault = t.fault();
+        for l in &self.locks {
+            if let (None, Some(lease)) = (fault, &l.lease) {
+                fault = t.lease_fault(&LeaseHead::of(lease));
+            }
+        }
+        invalid(fault)
     }
 }
 
@@ -346,46 +354,47 @@ impl<K: SnapshotCodec, H: SnapshotCodec> TableSnapshot<K, H> {
 
     /// Decodes and checks a binary snapshot.
     pub fn decode(bytes: &[u8]) -> Result<TableSnapshot<K, H>, SnapshotError> {
-        let mut r = Reader::open(bytes, KIND_TABLE)?;
-        let flags = r.u8()?;
-        if flags & !1 != 0 {
-            return Err(SnapshotError::Invalid("flags"));
+        struct Many<K, H> {
+            name: Option<K>,
+            locks: Vec<LockState<K, H>>,
         }
-        let next_token = r.next_token(flags)?;
-        let reserved_through = r.u64()?;
-        let latest_now = r.u64()?;
-        let clamps = r.u64()?;
-        let count = r.u32()?;
-        // Never trust a count to size an allocation: each lock takes at least 11 bytes.
-        let mut locks = Vec::with_capacity((count as usize).min(bytes.len() / 11));
-        for _ in 0..count {
-            let name = r.id()?;
-            let lflags = r.u8()?;
-            if lflags & !2 != 0 {
-                return Err(SnapshotError::Invalid("locks.flags"));
+        impl<'a, K: SnapshotCodec, H: SnapshotCodec> Sink<'a> for Many<K, H> {
+            fn name(&mut self, name: &'a [u8]) -> Result<(), SnapshotError> {
+                self.name = Some(decode_id(name)?);
+                Ok(())
             }
-            let free_at = r.u64()?;
-            let lease = if has_lease(lflags) {
-                Some(r.lease()?)
-            } else {
-                None
-            };
-            locks.push(LockState {
-                name,
-                lease,
-                free_at,
-            });
+            fn lock(
+                &mut self,
+                free_at: u64,
+                lease: Option<RawLease<'a>>,
+            ) -> Result<(), SnapshotError> {
+                let lease = match lease {
+                    Some(l) => Some(l.decode()?),
+                    None => None,
+                };
+                if let Some(name) = self.name.take() {
+                    self.locks.push(LockState {
+                        name,
+                        lease,
+                        free_at,
+                    });
+                }
+                Ok(())
+            }
         }
-        r.finish()?;
-        let snap = TableSnapshot {
-            next_token,
-            reserved_through,
-            latest_now,
-            clamps,
-            locks,
+        // The locks vector grows as locks are read: a count is never trusted to size it.
+        let mut many = Many {
+            name: None,
+            locks: Vec::new(),
         };
-        snap.validate()?;
-        Ok(snap)
+        let t = scan(bytes, KIND_TABLE, &mut many)?;
+        Ok(TableSnapshot {
+            next_token: t.next_token,
+            reserved_through: t.reserved_through,
+            latest_now: t.latest_now,
+            clamps: t.clamps,
+            locks: many.locks,
+        })
     }
 }
 
