@@ -46,7 +46,7 @@ pub(crate) const KIND_TABLE: u8 = 2;
 pub const MAX_ID_LEN: usize = 1024;
 
 const FLAG_EXHAUSTED: u8 = 1;
-const FLAG_LEASE: u8 = 2;
+pub(crate) const FLAG_LEASE: u8 = 2;
 
 /// Holder ids and lock names that can be written into a binary snapshot.
 pub trait SnapshotCodec: Sized {
@@ -201,74 +201,118 @@ pub(crate) fn crc32(bytes: &[u8]) -> u32 {
     !crc
 }
 
-/// Writes into a fixed buffer, counting what would not fit.
+/// Writes into a fixed buffer, counting what would not fit: run over an empty buffer, it
+/// measures. An id too long to encode is remembered and reported by [`Writer::finish`].
 pub(crate) struct Writer<'a> {
     out: &'a mut [u8],
     pos: usize,
+    bad_id: bool,
 }
 
 impl<'a> Writer<'a> {
-    pub(crate) fn new(out: &'a mut [u8]) -> Writer<'a> {
-        Writer { out, pos: 0 }
+    /// The header and the fields both kinds begin with: flags, next token, reservation.
+    #[inline(never)]
+    pub(crate) fn start(
+        out: &'a mut [u8],
+        kind: u8,
+        next_token: Option<Token>,
+        has_lease: bool,
+        reserved_through: u64,
+    ) -> Writer<'a> {
+        let mut w = Writer {
+            out,
+            pos: 0,
+            bad_id: false,
+        };
+        w.bytes(&MAGIC);
+        w.u8(FORMAT_VERSION);
+        w.u8(kind);
+        w.u8((if next_token.is_none() {
+            FLAG_EXHAUSTED
+        } else {
+            0
+        }) | (if has_lease { FLAG_LEASE } else { 0 }));
+        w.u64(next_token.map_or(0, Token::get));
+        w.u64(reserved_through);
+        w
     }
-    pub(crate) fn bytes(&mut self, b: &[u8]) {
-        let end = self.pos + b.len();
-        if let Some(dst) = self.out.get_mut(self.pos..end) {
+    /// Room for `len` more bytes, if the buffer has it.
+    fn reserve(&mut self, len: usize) -> Option<&mut [u8]> {
+        let start = self.pos;
+        self.pos += len;
+        self.out.get_mut(start..self.pos)
+    }
+    fn bytes(&mut self, b: &[u8]) {
+        if let Some(dst) = self.reserve(b.len()) {
             dst.copy_from_slice(b);
         }
-        self.pos = end;
+    }
+    /// The low `n` bytes of `v`, big-endian.
+    #[inline(never)]
+    fn uint(&mut self, v: u64, n: usize) {
+        self.bytes(&v.to_be_bytes()[8 - n..]);
     }
     pub(crate) fn u8(&mut self, v: u8) {
-        self.bytes(&[v]);
-    }
-    pub(crate) fn u16(&mut self, v: u16) {
-        self.bytes(&v.to_be_bytes());
+        self.uint(v.into(), 1);
     }
     pub(crate) fn u32(&mut self, v: u32) {
-        self.bytes(&v.to_be_bytes());
+        self.uint(v.into(), 4);
     }
     pub(crate) fn u64(&mut self, v: u64) {
-        self.bytes(&v.to_be_bytes());
+        self.uint(v, 8);
     }
-    pub(crate) fn id<T: SnapshotCodec>(&mut self, v: &T) -> Result<(), SnapshotError> {
-        let len = v.encoded_len();
-        if len > MAX_ID_LEN {
-            return Err(SnapshotError::BadId);
-        }
-        self.u16(len as u16);
-        let end = self.pos + len;
-        if let Some(dst) = self.out.get_mut(self.pos..end) {
+    /// The length of an id, then room for its bytes.
+    #[inline(never)]
+    fn id_slot(&mut self, len: usize) -> Option<&mut [u8]> {
+        self.bad_id |= len > MAX_ID_LEN;
+        self.uint(len as u64, 2);
+        self.reserve(len)
+    }
+    pub(crate) fn id<T: SnapshotCodec>(&mut self, v: &T) {
+        if let Some(dst) = self.id_slot(v.encoded_len()) {
             v.encode_into(dst);
         }
-        self.pos = end;
-        Ok(())
     }
-    pub(crate) fn lease<H: SnapshotCodec>(&mut self, l: &Lease<H>) -> Result<(), SnapshotError> {
+    #[inline(never)]
+    fn lease_head(&mut self, l: &LeaseHead) {
         self.u64(l.token.get());
         self.u64(l.granted_at);
         self.u64(l.expires_at);
         self.u32(l.depth);
-        self.id(&l.holder)
     }
-    /// Header, then `body`, then the checksum; returns the length written.
-    pub(crate) fn framed(
-        out: &mut [u8],
-        kind: u8,
-        body: impl FnOnce(&mut Writer<'_>) -> Result<(), SnapshotError>,
-    ) -> Result<usize, SnapshotError> {
-        let mut w = Writer::new(out);
-        w.bytes(&MAGIC);
-        w.u8(FORMAT_VERSION);
-        w.u8(kind);
-        body(&mut w)?;
-        let needed = w.pos + 4;
-        if needed > w.out.len() {
+    pub(crate) fn lease<H: SnapshotCodec>(&mut self, l: &Lease<H>) {
+        self.lease_head(&LeaseHead::of(l));
+        self.id(&l.holder);
+    }
+    /// The length of the whole snapshot, checksum included.
+    pub(crate) fn len(&self) -> usize {
+        self.pos + 4
+    }
+    /// Appends the checksum; returns the length written.
+    #[inline(never)]
+    pub(crate) fn finish(mut self) -> Result<usize, SnapshotError> {
+        if self.bad_id {
+            return Err(SnapshotError::BadId);
+        }
+        let needed = self.len();
+        if needed > self.out.len() {
             return Err(SnapshotError::BufferTooSmall { needed });
         }
-        let crc = crc32(&w.out[..w.pos]);
-        w.u32(crc);
+        let crc = crc32(&self.out[..self.pos]);
+        self.u32(crc);
         Ok(needed)
     }
+}
+
+/// Measures, allocates and writes a snapshot; `write` lays it out over the buffer it is given.
+#[cfg(feature = "alloc")]
+#[inline(never)]
+pub(crate) fn to_vec(
+    write: &dyn for<'o> Fn(&'o mut [u8]) -> Writer<'o>,
+) -> Result<alloc::vec::Vec<u8>, SnapshotError> {
+    let mut v = alloc::vec![0; write(&mut []).len()];
+    write(&mut v).finish()?;
+    Ok(v)
 }
 
 /// Reads from a slice; every read is checked. The first error, in byte order, is recorded and
@@ -404,10 +448,6 @@ impl<'a> Reader<'a> {
             n => Err(SnapshotError::TrailingBytes(n)),
         }
     }
-}
-
-pub(crate) fn flags(next: Option<Token>, has_lease: bool) -> u8 {
-    (if next.is_none() { FLAG_EXHAUSTED } else { 0 }) | (if has_lease { FLAG_LEASE } else { 0 })
 }
 
 /// A lease apart from its holder: what the consistency checks look at.
@@ -586,38 +626,37 @@ pub struct AuthoritySnapshot<H> {
 }
 
 impl<H: SnapshotCodec> AuthoritySnapshot<H> {
+    fn write<'o>(&self, out: &'o mut [u8]) -> Writer<'o> {
+        let mut w = Writer::start(
+            out,
+            KIND_AUTHORITY,
+            self.next_token,
+            self.lease.is_some(),
+            self.reserved_through,
+        );
+        w.u64(self.free_at);
+        w.u64(self.latest_now);
+        w.u64(self.clamps);
+        if let Some(l) = &self.lease {
+            w.lease(l);
+        }
+        w
+    }
+
     /// Encodes into `out`; returns the length written.
     pub fn encode(&self, out: &mut [u8]) -> Result<usize, SnapshotError> {
-        Writer::framed(out, KIND_AUTHORITY, |w| {
-            w.u8(flags(self.next_token, self.lease.is_some()));
-            w.u64(self.next_token.map_or(0, Token::get));
-            w.u64(self.reserved_through);
-            w.u64(self.free_at);
-            w.u64(self.latest_now);
-            w.u64(self.clamps);
-            if let Some(l) = &self.lease {
-                w.lease(l)?;
-            }
-            Ok(())
-        })
+        self.write(out).finish()
     }
 
     /// The encoded length.
     pub fn encoded_len(&self) -> usize {
-        let lease = self
-            .lease
-            .as_ref()
-            .map_or(0, |l| 8 * 3 + 4 + 2 + l.holder.encoded_len());
-        6 + 1 + 8 * 5 + lease + 4
+        self.write(&mut []).len()
     }
 
     /// Encodes into a new vector.
     #[cfg(feature = "alloc")]
     pub fn to_bytes(&self) -> Result<alloc::vec::Vec<u8>, SnapshotError> {
-        let mut v = alloc::vec![0; self.encoded_len()];
-        let n = self.encode(&mut v)?;
-        v.truncate(n);
-        Ok(v)
+        to_vec(&|out| self.write(out))
     }
 
     /// Decodes and checks a binary snapshot.

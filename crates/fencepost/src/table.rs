@@ -18,8 +18,8 @@ use crate::authority::{
     TokenSequence,
 };
 use crate::snapshot::{
-    KIND_TABLE, LeaseHead, RawLease, Sink, SnapshotCodec, SnapshotError, Tokens, Writer, decode_id,
-    flags, invalid, scan,
+    FLAG_LEASE, KIND_TABLE, LeaseHead, RawLease, Sink, SnapshotCodec, SnapshotError, Tokens,
+    Writer, decode_id, invalid, scan, to_vec,
 };
 use crate::time::Timeline;
 use crate::token::Token;
@@ -305,51 +305,43 @@ impl<K, H> TableSnapshot<K, H> {
 }
 
 impl<K: SnapshotCodec, H: SnapshotCodec> TableSnapshot<K, H> {
+    fn write<'o>(&self, out: &'o mut [u8]) -> Writer<'o> {
+        let mut w = Writer::start(
+            out,
+            KIND_TABLE,
+            self.next_token,
+            false,
+            self.reserved_through,
+        );
+        w.u64(self.latest_now);
+        w.u64(self.clamps);
+        w.u32(self.locks.len() as u32);
+        for l in &self.locks {
+            w.id(&l.name);
+            w.u8(if l.lease.is_some() { FLAG_LEASE } else { 0 });
+            w.u64(l.free_at);
+            if let Some(lease) = &l.lease {
+                w.lease(lease);
+            }
+        }
+        w
+    }
+
     /// Encodes into `out`; returns the length written.
     pub fn encode(&self, out: &mut [u8]) -> Result<usize, SnapshotError> {
-        let count = u32::try_from(self.locks.len()).map_err(|_| SnapshotError::Invalid("locks"))?;
-        Writer::framed(out, KIND_TABLE, |w| {
-            w.u8(flags(self.next_token, false));
-            w.u64(self.next_token.map_or(0, Token::get));
-            w.u64(self.reserved_through);
-            w.u64(self.latest_now);
-            w.u64(self.clamps);
-            w.u32(count);
-            for l in &self.locks {
-                w.id(&l.name)?;
-                w.u8(flags(Some(Token::MIN), l.lease.is_some()));
-                w.u64(l.free_at);
-                if let Some(lease) = &l.lease {
-                    w.lease(lease)?;
-                }
-            }
-            Ok(())
-        })
+        u32::try_from(self.locks.len()).map_err(|_| SnapshotError::Invalid("locks"))?;
+        self.write(out).finish()
     }
 
     /// The encoded length.
     pub fn encoded_len(&self) -> usize {
-        let locks: usize = self
-            .locks
-            .iter()
-            .map(|l| {
-                2 + l.name.encoded_len()
-                    + 1
-                    + 8
-                    + l.lease
-                        .as_ref()
-                        .map_or(0, |x| 8 * 3 + 4 + 2 + x.holder.encoded_len())
-            })
-            .sum();
-        6 + 1 + 8 * 4 + 4 + locks + 4
+        self.write(&mut []).len()
     }
 
     /// Encodes into a new vector.
     pub fn to_bytes(&self) -> Result<Vec<u8>, SnapshotError> {
-        let mut v = alloc::vec![0; self.encoded_len()];
-        let n = self.encode(&mut v)?;
-        v.truncate(n);
-        Ok(v)
+        u32::try_from(self.locks.len()).map_err(|_| SnapshotError::Invalid("locks"))?;
+        to_vec(&|out| self.write(out))
     }
 
     /// Decodes and checks a binary snapshot.
