@@ -239,7 +239,7 @@ impl<K: Ord + Clone, H: Clone + Eq> LockTable<K, H> {
         let mut table = LockTable {
             cfg,
             seq,
-            locks: Vec::with_capacity(snapshot.locks.len()),
+            locks: Vec::new(),
             time: Timeline::resume(snapshot.latest_now, snapshot.clamps),
         };
         // Snapshots list locks in order, so each goes at the end; any order is accepted.
