@@ -211,20 +211,20 @@ impl<K: Ord + Clone, H: Clone + Eq> LockTable<K, H> {
 
     /// The whole state, as plain data.
     pub fn snapshot(&self) -> TableSnapshot<K, H> {
+        let mut locks = Vec::new();
+        for (name, slot) in &self.locks {
+            locks.push(LockState {
+                name: name.clone(),
+                lease: slot.lease.clone(),
+                free_at: slot.free_at,
+            });
+        }
         TableSnapshot {
             next_token: self.seq.next,
             reserved_through: self.seq.reserved_through,
             latest_now: self.time.latest(),
             clamps: self.time.clamps(),
-            locks: self
-                .locks
-                .iter()
-                .map(|(name, slot)| LockState {
-                    name: name.clone(),
-                    lease: slot.lease.clone(),
-                    free_at: slot.free_at,
-                })
-                .collect(),
+            locks,
         }
     }
 
