@@ -249,8 +249,13 @@ impl<'a> Writer<'a> {
     }
     /// The low `n` bytes of `v`, big-endian.
     #[inline(never)]
-    fn uint(&mut self, v: u64, n: usize) {
-        self.bytes(&v.to_be_bytes()[8 - n..]);
+    fn uint(&mut self, mut v: u64, n: usize) {
+        if let Some(dst) = self.reserve(n) {
+            for d in dst.iter_mut().rev() {
+                *d = v as u8;
+                v >>= 8;
+            }
+        }
     }
     pub(crate) fn u8(&mut self, v: u8) {
         self.uint(v.into(), 1);
