@@ -46,7 +46,7 @@ pub(crate) const KIND_TABLE: u8 = 2;
 pub const MAX_ID_LEN: usize = 1024;
 
 const FLAG_EXHAUSTED: u8 = 1;
-const FLAG_LEASE: u8 = 2;
+pub(crate) const FLAG_LEASE: u8 = 2;
 
 /// Holder ids and lock names that can be written into a binary snapshot.
 pub trait SnapshotCodec: Sized {
@@ -201,186 +201,253 @@ pub(crate) fn crc32(bytes: &[u8]) -> u32 {
     !crc
 }
 
-/// Writes into a fixed buffer, counting what would not fit.
+/// Writes into a fixed buffer, counting what would not fit: run over an empty buffer, it
+/// measures. An id too long to encode is remembered and reported by [`Writer::finish`].
 pub(crate) struct Writer<'a> {
     out: &'a mut [u8],
     pos: usize,
+    bad_id: bool,
 }
 
 impl<'a> Writer<'a> {
-    pub(crate) fn new(out: &'a mut [u8]) -> Writer<'a> {
-        Writer { out, pos: 0 }
+    /// The header and the fields both kinds begin with: flags, next token, reservation.
+    #[inline(never)]
+    pub(crate) fn start(
+        out: &'a mut [u8],
+        kind: u8,
+        next_token: Option<Token>,
+        has_lease: bool,
+        reserved_through: u64,
+    ) -> Writer<'a> {
+        let mut w = Writer {
+            out,
+            pos: 0,
+            bad_id: false,
+        };
+        w.bytes(&MAGIC);
+        w.u8(FORMAT_VERSION);
+        w.u8(kind);
+        w.u8((if next_token.is_none() {
+            FLAG_EXHAUSTED
+        } else {
+            0
+        }) | (if has_lease { FLAG_LEASE } else { 0 }));
+        w.u64(next_token.map_or(0, Token::get));
+        w.u64(reserved_through);
+        w
     }
-    pub(crate) fn bytes(&mut self, b: &[u8]) {
-        let end = self.pos + b.len();
-        if let Some(dst) = self.out.get_mut(self.pos..end) {
+    /// Room for `len` more bytes, if the buffer has it.
+    fn reserve(&mut self, len: usize) -> Option<&mut [u8]> {
+        let start = self.pos;
+        self.pos += len;
+        self.out.get_mut(start..self.pos)
+    }
+    fn bytes(&mut self, b: &[u8]) {
+        if let Some(dst) = self.reserve(b.len()) {
             dst.copy_from_slice(b);
         }
-        self.pos = end;
+    }
+    /// The low `n` bytes of `v`, big-endian.
+    #[inline(never)]
+    fn uint(&mut self, mut v: u64, n: usize) {
+        if let Some(dst) = self.reserve(n) {
+            for d in dst.iter_mut().rev() {
+                *d = v as u8;
+                v >>= 8;
+            }
+        }
     }
     pub(crate) fn u8(&mut self, v: u8) {
-        self.bytes(&[v]);
-    }
-    pub(crate) fn u16(&mut self, v: u16) {
-        self.bytes(&v.to_be_bytes());
+        self.uint(v.into(), 1);
     }
     pub(crate) fn u32(&mut self, v: u32) {
-        self.bytes(&v.to_be_bytes());
+        self.uint(v.into(), 4);
     }
     pub(crate) fn u64(&mut self, v: u64) {
-        self.bytes(&v.to_be_bytes());
+        self.uint(v, 8);
     }
-    pub(crate) fn id<T: SnapshotCodec>(&mut self, v: &T) -> Result<(), SnapshotError> {
-        let len = v.encoded_len();
-        if len > MAX_ID_LEN {
-            return Err(SnapshotError::BadId);
-        }
-        self.u16(len as u16);
-        let end = self.pos + len;
-        if let Some(dst) = self.out.get_mut(self.pos..end) {
+    /// The length of an id, then room for its bytes.
+    #[inline(never)]
+    fn id_slot(&mut self, len: usize) -> Option<&mut [u8]> {
+        self.bad_id |= len > MAX_ID_LEN;
+        self.uint(len as u64, 2);
+        self.reserve(len)
+    }
+    pub(crate) fn id<T: SnapshotCodec>(&mut self, v: &T) {
+        if let Some(dst) = self.id_slot(v.encoded_len()) {
             v.encode_into(dst);
         }
-        self.pos = end;
-        Ok(())
     }
-    pub(crate) fn lease<H: SnapshotCodec>(&mut self, l: &Lease<H>) -> Result<(), SnapshotError> {
+    #[inline(never)]
+    fn lease_head(&mut self, l: &LeaseHead) {
         self.u64(l.token.get());
         self.u64(l.granted_at);
         self.u64(l.expires_at);
         self.u32(l.depth);
-        self.id(&l.holder)
     }
-    /// Header, then `body`, then the checksum; returns the length written.
-    pub(crate) fn framed(
-        out: &mut [u8],
-        kind: u8,
-        body: impl FnOnce(&mut Writer<'_>) -> Result<(), SnapshotError>,
-    ) -> Result<usize, SnapshotError> {
-        let mut w = Writer::new(out);
-        w.bytes(&MAGIC);
-        w.u8(FORMAT_VERSION);
-        w.u8(kind);
-        body(&mut w)?;
-        let needed = w.pos + 4;
-        if needed > w.out.len() {
+    pub(crate) fn lease<H: SnapshotCodec>(&mut self, l: &Lease<H>) {
+        self.lease_head(&LeaseHead::of(l));
+        self.id(&l.holder);
+    }
+    /// The length of the whole snapshot, checksum included.
+    pub(crate) fn len(&self) -> usize {
+        self.pos + 4
+    }
+    /// Appends the checksum; returns the length written.
+    #[inline(never)]
+    pub(crate) fn finish(mut self) -> Result<usize, SnapshotError> {
+        if self.bad_id {
+            return Err(SnapshotError::BadId);
+        }
+        let needed = self.len();
+        if needed > self.out.len() {
             return Err(SnapshotError::BufferTooSmall { needed });
         }
-        let crc = crc32(&w.out[..w.pos]);
-        w.u32(crc);
+        let crc = crc32(&self.out[..self.pos]);
+        self.u32(crc);
         Ok(needed)
     }
 }
 
-/// Reads from a slice; every read is checked.
+/// Measures, allocates and writes a snapshot; `write` lays it out over the buffer it is given.
+#[cfg(feature = "alloc")]
+#[inline(never)]
+pub(crate) fn to_vec(
+    write: &dyn for<'o> Fn(&'o mut [u8]) -> Writer<'o>,
+) -> Result<alloc::vec::Vec<u8>, SnapshotError> {
+    let mut v = alloc::vec![0; write(&mut []).len()];
+    write(&mut v).finish()?;
+    Ok(v)
+}
+
+/// Reads from a slice; every read is checked. The first error, in byte order, is recorded and
+/// later reads yield zeros, so reading goes on without a branch per field and the caller asks
+/// once, at [`Reader::finish`].
 pub(crate) struct Reader<'a> {
     b: &'a [u8],
     pos: usize,
+    err: Option<SnapshotError>,
 }
 
 impl<'a> Reader<'a> {
-    pub(crate) fn take(&mut self, n: usize) -> Result<&'a [u8], SnapshotError> {
-        let end = self.pos.checked_add(n).filter(|&e| e <= self.b.len());
-        match end {
-            Some(end) => {
-                let s = &self.b[self.pos..end];
-                self.pos = end;
-                Ok(s)
-            }
-            None => Err(SnapshotError::Truncated {
-                needed: self.pos.saturating_add(n),
-                got: self.b.len(),
-            }),
+    fn new(b: &'a [u8]) -> Reader<'a> {
+        Reader {
+            b,
+            pos: 0,
+            err: None,
         }
     }
-    pub(crate) fn u8(&mut self) -> Result<u8, SnapshotError> {
-        Ok(self.take(1)?[0])
+    /// Records `e` unless an earlier error was recorded.
+    #[inline(never)]
+    fn fail(&mut self, e: SnapshotError) {
+        if self.err.is_none() {
+            self.err = Some(e);
+        }
     }
-    pub(crate) fn u16(&mut self) -> Result<u16, SnapshotError> {
-        Ok(u16::from_be_bytes(
-            self.take(2)?
-                .try_into()
-                .map_err(|_| SnapshotError::BadMagic)?,
-        ))
+    fn check(&mut self, r: Result<(), SnapshotError>) {
+        if let Err(e) = r {
+            self.fail(e);
+        }
     }
-    pub(crate) fn u32(&mut self) -> Result<u32, SnapshotError> {
-        Ok(u32::from_be_bytes(
-            self.take(4)?
-                .try_into()
-                .map_err(|_| SnapshotError::BadMagic)?,
-        ))
+    fn take(&mut self, n: usize) -> &'a [u8] {
+        let rest = self.b.get(self.pos..).unwrap_or_default();
+        match rest.get(..n) {
+            Some(s) => {
+                self.pos += n;
+                s
+            }
+            None => {
+                self.fail(SnapshotError::Truncated {
+                    needed: self.pos.saturating_add(n),
+                    got: self.b.len(),
+                });
+                &[]
+            }
+        }
     }
-    pub(crate) fn u64(&mut self) -> Result<u64, SnapshotError> {
-        Ok(u64::from_be_bytes(
-            self.take(8)?
-                .try_into()
-                .map_err(|_| SnapshotError::BadMagic)?,
-        ))
+    /// A big-endian unsigned integer of `n` (at most 8) bytes.
+    #[inline(never)]
+    fn uint(&mut self, n: usize) -> u64 {
+        let mut v = 0;
+        for &b in self.take(n) {
+            v = v << 8 | u64::from(b);
+        }
+        v
     }
-    pub(crate) fn id<T: SnapshotCodec>(&mut self) -> Result<T, SnapshotError> {
-        let len = usize::from(self.u16()?);
+    fn u8(&mut self) -> u8 {
+        self.uint(1) as u8
+    }
+    fn u32(&mut self) -> u32 {
+        self.uint(4) as u32
+    }
+    fn u64(&mut self) -> u64 {
+        self.uint(8)
+    }
+    /// The bytes of a holder id or lock name.
+    fn id_bytes(&mut self) -> &'a [u8] {
+        let len = self.uint(2) as usize;
         if len > MAX_ID_LEN {
-            return Err(SnapshotError::BadId);
+            self.fail(SnapshotError::BadId);
+            return &[];
         }
-        T::decode_from(self.take(len)?).ok_or(SnapshotError::BadId)
+        self.take(len)
     }
-    pub(crate) fn lease<H: SnapshotCodec>(&mut self) -> Result<Lease<H>, SnapshotError> {
-        let token = Token::new(self.u64()?).ok_or(SnapshotError::Invalid("lease.token"))?;
-        let granted_at = self.u64()?;
-        let expires_at = self.u64()?;
-        let depth = self.u32()?;
-        let holder = self.id()?;
-        Ok(Lease {
-            holder,
-            token,
-            granted_at,
-            expires_at,
-            depth,
-        })
-    }
-    pub(crate) fn next_token(&mut self, flags: u8) -> Result<Option<Token>, SnapshotError> {
-        let raw = self.u64()?;
-        if flags & FLAG_EXHAUSTED != 0 {
-            if raw != 0 {
-                return Err(SnapshotError::Invalid("next_token"));
-            }
-            Ok(None)
-        } else {
-            Token::new(raw)
-                .map(Some)
-                .ok_or(SnapshotError::Invalid("next_token"))
+    /// A lease, its holder still as bytes.
+    fn lease(&mut self) -> RawLease<'a> {
+        let token = Token::new(self.u64()).unwrap_or_else(|| {
+            self.fail(SnapshotError::Invalid("lease.token"));
+            Token::MIN
+        });
+        RawLease {
+            head: LeaseHead {
+                token,
+                granted_at: self.u64(),
+                expires_at: self.u64(),
+                depth: self.u32(),
+            },
+            holder: self.id_bytes(),
         }
+    }
+    fn next_token(&mut self, flags: u8) -> Option<Token> {
+        let raw = self.u64();
+        if (flags & FLAG_EXHAUSTED != 0) != (raw == 0) {
+            self.fail(SnapshotError::Invalid("next_token"));
+        }
+        Token::new(raw)
     }
     /// Checks magic, version, kind and checksum; returns a reader over the body.
-    pub(crate) fn open(bytes: &'a [u8], kind: u8) -> Result<Reader<'a>, SnapshotError> {
-        let mut head = Reader { b: bytes, pos: 0 };
-        if head.take(4)? != MAGIC {
-            return Err(SnapshotError::BadMagic);
+    fn open(bytes: &'a [u8], kind: u8) -> Reader<'a> {
+        let mut r = Reader::new(bytes);
+        if r.take(4) != MAGIC {
+            r.fail(SnapshotError::BadMagic);
         }
-        let version = head.u8()?;
+        let version = r.u8();
         if version != FORMAT_VERSION {
-            return Err(SnapshotError::UnsupportedVersion(version));
+            r.fail(SnapshotError::UnsupportedVersion(version));
         }
-        let got_kind = head.u8()?;
-        if bytes.len() < head.pos + 4 {
-            return Err(SnapshotError::Truncated {
-                needed: head.pos + 4,
+        let got_kind = r.u8();
+        match bytes.len().checked_sub(4).filter(|&n| n >= r.pos) {
+            Some(n) => {
+                let (data, crc) = bytes.split_at(n);
+                if u64::from(crc32(data)) != Reader::new(crc).uint(4) {
+                    r.fail(SnapshotError::Checksum);
+                }
+                if got_kind != kind {
+                    r.fail(SnapshotError::WrongKind(got_kind));
+                }
+                r.b = data;
+            }
+            None => r.fail(SnapshotError::Truncated {
+                needed: r.pos + 4,
                 got: bytes.len(),
-            });
+            }),
         }
-        let (data, crc) = bytes.split_at(bytes.len() - 4);
-        let crc = u32::from_be_bytes(crc.try_into().map_err(|_| SnapshotError::Checksum)?);
-        if crc32(data) != crc {
-            return Err(SnapshotError::Checksum);
-        }
-        if got_kind != kind {
-            return Err(SnapshotError::WrongKind(got_kind));
-        }
-        Ok(Reader {
-            b: data,
-            pos: head.pos,
-        })
+        r
     }
-    pub(crate) fn finish(&self) -> Result<(), SnapshotError> {
+    fn finish(&self) -> Result<(), SnapshotError> {
+        if let Some(e) = self.err {
+            return Err(e);
+        }
         match self.b.len() - self.pos {
             0 => Ok(()),
             n => Err(SnapshotError::TrailingBytes(n)),
@@ -388,43 +455,161 @@ impl<'a> Reader<'a> {
     }
 }
 
-pub(crate) fn flags(next: Option<Token>, has_lease: bool) -> u8 {
-    (if next.is_none() { FLAG_EXHAUSTED } else { 0 }) | (if has_lease { FLAG_LEASE } else { 0 })
+/// A lease apart from its holder: what the consistency checks look at.
+pub(crate) struct LeaseHead {
+    token: Token,
+    granted_at: u64,
+    expires_at: u64,
+    depth: u32,
 }
 
-pub(crate) fn has_lease(flags: u8) -> bool {
-    flags & FLAG_LEASE != 0
+impl LeaseHead {
+    pub(crate) fn of<H>(l: &Lease<H>) -> LeaseHead {
+        LeaseHead {
+            token: l.token,
+            granted_at: l.granted_at,
+            expires_at: l.expires_at,
+            depth: l.depth,
+        }
+    }
 }
 
-/// Checks the token bookkeeping of a snapshot: nothing issued above the reservation.
-pub(crate) fn check_tokens<'l, H: 'l>(
-    next: Option<Token>,
-    reserved_through: u64,
-    leases: impl IntoIterator<Item = (Option<&'l Lease<H>>, u64)>,
-    latest_now: u64,
-) -> Result<(), SnapshotError> {
-    if let Some(next) = next {
-        if next.get() - 1 > reserved_through {
-            return Err(SnapshotError::Invalid("next_token"));
-        }
-    } else if reserved_through != u64::MAX {
-        return Err(SnapshotError::Invalid("reserved_through"));
+/// A decoded lease whose holder is still bytes.
+pub(crate) struct RawLease<'a> {
+    head: LeaseHead,
+    holder: &'a [u8],
+}
+
+impl RawLease<'_> {
+    pub(crate) fn decode<H: SnapshotCodec>(self) -> Result<Lease<H>, SnapshotError> {
+        let h = self.head;
+        Ok(Lease {
+            holder: decode_id(self.holder)?,
+            token: h.token,
+            granted_at: h.granted_at,
+            expires_at: h.expires_at,
+            depth: h.depth,
+        })
     }
-    for (lease, free_at) in leases {
-        let _ = free_at;
-        if let Some(l) = lease {
-            if l.token.get() > reserved_through || next.is_some_and(|n| l.token >= n) {
-                return Err(SnapshotError::Invalid("lease.token"));
-            }
-            if l.depth == 0 {
-                return Err(SnapshotError::Invalid("lease.depth"));
-            }
-            if l.expires_at < l.granted_at || l.granted_at > latest_now {
-                return Err(SnapshotError::Invalid("lease.expires_at"));
-            }
+}
+
+pub(crate) fn decode_id<T: SnapshotCodec>(bytes: &[u8]) -> Result<T, SnapshotError> {
+    T::decode_from(bytes).ok_or(SnapshotError::BadId)
+}
+
+/// The token bookkeeping both kinds of snapshot carry, and its consistency checks.
+pub(crate) struct Tokens {
+    pub(crate) next_token: Option<Token>,
+    pub(crate) reserved_through: u64,
+    pub(crate) latest_now: u64,
+    pub(crate) clamps: u64,
+}
+
+impl Tokens {
+    /// The field that is wrong, if the sequence is inconsistent: nothing issued above the
+    /// reservation.
+    #[inline(never)]
+    pub(crate) fn fault(&self) -> Option<&'static str> {
+        match self.next_token {
+            Some(next) if next.get() - 1 > self.reserved_through => Some("next_token"),
+            None if self.reserved_through != u64::MAX => Some("reserved_through"),
+            _ => None,
         }
     }
-    Ok(())
+
+    /// The field that is wrong, if `l` cannot have been granted by this sequence.
+    #[inline(never)]
+    pub(crate) fn lease_fault(&self, l: &LeaseHead) -> Option<&'static str> {
+        if l.token.get() > self.reserved_through || self.next_token.is_some_and(|n| l.token >= n) {
+            Some("lease.token")
+        } else if l.depth == 0 {
+            Some("lease.depth")
+        } else if l.expires_at < l.granted_at || l.granted_at > self.latest_now {
+            Some("lease.expires_at")
+        } else {
+            None
+        }
+    }
+}
+
+pub(crate) fn invalid(fault: Option<&'static str>) -> Result<(), SnapshotError> {
+    match fault {
+        Some(field) => Err(SnapshotError::Invalid(field)),
+        None => Ok(()),
+    }
+}
+
+/// Receives what [`scan`] reads, lock by lock, to build the snapshot of one holder type.
+pub(crate) trait Sink<'a> {
+    /// A lock's name (tables only), before the rest of the lock is read.
+    fn name(&mut self, _name: &'a [u8]) -> Result<(), SnapshotError> {
+        Ok(())
+    }
+    /// The rest of a lock (the authority's one lock has no name).
+    fn lock(&mut self, free_at: u64, lease: Option<RawLease<'a>>) -> Result<(), SnapshotError>;
+}
+
+/// Reads and checks a binary snapshot of either kind, handing each lock to `sink`.
+///
+/// Reading errors come first, in byte order; the consistency checks run afterwards, in the
+/// order of [`Tokens::fault`] and then each lease.
+#[inline(never)]
+pub(crate) fn scan<'a>(
+    bytes: &'a [u8],
+    kind: u8,
+    sink: &mut dyn Sink<'a>,
+) -> Result<Tokens, SnapshotError> {
+    let table = kind != KIND_AUTHORITY;
+    let mut r = Reader::open(bytes, kind);
+    let flags = r.u8();
+    let known = if table {
+        FLAG_EXHAUSTED
+    } else {
+        FLAG_EXHAUSTED | FLAG_LEASE
+    };
+    if flags & !known != 0 {
+        r.fail(SnapshotError::Invalid("flags"));
+    }
+    let next_token = r.next_token(flags);
+    let reserved_through = r.u64();
+    let free_at = if table { 0 } else { r.u64() };
+    let tokens = Tokens {
+        next_token,
+        reserved_through,
+        latest_now: r.u64(),
+        clamps: r.u64(),
+    };
+    let count = if table { r.u32() } else { 1 };
+    let mut fault = tokens.fault();
+    for _ in 0..count {
+        if r.err.is_some() {
+            break;
+        }
+        let (flags, free_at) = if table {
+            let name = r.id_bytes();
+            r.check(sink.name(name));
+            let lflags = r.u8();
+            if lflags & !FLAG_LEASE != 0 {
+                r.fail(SnapshotError::Invalid("locks.flags"));
+            }
+            (lflags, r.u64())
+        } else {
+            (flags, free_at)
+        };
+        let lease = if flags & FLAG_LEASE != 0 {
+            let l = r.lease();
+            if fault.is_none() {
+                fault = tokens.lease_fault(&l.head);
+            }
+            Some(l)
+        } else {
+            None
+        };
+        r.check(sink.lock(free_at, lease));
+    }
+    r.finish()?;
+    invalid(fault)?;
+    Ok(tokens)
 }
 
 /// An authority's whole state, as plain data.
@@ -446,80 +631,82 @@ pub struct AuthoritySnapshot<H> {
 }
 
 impl<H: SnapshotCodec> AuthoritySnapshot<H> {
+    fn write<'o>(&self, out: &'o mut [u8]) -> Writer<'o> {
+        let mut w = Writer::start(
+            out,
+            KIND_AUTHORITY,
+            self.next_token,
+            self.lease.is_some(),
+            self.reserved_through,
+        );
+        w.u64(self.free_at);
+        w.u64(self.latest_now);
+        w.u64(self.clamps);
+        if let Some(l) = &self.lease {
+            w.lease(l);
+        }
+        w
+    }
+
     /// Encodes into `out`; returns the length written.
     pub fn encode(&self, out: &mut [u8]) -> Result<usize, SnapshotError> {
-        Writer::framed(out, KIND_AUTHORITY, |w| {
-            w.u8(flags(self.next_token, self.lease.is_some()));
-            w.u64(self.next_token.map_or(0, Token::get));
-            w.u64(self.reserved_through);
-            w.u64(self.free_at);
-            w.u64(self.latest_now);
-            w.u64(self.clamps);
-            if let Some(l) = &self.lease {
-                w.lease(l)?;
-            }
-            Ok(())
-        })
+        self.write(out).finish()
     }
 
     /// The encoded length.
     pub fn encoded_len(&self) -> usize {
-        let lease = self
-            .lease
-            .as_ref()
-            .map_or(0, |l| 8 * 3 + 4 + 2 + l.holder.encoded_len());
-        6 + 1 + 8 * 5 + lease + 4
+        self.write(&mut []).len()
     }
 
     /// Encodes into a new vector.
     #[cfg(feature = "alloc")]
     pub fn to_bytes(&self) -> Result<alloc::vec::Vec<u8>, SnapshotError> {
-        let mut v = alloc::vec![0; self.encoded_len()];
-        let n = self.encode(&mut v)?;
-        v.truncate(n);
-        Ok(v)
+        to_vec(&|out| self.write(out))
     }
 
     /// Decodes and checks a binary snapshot.
     pub fn decode(bytes: &[u8]) -> Result<AuthoritySnapshot<H>, SnapshotError> {
-        let mut r = Reader::open(bytes, KIND_AUTHORITY)?;
-        let flags = r.u8()?;
-        if flags & !(FLAG_EXHAUSTED | FLAG_LEASE) != 0 {
-            return Err(SnapshotError::Invalid("flags"));
+        struct One<H>(Option<Lease<H>>, u64);
+        impl<'a, H: SnapshotCodec> Sink<'a> for One<H> {
+            fn lock(
+                &mut self,
+                free_at: u64,
+                lease: Option<RawLease<'a>>,
+            ) -> Result<(), SnapshotError> {
+                self.1 = free_at;
+                if let Some(l) = lease {
+                    self.0 = Some(l.decode()?);
+                }
+                Ok(())
+            }
         }
-        let next_token = r.next_token(flags)?;
-        let reserved_through = r.u64()?;
-        let free_at = r.u64()?;
-        let latest_now = r.u64()?;
-        let clamps = r.u64()?;
-        let lease = if has_lease(flags) {
-            Some(r.lease()?)
-        } else {
-            None
-        };
-        r.finish()?;
-        let snap = AuthoritySnapshot {
-            next_token,
-            reserved_through,
-            lease,
-            free_at,
-            latest_now,
-            clamps,
-        };
-        snap.validate()?;
-        Ok(snap)
+        let mut one = One(None, 0);
+        let t = scan(bytes, KIND_AUTHORITY, &mut one)?;
+        Ok(AuthoritySnapshot {
+            next_token: t.next_token,
+            reserved_through: t.reserved_through,
+            lease: one.0,
+            free_at: one.1,
+            latest_now: t.latest_now,
+            clamps: t.clamps,
+        })
     }
 }
 
 impl<H> AuthoritySnapshot<H> {
     /// Checks the snapshot's fields agree with each other.
     pub fn validate(&self) -> Result<(), SnapshotError> {
-        check_tokens(
-            self.next_token,
-            self.reserved_through,
-            [(self.lease.as_ref(), self.free_at)],
-            self.latest_now,
-        )
+        let t = Tokens {
+            next_token: self.next_token,
+            reserved_through: self.reserved_through,
+            latest_now: self.latest_now,
+            clamps: self.clamps,
+        };
+        invalid(t.fault().or_else(|| {
+            self.lease
+                .as_ref()
+                .and_then(|l| t.lease_fault(&LeaseHead::of(l)))
+        }))
     }
 }
 

@@ -18,7 +18,8 @@ use crate::authority::{
     TokenSequence,
 };
 use crate::snapshot::{
-    KIND_TABLE, Reader, SnapshotCodec, SnapshotError, Writer, check_tokens, flags, has_lease,
+    FLAG_LEASE, KIND_TABLE, LeaseHead, RawLease, Sink, SnapshotCodec, SnapshotError, Tokens,
+    Writer, decode_id, invalid, scan, to_vec,
 };
 use crate::time::Timeline;
 use crate::token::Token;
@@ -210,20 +211,20 @@ impl<K: Ord + Clone, H: Clone + Eq> LockTable<K, H> {
 
     /// The whole state, as plain data.
     pub fn snapshot(&self) -> TableSnapshot<K, H> {
+        let mut locks = Vec::new();
+        for (name, slot) in &self.locks {
+            locks.push(LockState {
+                name: name.clone(),
+                lease: slot.lease.clone(),
+                free_at: slot.free_at,
+            });
+        }
         TableSnapshot {
             next_token: self.seq.next,
             reserved_through: self.seq.reserved_through,
             latest_now: self.time.latest(),
             clamps: self.time.clamps(),
-            locks: self
-                .locks
-                .iter()
-                .map(|(name, slot)| LockState {
-                    name: name.clone(),
-                    lease: slot.lease.clone(),
-                    free_at: slot.free_at,
-                })
-                .collect(),
+            locks,
         }
     }
 
@@ -238,7 +239,7 @@ impl<K: Ord + Clone, H: Clone + Eq> LockTable<K, H> {
         let mut table = LockTable {
             cfg,
             seq,
-            locks: Vec::with_capacity(snapshot.locks.len()),
+            locks: Vec::new(),
             time: Timeline::resume(snapshot.latest_now, snapshot.clamps),
         };
         // Snapshots list locks in order, so each goes at the end; any order is accepted.
@@ -287,105 +288,105 @@ pub struct TableSnapshot<K, H> {
 impl<K, H> TableSnapshot<K, H> {
     /// Checks the snapshot's fields agree with each other.
     pub fn validate(&self) -> Result<(), SnapshotError> {
-        check_tokens(
-            self.next_token,
-            self.reserved_through,
-            self.locks.iter().map(|l| (l.lease.as_ref(), l.free_at)),
-            self.latest_now,
-        )
+        let t = Tokens {
+            next_token: self.next_token,
+            reserved_through: self.reserved_through,
+            latest_now: self.latest_now,
+            clamps: self.clamps,
+        };
+        let mut fault = t.fault();
+        for l in &self.locks {
+            if let (None, Some(lease)) = (fault, &l.lease) {
+                fault = t.lease_fault(&LeaseHead::of(lease));
+            }
+        }
+        invalid(fault)
     }
 }
 
 impl<K: SnapshotCodec, H: SnapshotCodec> TableSnapshot<K, H> {
+    fn write<'o>(&self, out: &'o mut [u8]) -> Writer<'o> {
+        let mut w = Writer::start(
+            out,
+            KIND_TABLE,
+            self.next_token,
+            false,
+            self.reserved_through,
+        );
+        w.u64(self.latest_now);
+        w.u64(self.clamps);
+        w.u32(self.locks.len() as u32);
+        for l in &self.locks {
+            w.id(&l.name);
+            w.u8(if l.lease.is_some() { FLAG_LEASE } else { 0 });
+            w.u64(l.free_at);
+            if let Some(lease) = &l.lease {
+                w.lease(lease);
+            }
+        }
+        w
+    }
+
     /// Encodes into `out`; returns the length written.
     pub fn encode(&self, out: &mut [u8]) -> Result<usize, SnapshotError> {
-        let count = u32::try_from(self.locks.len()).map_err(|_| SnapshotError::Invalid("locks"))?;
-        Writer::framed(out, KIND_TABLE, |w| {
-            w.u8(flags(self.next_token, false));
-            w.u64(self.next_token.map_or(0, Token::get));
-            w.u64(self.reserved_through);
-            w.u64(self.latest_now);
-            w.u64(self.clamps);
-            w.u32(count);
-            for l in &self.locks {
-                w.id(&l.name)?;
-                w.u8(flags(Some(Token::MIN), l.lease.is_some()));
-                w.u64(l.free_at);
-                if let Some(lease) = &l.lease {
-                    w.lease(lease)?;
-                }
-            }
-            Ok(())
-        })
+        u32::try_from(self.locks.len()).map_err(|_| SnapshotError::Invalid("locks"))?;
+        self.write(out).finish()
     }
 
     /// The encoded length.
     pub fn encoded_len(&self) -> usize {
-        let locks: usize = self
-            .locks
-            .iter()
-            .map(|l| {
-                2 + l.name.encoded_len()
-                    + 1
-                    + 8
-                    + l.lease
-                        .as_ref()
-                        .map_or(0, |x| 8 * 3 + 4 + 2 + x.holder.encoded_len())
-            })
-            .sum();
-        6 + 1 + 8 * 4 + 4 + locks + 4
+        self.write(&mut []).len()
     }
 
     /// Encodes into a new vector.
     pub fn to_bytes(&self) -> Result<Vec<u8>, SnapshotError> {
-        let mut v = alloc::vec![0; self.encoded_len()];
-        let n = self.encode(&mut v)?;
-        v.truncate(n);
-        Ok(v)
+        u32::try_from(self.locks.len()).map_err(|_| SnapshotError::Invalid("locks"))?;
+        to_vec(&|out| self.write(out))
     }
 
     /// Decodes and checks a binary snapshot.
     pub fn decode(bytes: &[u8]) -> Result<TableSnapshot<K, H>, SnapshotError> {
-        let mut r = Reader::open(bytes, KIND_TABLE)?;
-        let flags = r.u8()?;
-        if flags & !1 != 0 {
-            return Err(SnapshotError::Invalid("flags"));
+        struct Many<K, H> {
+            name: Option<K>,
+            locks: Vec<LockState<K, H>>,
         }
-        let next_token = r.next_token(flags)?;
-        let reserved_through = r.u64()?;
-        let latest_now = r.u64()?;
-        let clamps = r.u64()?;
-        let count = r.u32()?;
-        // Never trust a count to size an allocation: each lock takes at least 11 bytes.
-        let mut locks = Vec::with_capacity((count as usize).min(bytes.len() / 11));
-        for _ in 0..count {
-            let name = r.id()?;
-            let lflags = r.u8()?;
-            if lflags & !2 != 0 {
-                return Err(SnapshotError::Invalid("locks.flags"));
+        impl<'a, K: SnapshotCodec, H: SnapshotCodec> Sink<'a> for Many<K, H> {
+            fn name(&mut self, name: &'a [u8]) -> Result<(), SnapshotError> {
+                self.name = Some(decode_id(name)?);
+                Ok(())
             }
-            let free_at = r.u64()?;
-            let lease = if has_lease(lflags) {
-                Some(r.lease()?)
-            } else {
-                None
-            };
-            locks.push(LockState {
-                name,
-                lease,
-                free_at,
-            });
+            fn lock(
+                &mut self,
+                free_at: u64,
+                lease: Option<RawLease<'a>>,
+            ) -> Result<(), SnapshotError> {
+                let lease = match lease {
+                    Some(l) => Some(l.decode()?),
+                    None => None,
+                };
+                if let Some(name) = self.name.take() {
+                    self.locks.push(LockState {
+                        name,
+                        lease,
+                        free_at,
+                    });
+                }
+                Ok(())
+            }
         }
-        r.finish()?;
-        let snap = TableSnapshot {
-            next_token,
-            reserved_through,
-            latest_now,
-            clamps,
-            locks,
+        // The locks vector grows as locks are read: a count is never trusted to size it.
+        let mut many = Many {
+            name: None,
+            locks: Vec::new(),
         };
-        snap.validate()?;
-        Ok(snap)
+        let t = scan(bytes, KIND_TABLE, &mut many)?;
+        Ok(TableSnapshot {
+            next_token: t.next_token,
+            reserved_through: t.reserved_through,
+            latest_now: t.latest_now,
+            clamps: t.clamps,
+            locks: many.locks,
+        })
     }
 }
 
