@@ -229,9 +229,9 @@ impl TokenSigner {
         let len = u16::try_from(lock.len()).map_err(|_| SignatureError::LockNameTooLong)?;
         let mut m: Sha256 = self.keyed.start();
         m.update(DOMAIN);
-        m.update(&len.to_be_bytes());
+        m.update_be(len.into(), 2);
         m.update(lock);
-        m.update(&token.to_be_bytes());
+        m.update_be(token.get(), 8);
         Ok(self.keyed.finish(m))
     }
 
@@ -314,6 +314,27 @@ mod tests {
         assert_eq!(header.len(), 3 + 64);
         let again = s.sign(b"orders", t(34)).unwrap();
         assert_eq!(SignedToken::from_header(header.as_bytes()), Ok(again));
+    }
+
+    #[test]
+    fn mac_is_hmac_sha256_of_the_documented_input() {
+        use hmac::{Hmac, Mac};
+        let long_key = [0x5a; 100];
+        let long_lock = std::vec![b'l'; 300];
+        for key in [KEY, &long_key[..], &KEY[..MIN_KEY_LEN]] {
+            let s = TokenSigner::new(key).unwrap();
+            for lock in [&b""[..], b"orders", &long_lock] {
+                for v in [1, 34, u64::MAX] {
+                    let mut m = <Hmac<sha2::Sha256> as Mac>::new_from_slice(key).unwrap();
+                    m.update(b"fencepost/token/v1\0");
+                    m.update(&(lock.len() as u16).to_be_bytes());
+                    m.update(lock);
+                    m.update(&v.to_be_bytes());
+                    let want: [u8; MAC_LEN] = m.finalize().into_bytes().into();
+                    assert_eq!(s.sign(lock, t(v)).unwrap().mac, want);
+                }
+            }
+        }
     }
 
     #[test]

@@ -30,7 +30,12 @@ fn compress(state: &mut [u32; 8], block: &[u8; BLOCK]) {
     let mut w = [0u32; 64];
     for i in 0..64 {
         w[i] = if i < 16 {
-            u32::from_be_bytes([block[4 * i], block[4 * i + 1], block[4 * i + 2], block[4 * i + 3]])
+            u32::from_be_bytes([
+                block[4 * i],
+                block[4 * i + 1],
+                block[4 * i + 2],
+                block[4 * i + 3],
+            ])
         } else {
             let (a, b) = (w[i - 15], w[i - 2]);
             let s0 = a.rotate_right(7) ^ a.rotate_right(18) ^ (a >> 3);
@@ -85,6 +90,7 @@ impl Sha256 {
         }
     }
 
+    #[inline(never)]
     fn push(&mut self, byte: u8) {
         let at = (self.len % BLOCK as u64) as usize;
         self.block[at] = byte;
@@ -95,20 +101,33 @@ impl Sha256 {
     }
 
     /// Absorbs `data`.
+    #[inline(never)]
     pub(crate) fn update(&mut self, data: &[u8]) {
         for &b in data {
             self.push(b);
         }
     }
 
+    /// Absorbs the low `n` bytes of `value`, most significant first (`n` at most 8).
+    #[inline(never)]
+    pub(crate) fn update_be(&mut self, value: u64, n: u32) {
+        for i in (0..n).rev() {
+            self.push((value >> (8 * i)) as u8);
+        }
+    }
+
     /// Pads, and returns the digest.
     pub(crate) fn finish(mut self) -> [u8; DIGEST_LEN] {
         let bits = self.len.wrapping_mul(8);
-        self.push(0x80);
-        while self.len % BLOCK as u64 != 56 {
-            self.push(0);
+        let mut byte = 0x80;
+        loop {
+            self.push(byte);
+            byte = 0;
+            if self.len % BLOCK as u64 == 56 {
+                break;
+            }
         }
-        self.update(&bits.to_be_bytes());
+        self.update_be(bits, 8);
         let mut out = [0; DIGEST_LEN];
         for (i, o) in out.iter_mut().enumerate() {
             *o = (self.state[i / 4] >> (24 - 8 * (i % 4))) as u8;
@@ -121,52 +140,44 @@ impl Sha256 {
 /// costs only the compressions of its message and of the outer hash.
 #[derive(Clone)]
 pub(crate) struct HmacKey {
-    inner: [u32; 8],
-    outer: [u32; 8],
+    /// The chaining values after `key ^ ipad` and after `key ^ opad`.
+    pads: [[u32; 8]; 2],
 }
 
 impl HmacKey {
     /// Prepares `key`; a key longer than a block is hashed first (RFC 2104).
     pub(crate) fn new(key: &[u8]) -> HmacKey {
-        let mut k = [0u8; BLOCK];
-        if key.len() > BLOCK {
+        let digest;
+        let key = if key.len() > BLOCK {
             let mut h = Sha256::new();
             h.update(key);
-            for (d, s) in k.iter_mut().zip(h.finish()) {
-                *d = s;
-            }
+            digest = h.finish();
+            &digest[..]
         } else {
-            for (d, s) in k.iter_mut().zip(key) {
-                *d = *s;
+            key
+        };
+        let mut pads = [IV; 2];
+        for (state, mask) in pads.iter_mut().zip([0x36, 0x5c]) {
+            let mut block = [mask; BLOCK];
+            for (d, s) in block.iter_mut().zip(key) {
+                *d ^= s;
             }
+            compress(state, &block);
         }
-        HmacKey {
-            inner: pad(&mut k, 0x36),
-            outer: pad(&mut k, 0x36 ^ 0x5c),
-        }
+        HmacKey { pads }
     }
 
     /// The inner hash, ready for the message.
     pub(crate) fn start(&self) -> Sha256 {
-        Sha256::resume(self.inner, BLOCK as u64)
+        Sha256::resume(self.pads[0], BLOCK as u64)
     }
 
     /// Finishes the inner hash `inner` (begun with [`HmacKey::start`]) and returns the MAC.
     pub(crate) fn finish(&self, inner: Sha256) -> [u8; DIGEST_LEN] {
-        let mut outer = Sha256::resume(self.outer, BLOCK as u64);
+        let mut outer = Sha256::resume(self.pads[1], BLOCK as u64);
         outer.update(&inner.finish());
         outer.finish()
     }
-}
-
-/// XORs `k` with `mask` in place and returns the chaining value after hashing it as a first block.
-fn pad(k: &mut [u8; BLOCK], mask: u8) -> [u32; 8] {
-    for b in k.iter_mut() {
-        *b ^= mask;
-    }
-    let mut state = IV;
-    compress(&mut state, k);
-    state
 }
 
 /// Whether two MACs are equal, looking at every byte whatever the contents.
