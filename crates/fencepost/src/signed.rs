@@ -11,11 +11,11 @@
 //! Encodings: 40 bytes (token big-endian, then the 32-byte MAC), or the `Fencing-Token` header
 //! value `<decimal token>.<64 lowercase hex digits>`, e.g. `34.9c1f…`.
 
+mod sha256;
+
 use core::fmt;
 
-use hmac::{Hmac, Mac};
-use sha2::Sha256;
-
+use self::sha256::{HmacKey, Sha256};
 use crate::guard::{Admission, Guard};
 use crate::token::{MAX_DECIMAL_LEN, ParseTokenError, Token, parse_decimal_bytes};
 
@@ -211,7 +211,7 @@ impl core::error::Error for SignatureError {}
 /// Signs and verifies tokens with one secret key. Both the authority and the resource hold it.
 #[derive(Clone)]
 pub struct TokenSigner {
-    keyed: Hmac<Sha256>,
+    keyed: HmacKey,
 }
 
 impl fmt::Debug for TokenSigner {
@@ -226,35 +226,34 @@ impl TokenSigner {
         if key.len() < MIN_KEY_LEN {
             return Err(SignatureError::KeyTooShort { len: key.len() });
         }
-        let keyed = <Hmac<Sha256> as Mac>::new_from_slice(key)
-            .map_err(|_| SignatureError::KeyTooShort { len: key.len() })?;
-        Ok(TokenSigner { keyed })
+        Ok(TokenSigner {
+            keyed: HmacKey::new(key),
+        })
     }
 
-    fn mac(&self, lock: &[u8], token: Token) -> Result<Hmac<Sha256>, SignatureError> {
+    fn mac(&self, lock: &[u8], token: Token) -> Result<[u8; MAC_LEN], SignatureError> {
         let len = u16::try_from(lock.len()).map_err(|_| SignatureError::LockNameTooLong)?;
-        let mut m = self.keyed.clone();
+        let mut m: Sha256 = self.keyed.start();
         m.update(DOMAIN);
-        m.update(&len.to_be_bytes());
+        m.update_be(len.into(), 2);
         m.update(lock);
-        m.update(&token.to_be_bytes());
-        Ok(m)
+        m.update_be(token.get(), 8);
+        Ok(self.keyed.finish(m))
     }
 
     /// Signs `token` for the lock named `lock`.
     pub fn sign(&self, lock: &[u8], token: Token) -> Result<SignedToken, SignatureError> {
-        let mac = self.mac(lock, token)?.finalize().into_bytes();
-        let mut out = [0; MAC_LEN];
-        out.copy_from_slice(&mac);
-        Ok(SignedToken { token, mac: out })
+        let mac = self.mac(lock, token)?;
+        Ok(SignedToken { token, mac })
     }
 
     /// Verifies a signed token for `lock` in constant time; returns the token if genuine.
     pub fn verify(&self, lock: &[u8], signed: &SignedToken) -> Result<Token, SignatureError> {
-        self.mac(lock, signed.token)?
-            .verify_slice(&signed.mac)
-            .map(|()| signed.token)
-            .map_err(|_| SignatureError::Forged)
+        if sha256::ct_eq(&self.mac(lock, signed.token)?, &signed.mac) {
+            Ok(signed.token)
+        } else {
+            Err(SignatureError::Forged)
+        }
     }
 }
 
@@ -335,6 +334,27 @@ mod tests {
             assert_eq!(&bytes[..n], header.as_bytes());
             assert_eq!(n, v.to_string().len() + 1 + 64);
             assert!(header.starts_with(&alloc::format!("{v}.")));
+        }
+    }
+
+    #[test]
+    fn mac_is_hmac_sha256_of_the_documented_input() {
+        use hmac::{Hmac, Mac};
+        let long_key = [0x5a; 100];
+        let long_lock = std::vec![b'l'; 300];
+        for key in [KEY, &long_key[..], &KEY[..MIN_KEY_LEN]] {
+            let s = TokenSigner::new(key).unwrap();
+            for lock in [&b""[..], b"orders", &long_lock] {
+                for v in [1, 34, u64::MAX] {
+                    let mut m = <Hmac<sha2::Sha256> as Mac>::new_from_slice(key).unwrap();
+                    m.update(b"fencepost/token/v1\0");
+                    m.update(&(lock.len() as u16).to_be_bytes());
+                    m.update(lock);
+                    m.update(&v.to_be_bytes());
+                    let want: [u8; MAC_LEN] = m.finalize().into_bytes().into();
+                    assert_eq!(s.sign(lock, t(v)).unwrap().mac, want);
+                }
+            }
         }
     }
 
