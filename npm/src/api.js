@@ -36,26 +36,51 @@ let W = null;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
+/** A view of the module's memory, made again once the memory grew (the old one is detached). */
+let mem = null;
+
+function memory() {
+  if (mem === null || mem.byteLength === 0) mem = new Uint8Array(W.memory.buffer);
+  return mem;
+}
+
+/** Writes `s` as UTF-8 at `at` (with `room` bytes there); returns its length. */
+function write(s, at, room) {
+  const m = memory();
+  const n = s.length;
+  let i = 0;
+  // Names are mostly ASCII: copy those directly, and let the encoder take the rest.
+  for (; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c > 0x7f) break;
+    m[at + i] = c;
+  }
+  if (i === n) return n;
+  return i + encoder.encodeInto(s.slice(i), m.subarray(at + i, at + room)).written;
+}
+
 /** The length in bytes of the second string of the last `put`. */
 let second = 0;
 
 /** Writes `a`, then `b`, into the input area; returns the length of `a` (that of `b` is `second`). */
 function put(a, b = "") {
   const room = 3 * (a.length + b.length);
-  const view = new Uint8Array(W.memory.buffer, W.input(room) >>> 0, room);
-  const n = encoder.encodeInto(a, view).written;
-  second = b === "" ? 0 : encoder.encodeInto(b, view.subarray(n)).written;
+  const at = W.input(room) >>> 0;
+  const n = write(a, at, room);
+  second = b === "" ? 0 : write(b, at + n, room - n);
   return n;
 }
 
 /** Writes `bytes` into the input area; returns their length. */
 function putBytes(bytes) {
-  new Uint8Array(W.memory.buffer, W.input(bytes.length) >>> 0, bytes.length).set(bytes);
+  const at = W.input(bytes.length) >>> 0;
+  memory().set(bytes, at);
   return bytes.length;
 }
 
 function textAt(at, n) {
-  return decoder.decode(new Uint8Array(W.memory.buffer, at >>> 0, n >>> 0));
+  at >>>= 0;
+  return decoder.decode(memory().subarray(at, at + (n >>> 0)));
 }
 
 /** The holder of the last result. */
@@ -70,7 +95,8 @@ function outName() {
 
 /** A copy of the first `n` bytes of the output area. */
 function outBytes(n) {
-  return new Uint8Array(W.memory.buffer, W.output() >>> 0, n >>> 0).slice();
+  const at = W.output() >>> 0;
+  return memory().slice(at, at + (n >>> 0));
 }
 
 // -------------------------------------------------------------------------------------------
