@@ -106,6 +106,35 @@ test("a lock table shares one token sequence across locks", () => {
   assert.deepEqual(back.acquire("x", "C", 251), { ok: true, token: 36n, expiresAt: 351 });
 });
 
+test("names of any script, up to 1024 bytes, come back exactly as given", () => {
+  const lock = "commandes-été-注文";
+  const holder = "worker-😀-Ω";
+  const long = "é".repeat(512); // 1024 bytes of UTF-8: the longest name
+  const table = new LockTable({ ttlMs: 100, lockDelayMs: 10 });
+  assert.deepEqual(table.acquire(lock, holder, 0), { ok: true, token: 1n, expiresAt: 100 });
+  assert.deepEqual(table.acquire(lock, "A", 1), { ok: false, reason: "held", holder, until: 100 });
+  assert.deepEqual(table.acquire(long, long, 2), { ok: true, token: 2n, expiresAt: 102 });
+  assert.deepEqual(table.acquire(long, "B", 3), { ok: false, reason: "held", holder: long, until: 102 });
+  // A name that is ASCII up to a point and not after it, and the same bytes in another order.
+  assert.deepEqual(table.acquire("abcé", "x", 4), { ok: true, token: 3n, expiresAt: 104 });
+  assert.deepEqual(table.acquire("éabc", "y", 4), { ok: true, token: 4n, expiresAt: 104 });
+  const back = LockTable.restore(table.snapshot(), { ttlMs: 100 });
+  assert.deepEqual(back.lease(lock, 5), { holder, token: 1n, grantedAt: 0, expiresAt: 100, depth: 1 });
+  assert.deepEqual(
+    back.expireAll(200).map((e) => [e.lock, e.holder]),
+    // In the order of their UTF-8 bytes.
+    [["abcé", "x"], [lock, holder], ["éabc", "y"], [long, long]],
+  );
+  const auth = new LeaseAuthority({ ttlMs: 100 });
+  auth.acquire(holder, 0);
+  assert.deepEqual(auth.acquire("A", 1), { ok: false, reason: "held", holder, until: 100 });
+  assert.deepEqual(LeaseAuthority.restore(auth.snapshot(), { ttlMs: 100 }).lease(2)?.holder, holder);
+  const signer = new TokenSigner(new TextEncoder().encode("a key of sixteen+ bytes"));
+  const header = signer.sign(lock, 7n);
+  assert.deepEqual(signer.verify(lock, header), { ok: true, token: 7n });
+  assert.deepEqual(signer.verify("commandes-ete-注文", header), { ok: false, reason: "forged" });
+});
+
 test("guards: check does not advance, equal is the same owner, 0n is invalid", () => {
   const g = new FenceGuard({ highest: 7n });
   assert.deepEqual(g.check(8n), { ok: true });
