@@ -10,7 +10,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use fencepost::{Authority, AuthoritySnapshot, Config, Guard, Lease, Token};
+use fencepost::{Authority, AuthoritySnapshot, Config, Guard, Lease, LockTable, Token};
 
 fn token(v: u64) -> Token {
     Token::new(v).expect("benchmarks use non-zero tokens")
@@ -120,6 +120,42 @@ fn acquire_release(c: &mut Criterion) {
     g.finish();
 }
 
+/// A lock named, granted, released and forgotten in a table already holding `n` locks, the new
+/// name sorting into the middle; the baseline inserts and removes the same key in a B-tree of as
+/// many entries.
+fn table_acquire_release(c: &mut Criterion) {
+    let mut g = c.benchmark_group("table_acquire_release");
+    for n in [100u64, 10_000] {
+        g.bench_function(format!("fencepost/{n}"), |b| {
+            let mut table: LockTable<u64, u32> =
+                LockTable::new(Config::new(30_000)).expect("valid config");
+            for lock in 0..n {
+                table.try_acquire(&(2 * lock), &1, 0).expect("free");
+            }
+            let lock = n | 1;
+            b.iter(|| {
+                let now = black_box(1_000);
+                let grant = table
+                    .try_acquire(black_box(&lock), &7, now)
+                    .expect("the lock is free");
+                table
+                    .release(&lock, &7, grant.token, now)
+                    .expect("the holder releases")
+            });
+        });
+        g.bench_function(format!("baseline/{n}"), |b| {
+            let mut map: std::collections::BTreeMap<u64, (u64, u64)> =
+                (0..n).map(|lock| (2 * lock, (1, 0))).collect();
+            let lock = n | 1;
+            b.iter(|| {
+                map.insert(black_box(lock), (7, 1_000));
+                map.remove(&lock)
+            });
+        });
+    }
+    g.finish();
+}
+
 /// A renewal of a live lease.
 fn renew(c: &mut Criterion) {
     let mut g = c.benchmark_group("renew");
@@ -222,7 +258,7 @@ fn config() -> Criterion {
 criterion_group! {
     name = hot_paths;
     config = config();
-    targets = guard_admit, guard_check, acquire_release, renew, signed_verify, snapshot_encode,
+    targets = guard_admit, guard_check, acquire_release, table_acquire_release, renew, signed_verify, snapshot_encode,
         snapshot_decode
 }
 criterion_main!(hot_paths);

