@@ -300,7 +300,7 @@ pub mod admit {
     pub const NO_GUARD: u32 = 8;
 }
 
-#[inline]
+#[inline(always)]
 fn admission(a: Admission) -> u32 {
     match a {
         Admission::Advanced { .. } => admit::ADVANCED,

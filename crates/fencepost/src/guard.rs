@@ -88,7 +88,7 @@ impl Guard {
     }
 
     /// What `admit` would answer, without changing anything.
-    #[inline]
+    #[inline(always)]
     pub const fn check(&self, presented: Token) -> Admission {
         match self.highest {
             None => Admission::Advanced { previous: None },
@@ -102,7 +102,7 @@ impl Guard {
     }
 
     /// Compare-and-advance: answers like `check`, and a newer token becomes the highest.
-    #[inline]
+    #[inline(always)]
     pub fn admit(&mut self, presented: Token) -> Admission {
         let verdict = self.check(presented);
         if let Admission::Advanced { .. } = verdict {
@@ -112,7 +112,7 @@ impl Guard {
     }
 
     /// `check` for a raw number off the wire (0 is [`Admission::Invalid`]).
-    #[inline]
+    #[inline(always)]
     pub const fn check_raw(&self, presented: u64) -> Admission {
         match Token::new(presented) {
             Some(t) => self.check(t),
@@ -121,7 +121,7 @@ impl Guard {
     }
 
     /// `admit` for a raw number off the wire (0 is [`Admission::Invalid`]).
-    #[inline]
+    #[inline(always)]
     pub fn admit_raw(&mut self, presented: u64) -> Admission {
         match Token::new(presented) {
             Some(t) => self.admit(t),
