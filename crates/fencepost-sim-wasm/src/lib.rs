@@ -21,8 +21,6 @@
 //! Large integers (seeds and tokens) leave as `bigint`s so that none loses precision; the
 //! JavaScript side turns every other integer (times, counts) into a number.
 
-use std::cell::RefCell;
-
 use fencepost_sim::explore::{Scope, Search, SearchOptions, world_of};
 use fencepost_sim::history::{Finding, HistoryChecker, Malformed};
 use fencepost_sim::sweep::{Modes, Sweep, SweepOptions};
@@ -183,6 +181,17 @@ extern crate alloc;
 mod slots;
 use slots::Slots;
 
+// The core module's allocator (power-of-two size classes) instead of std's dlmalloc: a few
+// hundred bytes of code instead of several kilobytes. Runs, sweeps and searches allocate in
+// patterns it handles well: vectors that double, and tables of objects freed and made again.
+#[cfg(target_arch = "wasm32")]
+#[path = "../../fencepost-wasm/src/heap.rs"]
+mod heap;
+
+#[cfg(target_arch = "wasm32")]
+#[global_allocator]
+static ALLOC: heap::SizeClasses = heap::SizeClasses::new();
+
 struct State {
     error: Option<Failure>,
     runs: Slots<Trace>,
@@ -203,17 +212,46 @@ impl State {
     }
 }
 
-thread_local! {
-    static STATE: RefCell<State> = const { RefCell::new(State::new()) };
+/// The module runs on one thread: one plain static, without std's thread-local machinery (as in
+/// the core's bindings); natively (tests) each thread gets its own state.
+#[cfg(target_arch = "wasm32")]
+mod single {
+    use super::State;
+    use core::cell::RefCell;
+
+    pub struct Global(pub RefCell<State>);
+    // SAFETY: wasm32-unknown-unknown without the atomics feature has exactly one thread.
+    unsafe impl Sync for Global {}
+    pub static STATE: Global = Global(RefCell::new(State::new()));
+
+    /// Runs `f` on the instance's state (`fallback` if it is in use: never, on one thread).
+    pub fn with<R>(fallback: R, f: impl FnOnce(&mut State) -> R) -> R {
+        match STATE.0.try_borrow_mut() {
+            Ok(mut st) => f(&mut st),
+            Err(_) => fallback,
+        }
+    }
 }
 
-/// Runs `f` on the instance's state (`fallback` if it is in use: never, on one thread).
-fn with<R>(fallback: R, f: impl FnOnce(&mut State) -> R) -> R {
-    STATE.with(|st| match st.try_borrow_mut() {
-        Ok(mut st) => f(&mut st),
-        Err(_) => fallback,
-    })
+#[cfg(not(target_arch = "wasm32"))]
+mod single {
+    use super::State;
+    use std::cell::RefCell;
+
+    std::thread_local! {
+        static STATE: RefCell<State> = const { RefCell::new(State::new()) };
+    }
+
+    /// Runs `f` on the instance's state (`fallback` if it is in use: never, on one thread).
+    pub fn with<R>(fallback: R, f: impl FnOnce(&mut State) -> R) -> R {
+        STATE.with(|st| match st.try_borrow_mut() {
+            Ok(mut st) => f(&mut st),
+            Err(_) => fallback,
+        })
+    }
 }
+
+use single::with;
 
 /// Records `failure` for the caller and returns `nothing`.
 fn fail<R>(nothing: R, failure: Failure) -> R {
