@@ -12,8 +12,13 @@ use core::fmt;
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
 
-/// Reads one key of an object whose keys must be among its fields: the matching field name.
-pub(crate) struct Key(pub(crate) &'static [&'static str]);
+/// Reads one key of an object: the matching field name, or (when `others` are allowed, to be
+/// skipped) the empty string for a key that is none of its fields.
+#[derive(Clone, Copy)]
+pub(crate) struct Key {
+    pub(crate) fields: &'static [&'static str],
+    pub(crate) others: bool,
+}
 
 impl<'de> DeserializeSeed<'de> for Key {
     type Value = &'static str;
@@ -31,9 +36,10 @@ impl<'de> Visitor<'de> for Key {
     }
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<&'static str, E> {
-        match self.0.iter().find(|f| **f == v) {
+        match self.fields.iter().find(|f| **f == v) {
             Some(f) => Ok(f),
-            None => Err(E::unknown_field(v, self.0)),
+            None if self.others => Ok(""),
+            None => Err(E::unknown_field(v, self.fields)),
         }
     }
 }
@@ -77,7 +83,11 @@ macro_rules! object {
                     ) -> Result<$ty, A::Error> {
                         const FIELDS: &[&str] = &[$(stringify!($field)),*];
                         $(let mut $field = None;)*
-                        while let Some(key) = m.next_key_seed($crate::object::Key(FIELDS))? {
+                        let fields = $crate::object::Key {
+                            fields: FIELDS,
+                            others: false,
+                        };
+                        while let Some(key) = m.next_key_seed(fields)? {
                             match key {
                                 $(stringify!($field) => {
                                     $crate::object::put(&mut m, &mut $field, stringify!($field))?
