@@ -234,6 +234,8 @@ pub struct WasmModule {
     pub types: &'static str,
     /// The cargo profile it is built with.
     pub profile: &'static str,
+    /// The wasm-opt passes it is optimized with (before stripping).
+    pub passes: &'static [&'static str],
 }
 
 /// The core module.
@@ -243,6 +245,7 @@ pub const CORE: WasmModule = WasmModule {
     dir: "",
     types: "index.d.ts",
     profile: "wasm-release",
+    passes: &["-Oz"],
 };
 
 /// The simulator module, behind `fencepost/sim`, so the core module stays small and loads alone.
@@ -252,6 +255,16 @@ pub const SIM: WasmModule = WasmModule {
     dir: "sim",
     types: "sim/index.d.ts",
     profile: "wasm-sim",
+    // Flattening and re-looping the control flow, merging functions that differ only in
+    // constants, then -Oz twice: about 3 KB raw / 1 KB gzip smaller than -Oz alone. Every pass
+    // keeps the module's behaviour; none assumes anything about traps or memory.
+    passes: &[
+        "--flatten",
+        "--rereloop",
+        "--merge-similar-functions",
+        "-Oz",
+        "-Oz",
+    ],
 };
 
 /// Every module of the package.
@@ -293,7 +306,8 @@ fn build_module(module: &WasmModule, wasm_opt: &Path, dist: &Path) -> Result<Str
         .run()?;
     let wasm = format!("{}_bg.wasm", module.name);
     Cmd::new(wasm_opt)
-        .args(["-Oz", "--strip-debug", "--strip-producers"])
+        .args(module.passes)
+        .args(["--strip-debug", "--strip-producers"])
         .args(WASM_OPT_FEATURES)
         .arg(bound.join(&wasm))
         .arg("-o")
