@@ -36,8 +36,8 @@ use fencepost::{AcquireError, Admission, Authority, Config, Guard, Token};
 use serde::Serialize;
 
 use crate::engine::ClockModel;
-use crate::object::object;
 use crate::invariants::{Invariant, Marks};
+use crate::object::object;
 use crate::rng::SplitMix64;
 use crate::scenario::{Fault, MAX_TIME_MS, Point, Scenario, ScenarioError, TokenKind};
 
