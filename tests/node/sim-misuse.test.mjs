@@ -43,6 +43,8 @@ test("scenarios: every error names the field, whether JavaScript, the reader or 
     [{ ...ok(), lease_ttl_ms: 1.5 }, TypeError, "scenario.lease_ttl_ms: invalid type: floating point `1.5`, expected u64"],
     [{ ...ok(), seed: -1 }, RangeError, "scenario.seed: invalid value: integer `-1`, expected u64"],
     [{ ...ok(), workers: {} }, TypeError, "scenario.workers: invalid type: map, expected a sequence"],
+    [{ ...ok(), latency_ms: [50, 60] }, TypeError, "scenario.latency_ms: invalid type: sequence, expected struct Latency"],
+    [{ ...ok(), workers: [{ name: "A", job: [10] }] }, TypeError, "scenario.workers[0].job: invalid type: sequence, expected struct Job"],
     [
       { ...ok(), workers: [{ name: "A", job: { work_ms: 10, wrk: 1 } }] },
       TypeError,

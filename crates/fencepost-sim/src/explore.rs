@@ -33,10 +33,11 @@ use alloc::vec::Vec;
 use core::hash::{Hash, Hasher};
 
 use fencepost::{AcquireError, Admission, Authority, Config, Guard, Token};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::engine::ClockModel;
 use crate::invariants::{Invariant, Marks};
+use crate::object::object;
 use crate::rng::SplitMix64;
 use crate::scenario::{Fault, MAX_TIME_MS, Point, Scenario, ScenarioError, TokenKind};
 
@@ -52,31 +53,30 @@ const MAX_OPTIONS: usize = 9;
 const MAX_DECISIONS: usize = 8;
 
 /// Which faults the search may inject, and how many at most.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Scope {
     /// Most faults on one path.
     pub max_faults: u32,
     /// Decision points where a worker may pause.
-    #[serde(default = "all_points")]
     pub points: Vec<Point>,
     /// Pause lengths (at most 8).
-    #[serde(default)]
     pub pause_ms: Vec<u64>,
     /// Extra delays of a held write (at most 8).
-    #[serde(default)]
     pub hold_ms: Vec<u64>,
     /// Clock jumps (negative: back; at most 8); each worker's clock jumps at most once.
-    #[serde(default)]
     pub jump_ms: Vec<i64>,
     /// Workers that may be hit (empty: all).
-    #[serde(default)]
     pub workers: Vec<String>,
 }
 
-fn all_points() -> Vec<Point> {
-    Point::ALL.to_vec()
-}
+object!(Scope {
+    max_faults,
+    points = Point::ALL.to_vec(),
+    pause_ms = Vec::new(),
+    hold_ms = Vec::new(),
+    jump_ms = Vec::new(),
+    workers = Vec::new(),
+});
 
 impl Scope {
     /// Pauses, holds and backward clock jumps of half, one and one and a half lease TTLs, at every
@@ -85,7 +85,7 @@ impl Scope {
         let lens = lengths(ttl_ms);
         Scope {
             max_faults,
-            points: all_points(),
+            points: Point::ALL.to_vec(),
             pause_ms: lens.clone(),
             hold_ms: lens.clone(),
             jump_ms: lens.iter().map(|l| -(*l as i64)).collect(),

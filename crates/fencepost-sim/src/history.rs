@@ -48,7 +48,10 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::fmt;
 
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
+
+use crate::object::{Key, need, put};
 
 /// Longest resource or writer name, in bytes.
 pub const MAX_NAME: usize = 256;
@@ -66,15 +69,86 @@ pub enum Outcome {
 }
 
 /// One parsed line.
-#[derive(Debug, Deserialize)]
+#[derive(Debug)]
 struct Line<'a> {
     t: u64,
-    #[serde(borrow)]
     resource: Cow<'a, str>,
-    #[serde(borrow)]
     writer: Cow<'a, str>,
     token: u64,
     result: Outcome,
+}
+
+/// Read as serde's derive would (other fields skipped, the same errors), from an object only:
+/// [`parse`] refuses anything else before reading, so no reader of arrays is compiled in.
+impl<'de> Deserialize<'de> for Line<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Line<'de>, D::Error> {
+        d.deserialize_map(LineVisitor)
+    }
+}
+
+struct LineVisitor;
+
+impl<'de> Visitor<'de> for LineVisitor {
+    type Value = Line<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("struct Line")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Line<'de>, A::Error> {
+        let key = Key {
+            fields: &["t", "resource", "writer", "token", "result"],
+            others: true,
+        };
+        let (mut t, mut resource, mut writer) = (None, None::<Text<'de>>, None::<Text<'de>>);
+        let (mut token, mut result) = (None, None);
+        while let Some(k) = m.next_key_seed(key)? {
+            match k {
+                "t" => put(&mut m, &mut t, "t")?,
+                "resource" => put(&mut m, &mut resource, "resource")?,
+                "writer" => put(&mut m, &mut writer, "writer")?,
+                "token" => put(&mut m, &mut token, "token")?,
+                "result" => put(&mut m, &mut result, "result")?,
+                _ => {
+                    m.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(Line {
+            t: need(t, "t")?,
+            resource: need(resource, "resource")?.0,
+            writer: need(writer, "writer")?.0,
+            token: need(token, "token")?,
+            result: need(result, "result")?,
+        })
+    }
+}
+
+/// A string borrowed from the input where it has no escapes.
+struct Text<'a>(Cow<'a, str>);
+
+impl<'de> Deserialize<'de> for Text<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Text<'de>, D::Error> {
+        d.deserialize_str(TextVisitor)
+    }
+}
+
+struct TextVisitor;
+
+impl<'de> Visitor<'de> for TextVisitor {
+    type Value = Text<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a string")
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Text<'de>, E> {
+        Ok(Text(Cow::Borrowed(v)))
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Text<'de>, E> {
+        Ok(Text(Cow::Owned(v.into())))
+    }
 }
 
 /// The kind of a finding.

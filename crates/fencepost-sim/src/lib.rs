@@ -35,6 +35,7 @@ pub mod engine;
 pub mod explore;
 pub mod history;
 pub mod invariants;
+mod object;
 pub mod presets;
 pub mod rng;
 pub mod scenario;

@@ -21,6 +21,7 @@
 //! }
 //! ```
 
+use crate::object::object;
 use crate::trace::fmt_secs;
 use alloc::format;
 use alloc::string::{String, ToString};
@@ -48,58 +49,65 @@ fn is_default<T: Default + PartialEq>(v: &T) -> bool {
 }
 
 /// A whole scenario.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Scenario {
     /// Format version; must be 1.
     pub version: u32,
     /// A short name, shown in traces.
-    #[serde(default)]
     pub name: String,
     /// Seed of the simulator's random numbers (latency draws).
-    #[serde(default)]
     pub seed: u64,
     /// Lease length granted by the lock service.
     pub lease_ttl_ms: u64,
     /// Lock-delay after an expiry (0: none).
-    #[serde(default, skip_serializing_if = "is_default")]
+    #[serde(skip_serializing_if = "is_default")]
     pub lock_delay_ms: u64,
     /// First fencing token the lock service issues.
-    #[serde(default = "one", skip_serializing_if = "is_one")]
+    #[serde(skip_serializing_if = "is_one")]
     pub first_token: u64,
     /// One-way network latency, drawn uniformly from `min..=max` per message.
-    #[serde(default, skip_serializing_if = "is_default")]
+    #[serde(skip_serializing_if = "is_default")]
     pub latency_ms: Latency,
     /// What protects the storage.
-    #[serde(default)]
     pub protections: Protections,
     /// The workers.
     pub workers: Vec<Worker>,
     /// What goes wrong, and when.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub faults: Vec<Fault>,
     /// Stop the simulation at this instant even if work remains (default: run until idle).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub end_ms: Option<u64>,
 }
 
-fn one() -> u64 {
-    1
-}
+object!(Scenario {
+    version,
+    name = String::new(),
+    seed = 0,
+    lease_ttl_ms,
+    lock_delay_ms = 0,
+    first_token = 1,
+    latency_ms = Latency::default(),
+    protections = Protections::default(),
+    workers,
+    faults = Vec::new(),
+    end_ms = None,
+});
 
 fn is_one(v: &u64) -> bool {
     *v == 1
 }
 
 /// One-way network latency range.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Latency {
     /// Shortest latency.
     pub min: u64,
     /// Longest latency (>= min).
     pub max: u64,
 }
+
+object!(Latency { min, max });
 
 /// How fencing tokens are formed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -113,26 +121,24 @@ pub enum TokenKind {
 }
 
 /// What protects the storage, and how careful workers are.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Protections {
     /// The storage checks tokens (a fencepost guard); off means plain last-writer-wins.
-    #[serde(default = "yes")]
     pub fencing: bool,
     /// How tokens are formed.
-    #[serde(default)]
     pub token_kind: TokenKind,
     /// Writes carry an idempotency key and the storage dedupes retries.
-    #[serde(default)]
     pub idempotency_keys: bool,
     /// Before each write the worker renews its lease and writes only if that succeeded.
-    #[serde(default)]
     pub check_before_write: bool,
 }
 
-fn yes() -> bool {
-    true
-}
+object!(Protections {
+    fencing = true,
+    token_kind = TokenKind::Ordered,
+    idempotency_keys = false,
+    check_before_write = false,
+});
 
 impl Default for Protections {
     fn default() -> Protections {
@@ -146,38 +152,43 @@ impl Default for Protections {
 }
 
 /// A worker and its job.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Worker {
     /// Its name (1 to 32 bytes, unique).
     pub name: String,
     /// When it starts trying to acquire the lock.
-    #[serde(default)]
     pub start_ms: u64,
     /// What it does once it holds the lock.
     pub job: Job,
 }
 
+object!(Worker {
+    name,
+    start_ms = 0,
+    job,
+});
+
 /// A worker's job: acquire, then `writes` times (work, write), then release.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Job {
     /// Time spent working before each write, on the worker's own clock.
     pub work_ms: u64,
     /// Number of writes (1 to 1000).
-    #[serde(default = "one_u32")]
     pub writes: u32,
     /// Renew the lease periodically while holding it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub renew_every_ms: Option<u64>,
     /// Resend a write whose acknowledgement has not arrived after this long (same operation id).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub retry_after_ms: Option<u64>,
 }
 
-fn one_u32() -> u32 {
-    1
-}
+object!(Job {
+    work_ms,
+    writes = 1,
+    renew_every_ms = None,
+    retry_after_ms = None,
+});
 
 /// A point in a worker's job where a pause can be injected.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -236,7 +247,6 @@ pub enum Fault {
         /// Where in its job.
         point: Point,
         /// Which time it gets there (1-based).
-        #[serde(default = "one_u32")]
         nth: u32,
         /// Length of the pause.
         #[serde(rename = "for")]
@@ -968,6 +978,44 @@ mod tests {
         for (json, message) in cases {
             assert_eq!(fault(json), Err(message.to_string()), "{json}");
         }
+    }
+
+    #[test]
+    fn objects_are_read_from_objects_only() {
+        let with = |field: &str| OK.replace("\"workers\"", &format!("{field},\"workers\""));
+        let cases = [
+            (
+                with("\"latency_ms\":[50,60]"),
+                "invalid type: sequence, expected struct Latency at line 1 column 46",
+            ),
+            (
+                OK.replace("{\"work_ms\":10}", "[10]"),
+                "invalid type: sequence, expected struct Job at line 1 column 62",
+            ),
+            (
+                "[1,\"x\",1000,[]]".to_string(),
+                "invalid type: sequence, expected struct Scenario at line 1 column 0",
+            ),
+            (
+                with("\"latency_ms\":{\"min\":1,\"min\":2}"),
+                "duplicate field `min` at line 1 column 60",
+            ),
+            (
+                with("\"protections\":{\"fence\":true}"),
+                "unknown field `fence`, expected one of `fencing`, `token_kind`, \
+                 `idempotency_keys`, `check_before_write` at line 1 column 55",
+            ),
+            (
+                with("\"latency_ms\":{\"max\":2}"),
+                "missing field `min` at line 1 column 55",
+            ),
+        ];
+        for (json, message) in cases {
+            assert_eq!(err_of(&json).message, message, "{json}");
+        }
+        let s = Scenario::from_json(&with("\"protections\":{\"idempotency_keys\":true}")).unwrap();
+        assert!(s.protections.fencing && s.protections.idempotency_keys);
+        assert_eq!((s.seed, s.end_ms, s.faults.len()), (0, None, 0));
     }
 
     #[test]

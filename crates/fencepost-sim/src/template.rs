@@ -77,6 +77,7 @@ use core::marker::PhantomData;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
+use crate::object::object;
 use crate::rng::SplitMix64;
 use crate::scenario::{
     Fault, Job, Latency, MAX_FAULTS, MAX_TIME_MS, MAX_WRITES, Point, Protections, SCENARIO_VERSION,
@@ -232,71 +233,78 @@ impl<'de, T: RangeNum> Deserialize<'de> for Between<T> {
 }
 
 /// A family of scenarios. See the [module docs](self) for the format and the derivation.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Template {
     /// Format version; must be 1.
     pub version: u32,
     /// A short name, given to every derived scenario.
-    #[serde(default)]
     pub name: String,
     /// Lease length.
     pub lease_ttl_ms: Between<u64>,
     /// Lock-delay after an expiry.
-    #[serde(default)]
     pub lock_delay_ms: Between<u64>,
     /// First fencing token.
-    #[serde(default = "one")]
     pub first_token: u64,
     /// One-way latency range, handed to each scenario as is.
-    #[serde(default)]
     pub latency_ms: Latency,
     /// What protects the storage (sweeps force fencing on and off regardless).
-    #[serde(default)]
     pub protections: Protections,
     /// The workers.
     pub workers: WorkersTemplate,
     /// What may go wrong.
-    #[serde(default)]
     pub faults: Vec<FaultTemplate>,
     /// Stop every scenario at this instant.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub end_ms: Option<u64>,
 }
 
-fn one() -> u64 {
-    1
-}
+object!(Template {
+    version,
+    name = String::new(),
+    lease_ttl_ms,
+    lock_delay_ms = Between::default(),
+    first_token = 1,
+    latency_ms = Latency::default(),
+    protections = Protections::default(),
+    workers,
+    faults = Vec::new(),
+    end_ms = None,
+});
 
 fn one_write() -> Between<u32> {
     Between::exactly(1)
 }
 
 /// How the workers are made.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct WorkersTemplate {
     /// How many (1 to 26).
     pub count: Between<u32>,
     /// When each starts.
-    #[serde(default)]
     pub start_ms: Between<u64>,
     /// Work before each write.
     pub work_ms: Between<u64>,
     /// Writes per job (1 to 1000).
-    #[serde(default = "one_write")]
     pub writes: Between<u32>,
     /// Periodic renewal, for some workers.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub renew: Option<Renew>,
     /// Resending unacknowledged writes, for some workers.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub retry: Option<Retry>,
 }
 
+object!(WorkersTemplate {
+    count,
+    start_ms = Between::default(),
+    work_ms,
+    writes = one_write(),
+    renew = None,
+    retry = None,
+});
+
 /// Periodic renewal: each worker renews with this probability, every `every_ms`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Renew {
     /// Chance that a worker renews (0 to 1).
     pub probability: f64,
@@ -304,15 +312,24 @@ pub struct Renew {
     pub every_ms: Between<u64>,
 }
 
+object!(Renew {
+    probability,
+    every_ms,
+});
+
 /// Write retries: each worker resends with this probability, after `after_ms`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Retry {
     /// Chance that a worker retries (0 to 1).
     pub probability: f64,
     /// Acknowledgement timeout.
     pub after_ms: Between<u64>,
 }
+
+object!(Retry {
+    probability,
+    after_ms,
+});
 
 fn all_points() -> Vec<Point> {
     Point::ALL.to_vec()

@@ -1,0 +1,119 @@
+//! Reading the formats' plain objects (scenarios, templates, scopes and their parts).
+//!
+//! serde's derived `Deserialize` for a struct also accepts a JSON array of its fields in
+//! declaration order (`"latency_ms": [50, 60]`), which nothing in the formats documents, and
+//! compiles a second reader for that (several kilobytes in the WebAssembly simulator). The structs
+//! declared with [`object!`] accept an object only; an array is refused as any other wrong type
+//! is ("invalid type: sequence, expected struct Latency"). Everything else reads exactly as with
+//! the derive and `deny_unknown_fields`: the same errors for an unknown, a repeated or a missing
+//! field, reported at the same place, and the same defaults. One key reader serves every struct.
+
+use core::fmt;
+
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
+
+/// Reads one key of an object: the matching field name, or (when `others` are allowed, to be
+/// skipped) the empty string for a key that is none of its fields.
+#[derive(Clone, Copy)]
+pub(crate) struct Key {
+    pub(crate) fields: &'static [&'static str],
+    pub(crate) others: bool,
+}
+
+impl<'de> DeserializeSeed<'de> for Key {
+    type Value = &'static str;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<&'static str, D::Error> {
+        d.deserialize_identifier(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Key {
+    type Value = &'static str;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("field identifier")
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<&'static str, E> {
+        match self.fields.iter().find(|f| **f == v) {
+            Some(f) => Ok(f),
+            None if self.others => Ok(""),
+            None => Err(E::unknown_field(v, self.fields)),
+        }
+    }
+}
+
+/// Reads the value of field `name` into `slot`; refuses a field given twice.
+#[inline(never)]
+pub(crate) fn put<'de, A: MapAccess<'de>, T: de::Deserialize<'de>>(
+    m: &mut A,
+    slot: &mut Option<T>,
+    name: &'static str,
+) -> Result<(), A::Error> {
+    if slot.is_some() {
+        return Err(de::Error::duplicate_field(name));
+    }
+    *slot = Some(m.next_value()?);
+    Ok(())
+}
+
+/// A required field's value.
+pub(crate) fn need<T, E: de::Error>(v: Option<T>, name: &'static str) -> Result<T, E> {
+    v.ok_or_else(|| E::missing_field(name))
+}
+
+/// Implements `Deserialize` for a struct whose fields are all listed, in declaration order (the
+/// order missing fields are reported in), each either required or `= default value`.
+macro_rules! object {
+    ($ty:ident { $($field:ident $(= $default:expr)?),* $(,)? }) => {
+        impl<'de> serde::Deserialize<'de> for $ty {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<$ty, D::Error> {
+                struct V;
+                impl<'de> serde::de::Visitor<'de> for V {
+                    type Value = $ty;
+
+                    fn expecting(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                        f.write_str(concat!("struct ", stringify!($ty)))
+                    }
+
+                    fn visit_map<A: serde::de::MapAccess<'de>>(
+                        self,
+                        mut m: A,
+                    ) -> Result<$ty, A::Error> {
+                        const FIELDS: &[&str] = &[$(stringify!($field)),*];
+                        $(let mut $field = None;)*
+                        let fields = $crate::object::Key {
+                            fields: FIELDS,
+                            others: false,
+                        };
+                        while let Some(key) = m.next_key_seed(fields)? {
+                            match key {
+                                $(stringify!($field) => {
+                                    $crate::object::put(&mut m, &mut $field, stringify!($field))?
+                                })*
+                                // Key returns one of FIELDS only.
+                                _ => {}
+                            }
+                        }
+                        Ok($ty {
+                            $($field: $crate::object::object!(@take $field $(= $default)?),)*
+                        })
+                    }
+                }
+                d.deserialize_map(V)
+            }
+        }
+    };
+    (@take $field:ident) => {
+        $crate::object::need($field, stringify!($field))?
+    };
+    (@take $field:ident = $default:expr) => {
+        match $field {
+            Some(v) => v,
+            None => $default,
+        }
+    };
+}
+
+pub(crate) use object;
