@@ -300,6 +300,11 @@ where
     K: SnapshotCodec + Ord + Clone + Debug,
     H: SnapshotCodec + Clone + Eq + Debug,
 {
+    // Read straight into a table, the bytes give what decode-then-restore gives.
+    for cfg in configs() {
+        let plain = TableSnapshot::<K, H>::decode(data).and_then(|s| LockTable::restore(cfg, s));
+        assert_eq!(LockTable::<K, H>::restore_bytes(cfg, data), plain);
+    }
     let snap = match TableSnapshot::<K, H>::decode(data) {
         Ok(snap) => snap,
         Err(e) => {
@@ -326,6 +331,7 @@ where
             }
         };
         assert_eq!(tb.len(), snap.locks.len());
+        assert_eq!(tb.snapshot_bytes(), tb.snapshot().to_bytes(), "written straight");
         if let Some(n) = tb.next_token() {
             assert!(
                 n.get() > snap.reserved_through,

@@ -28,8 +28,8 @@ use fencepost::signed::SIGNED_HEADER_MAX;
 use fencepost::snapshot::MAX_ID_LEN;
 use fencepost::{
     AcquireError, Admission, AuthoritySnapshot, Config, Expired, FencedResource, Grant, LeaseError,
-    ParseSignedError, ParseTokenError, Released, SignatureError, SignedToken, SnapshotError,
-    TableSnapshot, Token, TokenSigner, WriteOutcome,
+    ParseSignedError, ParseTokenError, Released, SignatureError, SignedToken, SnapshotError, Token,
+    TokenSigner, WriteOutcome,
 };
 use wasm_bindgen::prelude::wasm_bindgen;
 
@@ -921,9 +921,8 @@ pub fn table_restore(
         return NONE;
     };
     let restored = with(Err(SnapshotError::BadMagic), |st| {
-        TableSnapshot::<Name, Name>::decode(names(&st.input, n, 0).0)
-    })
-    .and_then(|snap| fencepost::LockTable::restore(cfg, snap));
+        fencepost::LockTable::restore_bytes(cfg, names(&st.input, n, 0).0)
+    });
     match restored {
         Ok(inner) => add_table(inner),
         Err(e) => {
@@ -1075,7 +1074,7 @@ pub fn table_state(i: u32) -> u32 {
 #[inline(never)]
 pub fn table_snapshot(i: u32) -> usize {
     with(0, |st| match st.objects.table(i) {
-        Some(t) => snapshot_out(&mut st.output, t.inner.snapshot().to_bytes()),
+        Some(t) => snapshot_out(&mut st.output, t.inner.snapshot_bytes()),
         None => 0,
     })
 }

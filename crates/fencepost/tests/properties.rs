@@ -268,7 +268,10 @@ impl Service for LockTable<u8, u8> {
         LockTable::reserved_through(self)
     }
     fn snap(&self) -> Self::Snap {
-        self.snapshot()
+        let snap = self.snapshot();
+        // Written straight from the table, the bytes are those of the plain data.
+        assert_eq!(self.snapshot_bytes(), snap.to_bytes());
+        snap
     }
     fn snap_without_next(&self) -> Self::Snap {
         TableSnapshot {
@@ -277,7 +280,11 @@ impl Service for LockTable<u8, u8> {
         }
     }
     fn restore(cfg: Config, snap: Self::Snap) -> Self {
-        LockTable::restore(cfg, snap).expect("a snapshot the table took restores")
+        let bytes = snap.to_bytes().expect("encodes");
+        let table = LockTable::restore(cfg, snap).expect("a snapshot the table took restores");
+        // Read straight from the bytes, it is the same table.
+        assert_eq!(LockTable::restore_bytes(cfg, &bytes).as_ref(), Ok(&table));
+        table
     }
     fn encode(snap: &Self::Snap) -> Vec<u8> {
         let bytes = snap.to_bytes().expect("encodes");
