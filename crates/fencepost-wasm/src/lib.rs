@@ -27,9 +27,9 @@ use core::sync::atomic::{AtomicU32, Ordering};
 use fencepost::signed::SIGNED_HEADER_MAX;
 use fencepost::snapshot::MAX_ID_LEN;
 use fencepost::{
-    AcquireError, Admission, AuthoritySnapshot, Config, Expired, FencedResource, Grant, LeaseError,
-    ParseSignedError, ParseTokenError, Released, SignatureError, SignedToken, SnapshotError, Token,
-    TokenSigner, WriteOutcome,
+    AcquireError, Admission, Config, Expired, FencedResource, Grant, LeaseError, ParseSignedError,
+    ParseTokenError, Released, SignatureError, SignedToken, SnapshotError, Token, TokenSigner,
+    WriteOutcome,
 };
 use wasm_bindgen::prelude::wasm_bindgen;
 
@@ -759,8 +759,7 @@ pub fn authority_restore(
     };
     with(NONE, |st| {
         let bytes = names(&st.input, n, 0).0;
-        let restored = AuthoritySnapshot::<Name>::decode(bytes)
-            .and_then(|snap| fencepost::Authority::restore(cfg, snap));
+        let restored = fencepost::Authority::<Name>::restore_bytes(cfg, bytes);
         match restored {
             Ok(a) => st.objects.add(Object::Authority(Box::new(a))),
             Err(e) => {
@@ -872,7 +871,7 @@ pub fn authority_state(i: u32) -> u32 {
 #[inline(never)]
 pub fn authority_snapshot(i: u32) -> usize {
     with(0, |st| match st.objects.authority(i) {
-        Some(a) => snapshot_out(&mut st.output, a.snapshot().to_bytes()),
+        Some(a) => snapshot_out(&mut st.output, a.snapshot_bytes()),
         None => 0,
     })
 }

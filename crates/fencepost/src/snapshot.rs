@@ -630,22 +630,56 @@ pub struct AuthoritySnapshot<H> {
     pub clamps: u64,
 }
 
+/// Lays out an authority snapshot over `out` (see [`Writer`]) from its fields.
+fn write_authority<'o, H: SnapshotCodec>(
+    out: &'o mut [u8],
+    next_token: Option<Token>,
+    reserved_through: u64,
+    lease: Option<&Lease<H>>,
+    free_at: u64,
+    latest_now: u64,
+    clamps: u64,
+) -> Writer<'o> {
+    let mut w = Writer::start(
+        out,
+        KIND_AUTHORITY,
+        next_token,
+        lease.is_some(),
+        reserved_through,
+    );
+    w.u64(free_at);
+    w.u64(latest_now);
+    w.u64(clamps);
+    if let Some(l) = lease {
+        w.lease(l);
+    }
+    w
+}
+
+/// The one lock of an authority snapshot, as it is read.
+struct OneLock<H>(Option<Lease<H>>, u64);
+
+impl<'a, H: SnapshotCodec> Sink<'a> for OneLock<H> {
+    fn lock(&mut self, free_at: u64, lease: Option<RawLease<'a>>) -> Result<(), SnapshotError> {
+        self.1 = free_at;
+        if let Some(l) = lease {
+            self.0 = Some(l.decode()?);
+        }
+        Ok(())
+    }
+}
+
 impl<H: SnapshotCodec> AuthoritySnapshot<H> {
     fn write<'o>(&self, out: &'o mut [u8]) -> Writer<'o> {
-        let mut w = Writer::start(
+        write_authority(
             out,
-            KIND_AUTHORITY,
             self.next_token,
-            self.lease.is_some(),
             self.reserved_through,
-        );
-        w.u64(self.free_at);
-        w.u64(self.latest_now);
-        w.u64(self.clamps);
-        if let Some(l) = &self.lease {
-            w.lease(l);
-        }
-        w
+            self.lease.as_ref(),
+            self.free_at,
+            self.latest_now,
+            self.clamps,
+        )
     }
 
     /// Encodes into `out`; returns the length written.
@@ -666,21 +700,7 @@ impl<H: SnapshotCodec> AuthoritySnapshot<H> {
 
     /// Decodes and checks a binary snapshot.
     pub fn decode(bytes: &[u8]) -> Result<AuthoritySnapshot<H>, SnapshotError> {
-        struct One<H>(Option<Lease<H>>, u64);
-        impl<'a, H: SnapshotCodec> Sink<'a> for One<H> {
-            fn lock(
-                &mut self,
-                free_at: u64,
-                lease: Option<RawLease<'a>>,
-            ) -> Result<(), SnapshotError> {
-                self.1 = free_at;
-                if let Some(l) = lease {
-                    self.0 = Some(l.decode()?);
-                }
-                Ok(())
-            }
-        }
-        let mut one = One(None, 0);
+        let mut one = OneLock(None, 0);
         let t = scan(bytes, KIND_AUTHORITY, &mut one)?;
         Ok(AuthoritySnapshot {
             next_token: t.next_token,
@@ -707,6 +727,43 @@ impl<H> AuthoritySnapshot<H> {
                 .as_ref()
                 .and_then(|l| t.lease_fault(&LeaseHead::of(l)))
         }))
+    }
+}
+
+impl<H: Clone + Eq + SnapshotCodec> Authority<H> {
+    /// The binary snapshot, written straight from the authority: the bytes of
+    /// `self.snapshot().to_bytes()` without copying the holder first.
+    #[cfg(feature = "alloc")]
+    pub fn snapshot_bytes(&self) -> Result<alloc::vec::Vec<u8>, SnapshotError> {
+        to_vec(&|out| {
+            write_authority(
+                out,
+                self.seq.next,
+                self.seq.reserved_through,
+                self.slot.lease.as_ref(),
+                self.slot.free_at,
+                self.time.latest(),
+                self.time.clamps(),
+            )
+        })
+    }
+
+    /// An authority resuming from a binary snapshot, read straight into it: what
+    /// `Authority::restore(cfg, AuthoritySnapshot::decode(bytes)?)` gives, except that a bad
+    /// config is reported before anything about the bytes.
+    pub fn restore_bytes(cfg: Config, bytes: &[u8]) -> Result<Authority<H>, SnapshotError> {
+        cfg.validate()?;
+        let mut one = OneLock(None, 0);
+        let t = scan(bytes, KIND_AUTHORITY, &mut one)?;
+        Ok(Authority {
+            cfg,
+            seq: TokenSequence::resume(t.reserved_through, cfg.first_token),
+            slot: Slot {
+                lease: one.0,
+                free_at: one.1,
+            },
+            time: Timeline::resume(t.latest_now, t.clamps),
+        })
     }
 }
 
@@ -786,6 +843,41 @@ mod tests {
         assert_eq!(&bytes[..6], b"FPst\x01\x01");
         let back = AuthoritySnapshot::<String>::decode(&bytes).unwrap();
         assert_eq!(back, snap);
+    }
+
+    #[test]
+    fn direct_snapshots_match_the_plain_data() {
+        let a = sample();
+        let bytes = a.snapshot_bytes().unwrap();
+        assert_eq!(Ok(&bytes), a.snapshot().to_bytes().as_ref());
+        let cfg = *a.config();
+        let plain = |b: &[u8]| {
+            AuthoritySnapshot::<String>::decode(b).and_then(|snap| Authority::restore(cfg, snap))
+        };
+        assert_eq!(Authority::restore_bytes(cfg, &bytes), plain(&bytes));
+        for cut in 0..bytes.len() {
+            assert_eq!(
+                Authority::<String>::restore_bytes(cfg, &bytes[..cut]),
+                plain(&bytes[..cut])
+            );
+        }
+        // Every flipped bit, the checksum fixed up so the fields are read.
+        for bit in 0..(bytes.len() - 4) * 8 {
+            let mut v = bytes.clone();
+            v[bit / 8] ^= 1 << (bit % 8);
+            let n = v.len() - 4;
+            let c = crc32(&v[..n]);
+            v[n..].copy_from_slice(&c.to_be_bytes());
+            assert_eq!(
+                Authority::<String>::restore_bytes(cfg, &v),
+                plain(&v),
+                "bit {bit}"
+            );
+        }
+        assert_eq!(
+            Authority::<String>::restore_bytes(Config::new(0), &bytes),
+            Err(SnapshotError::Config(ConfigError::ZeroTtl))
+        );
     }
 
     #[test]

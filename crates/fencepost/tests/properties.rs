@@ -164,7 +164,10 @@ impl Service for Authority<u8> {
         Authority::reserved_through(self)
     }
     fn snap(&self) -> Self::Snap {
-        self.snapshot()
+        let snap = self.snapshot();
+        // Written straight from the authority, the bytes are those of the plain data.
+        assert_eq!(self.snapshot_bytes(), snap.to_bytes());
+        snap
     }
     fn snap_without_next(&self) -> Self::Snap {
         AuthoritySnapshot {
@@ -173,7 +176,11 @@ impl Service for Authority<u8> {
         }
     }
     fn restore(cfg: Config, snap: Self::Snap) -> Self {
-        Authority::restore(cfg, snap).expect("a snapshot the authority took restores")
+        let bytes = snap.to_bytes().expect("encodes");
+        let auth = Authority::restore(cfg, snap).expect("a snapshot the authority took restores");
+        // Read straight from the bytes, it is the same authority.
+        assert_eq!(Authority::restore_bytes(cfg, &bytes).as_ref(), Ok(&auth));
+        auth
     }
     fn encode(snap: &Self::Snap) -> Vec<u8> {
         let bytes = snap.to_bytes().expect("encodes");
