@@ -118,13 +118,13 @@ impl Token {
     /// Parses an unsigned `Fencing-Token` header value. A value carrying a MAC is refused with
     /// [`ParseTokenError::Signed`]; parse it with `SignedToken::from_header` instead.
     pub fn from_header(value: &[u8]) -> Result<Token, ParseTokenError> {
-        if value.contains(&b'.') {
-            // Report the first real problem with the number before the MAC part, if any.
-            let head = value.split(|&b| b == b'.').next().unwrap_or(&[]);
-            parse_decimal_bytes(head)?;
-            return Err(ParseTokenError::Signed);
+        // With a MAC part, report the first real problem with the number before it, if any.
+        let dot = value.iter().position(|&b| b == b'.');
+        let token = parse_decimal_bytes(value.get(..dot.unwrap_or(value.len())).unwrap_or(value))?;
+        match dot {
+            Some(_) => Err(ParseTokenError::Signed),
+            None => Ok(token),
         }
-        parse_decimal_bytes(value)
     }
 
     /// The header value of this token (the decimal form).
@@ -134,6 +134,7 @@ impl Token {
 }
 
 /// Parses the strict decimal form from bytes.
+#[inline(never)]
 pub(crate) fn parse_decimal_bytes(s: &[u8]) -> Result<Token, ParseTokenError> {
     let Some(&first) = s.first() else {
         return Err(ParseTokenError::Empty);
