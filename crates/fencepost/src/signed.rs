@@ -98,17 +98,24 @@ impl SignedToken {
 
     /// Parses a header value `<decimal>.<64 lowercase hex>`.
     pub fn from_header(value: &[u8]) -> Result<SignedToken, ParseSignedError> {
-        let Some(dot) = value.iter().position(|&b| b == b'.') else {
-            parse_decimal_bytes(value).map_err(ParseSignedError::Token)?;
+        let dot = value.iter().position(|&b| b == b'.');
+        let head = value.get(..dot.unwrap_or(value.len())).unwrap_or(value);
+        let token = parse_decimal_bytes(head).map_err(ParseSignedError::Token)?;
+        let Some(dot) = dot else {
             return Err(ParseSignedError::MissingMac);
         };
-        let token = parse_decimal_bytes(&value[..dot]).map_err(ParseSignedError::Token)?;
-        let hex = &value[dot + 1..];
-        if let Some(at) = hex
-            .iter()
-            .position(|b| !matches!(b, b'0'..=b'9' | b'a'..=b'f'))
-        {
-            return Err(ParseSignedError::BadHex { at: dot + 1 + at });
+        let hex = value.get(dot + 1..).unwrap_or(&[]);
+        // One pass: the first non-hex character is the error; the first 64 digits are the MAC.
+        let mut mac = [0; MAC_LEN];
+        for (i, &c) in hex.iter().enumerate() {
+            let nibble = match c {
+                b'0'..=b'9' => c - b'0',
+                b'a'..=b'f' => c - b'a' + 10,
+                _ => return Err(ParseSignedError::BadHex { at: dot + 1 + i }),
+            };
+            if let Some(m) = mac.get_mut(i / 2) {
+                *m |= nibble << (4 * (1 - i % 2));
+            }
         }
         if hex.len() < 2 * MAC_LEN {
             return Err(ParseSignedError::Truncated { len: hex.len() / 2 });
@@ -116,18 +123,7 @@ impl SignedToken {
         if hex.len() > 2 * MAC_LEN {
             return Err(ParseSignedError::TooLong { len: hex.len() / 2 });
         }
-        let mut mac = [0; MAC_LEN];
-        for (i, pair) in hex.chunks_exact(2).enumerate() {
-            mac[i] = (nibble(pair[0]) << 4) | nibble(pair[1]);
-        }
         Ok(SignedToken { token, mac })
-    }
-}
-
-fn nibble(c: u8) -> u8 {
-    match c {
-        b'0'..=b'9' => c - b'0',
-        _ => c - b'a' + 10,
     }
 }
 
