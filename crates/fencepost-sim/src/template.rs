@@ -192,13 +192,19 @@ impl<T: RangeNum> Between<T> {
 
     fn check(&self, field: &str) -> Result<(), ScenarioError> {
         if self.min > self.max {
-            return Err(ScenarioError::new(
-                format!("{field}.min"),
-                format!("must not be greater than max ({} > {})", self.min, self.max),
-            ));
+            return Err(out_of_order(field, &self.min, &self.max));
         }
         Ok(())
     }
+}
+
+/// The error for a range whose `min` is greater than its `max`, written once for every number type.
+#[inline(never)]
+fn out_of_order(field: &str, min: &dyn fmt::Display, max: &dyn fmt::Display) -> ScenarioError {
+    ScenarioError::new(
+        format!("{field}.min"),
+        format!("must not be greater than max ({min} > {max})"),
+    )
 }
 
 impl Between<u64> {
@@ -665,6 +671,92 @@ fn worker_name(i: u32) -> String {
     c.to_string()
 }
 
+/// Checks one fault entry; fields are named within it (`for.max`).
+fn check_fault(f: &FaultTemplate) -> Result<(), ScenarioError> {
+    check_probability("probability", f.probability())?;
+    match f {
+        FaultTemplate::Pause { at: t, for_ms, .. } => {
+            t.check_time("at")?;
+            for_ms.check_time("for")?;
+        }
+        FaultTemplate::PauseAt {
+            points,
+            nth,
+            for_ms,
+            ..
+        } => {
+            if points.is_empty() {
+                return Err(ScenarioError::new("points", "needs at least one point"));
+            }
+            nth.check("nth")?;
+            if nth.min == 0 {
+                return Err(ScenarioError::new("nth", "counts from 1"));
+            }
+            for_ms.check_time("for")?;
+        }
+        FaultTemplate::Hold {
+            nth_write, for_ms, ..
+        } => {
+            nth_write.check("nth_write")?;
+            if nth_write.min == 0 {
+                return Err(ScenarioError::new("nth_write", "counts from 1"));
+            }
+            for_ms.check_time("for")?;
+        }
+        FaultTemplate::Partition { from, for_ms, .. } => {
+            from.check_time("from")?;
+            for_ms.check_time("for")?;
+            if for_ms.min == 0 {
+                return Err(ScenarioError::new("for.min", "must be at least 1"));
+            }
+        }
+        FaultTemplate::Clock {
+            skew_ms,
+            drift_ppm,
+            jump_at,
+            jump_ms,
+            ..
+        } => {
+            skew_ms.check("skew_ms")?;
+            if skew_ms.min.unsigned_abs() > MAX_TIME_MS || skew_ms.max.unsigned_abs() > MAX_TIME_MS
+            {
+                return Err(ScenarioError::new("skew_ms", "is out of range"));
+            }
+            drift_ppm.check("drift_ppm")?;
+            if drift_ppm.min < -900_000 || drift_ppm.max > 1_000_000 {
+                return Err(ScenarioError::new(
+                    "drift_ppm",
+                    "must be between -900000 and 1000000",
+                ));
+            }
+            jump_ms.check("jump_ms")?;
+            if jump_ms.min.unsigned_abs() > MAX_TIME_MS || jump_ms.max.unsigned_abs() > MAX_TIME_MS
+            {
+                return Err(ScenarioError::new("jump_ms", "is out of range"));
+            }
+            match jump_at {
+                Some(j) => j.check_time("jump_at")?,
+                None if *jump_ms != Between::exactly(0) => {
+                    return Err(ScenarioError::new("jump_at", "is required with jump_ms"));
+                }
+                None => {}
+            }
+        }
+        FaultTemplate::Crash {
+            at: t,
+            restart_after,
+            ..
+        } => {
+            t.check_time("at")?;
+            if let Some(r) = restart_after {
+                r.check_time("restart_after")?;
+            }
+        }
+        FaultTemplate::AuthorityRestart { at: t, .. } => t.check_time("at")?,
+    }
+    Ok(())
+}
+
 impl Template {
     /// Parses and validates template JSON.
     pub fn from_json(json: &str) -> Result<Template, ScenarioError> {
@@ -749,93 +841,7 @@ impl Template {
             ));
         }
         for (i, f) in self.faults.iter().enumerate() {
-            let at = |x: &str| format!("faults[{i}].{x}");
-            check_probability(&at("probability"), f.probability())?;
-            match f {
-                FaultTemplate::Pause { at: t, for_ms, .. } => {
-                    t.check_time(&at("at"))?;
-                    for_ms.check_time(&at("for"))?;
-                }
-                FaultTemplate::PauseAt {
-                    points,
-                    nth,
-                    for_ms,
-                    ..
-                } => {
-                    if points.is_empty() {
-                        return Err(ScenarioError::new(at("points"), "needs at least one point"));
-                    }
-                    nth.check(&at("nth"))?;
-                    if nth.min == 0 {
-                        return Err(ScenarioError::new(at("nth"), "counts from 1"));
-                    }
-                    for_ms.check_time(&at("for"))?;
-                }
-                FaultTemplate::Hold {
-                    nth_write, for_ms, ..
-                } => {
-                    nth_write.check(&at("nth_write"))?;
-                    if nth_write.min == 0 {
-                        return Err(ScenarioError::new(at("nth_write"), "counts from 1"));
-                    }
-                    for_ms.check_time(&at("for"))?;
-                }
-                FaultTemplate::Partition { from, for_ms, .. } => {
-                    from.check_time(&at("from"))?;
-                    for_ms.check_time(&at("for"))?;
-                    if for_ms.min == 0 {
-                        return Err(ScenarioError::new(at("for.min"), "must be at least 1"));
-                    }
-                }
-                FaultTemplate::Clock {
-                    skew_ms,
-                    drift_ppm,
-                    jump_at,
-                    jump_ms,
-                    ..
-                } => {
-                    skew_ms.check(&at("skew_ms"))?;
-                    if skew_ms.min.unsigned_abs() > MAX_TIME_MS
-                        || skew_ms.max.unsigned_abs() > MAX_TIME_MS
-                    {
-                        return Err(ScenarioError::new(at("skew_ms"), "is out of range"));
-                    }
-                    drift_ppm.check(&at("drift_ppm"))?;
-                    if drift_ppm.min < -900_000 || drift_ppm.max > 1_000_000 {
-                        return Err(ScenarioError::new(
-                            at("drift_ppm"),
-                            "must be between -900000 and 1000000",
-                        ));
-                    }
-                    jump_ms.check(&at("jump_ms"))?;
-                    if jump_ms.min.unsigned_abs() > MAX_TIME_MS
-                        || jump_ms.max.unsigned_abs() > MAX_TIME_MS
-                    {
-                        return Err(ScenarioError::new(at("jump_ms"), "is out of range"));
-                    }
-                    match jump_at {
-                        Some(j) => j.check_time(&at("jump_at"))?,
-                        None if *jump_ms != Between::exactly(0) => {
-                            return Err(ScenarioError::new(
-                                at("jump_at"),
-                                "is required with jump_ms",
-                            ));
-                        }
-                        None => {}
-                    }
-                }
-                FaultTemplate::Crash {
-                    at: t,
-                    restart_after,
-                    ..
-                } => {
-                    t.check_time(&at("at"))?;
-                    if let Some(r) = restart_after {
-                        r.check_time(&at("restart_after"))?;
-                    }
-                }
-                FaultTemplate::AuthorityRestart { at: t, .. } => t.check_time(&at("at"))?,
-            }
+            check_fault(f).map_err(|e| e.under(format_args!("faults[{i}]")))?;
         }
         if let Some(end) = self.end_ms
             && end > MAX_TIME_MS
