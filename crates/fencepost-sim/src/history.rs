@@ -510,7 +510,8 @@ fn parse(bytes: &[u8]) -> Result<Line<'_>, String> {
     }
     let line: Line<'_> = serde_json::from_slice(bytes).map_err(|e| {
         let msg = e.to_string();
-        match msg.rfind(" at line ") {
+        // A byte search, not `rfind`: the module then carries no substring searcher.
+        match msg.as_bytes().windows(9).rposition(|w| w == b" at line ") {
             Some(i) => format!("{} (column {})", &msg[..i], e.column()),
             None => msg,
         }
