@@ -289,9 +289,13 @@ impl<'de> Visitor<'de> for Range {
             others: false,
         };
         while let Some(k) = m.next_key_seed(keys)? {
-            let slot = if k == "min" { &mut min } else { &mut max };
+            let (slot, name) = if k == 0 {
+                (&mut min, "min")
+            } else {
+                (&mut max, "max")
+            };
             if slot.is_some() {
-                return Err(de::Error::duplicate_field(k));
+                return Err(de::Error::duplicate_field(name));
             }
             *slot = Some(m.next_value_seed(Num(self.0))?);
         }
