@@ -74,7 +74,12 @@ fn invalid(e: ScenarioError) -> Failure {
 /// RangeError) a number out of range or an unknown name.
 fn unreadable(e: &serde_json::Error) -> Failure {
     let mut message = e.to_string();
-    if let Some(i) = message.rfind(" at line ") {
+    // A byte search, not `rfind`: the module then carries no substring searcher.
+    if let Some(i) = message
+        .as_bytes()
+        .windows(9)
+        .rposition(|w| w == b" at line ")
+    {
         message.truncate(i);
     }
     let kind = if message.starts_with("invalid value")

@@ -103,12 +103,13 @@ impl<'de> Visitor<'de> for LineVisitor {
         let (mut t, mut resource, mut writer) = (None, None::<Text<'de>>, None::<Text<'de>>);
         let (mut token, mut result) = (None, None);
         while let Some(k) = m.next_key_seed(key)? {
+            // k is the key's index in `fields` above (5: any other key).
             match k {
-                "t" => put(&mut m, &mut t, "t")?,
-                "resource" => put(&mut m, &mut resource, "resource")?,
-                "writer" => put(&mut m, &mut writer, "writer")?,
-                "token" => put(&mut m, &mut token, "token")?,
-                "result" => put(&mut m, &mut result, "result")?,
+                0 => put(&mut m, &mut t, "t")?,
+                1 => put(&mut m, &mut resource, "resource")?,
+                2 => put(&mut m, &mut writer, "writer")?,
+                3 => put(&mut m, &mut token, "token")?,
+                4 => put(&mut m, &mut result, "result")?,
                 _ => {
                     m.next_value::<IgnoredAny>()?;
                 }
@@ -510,7 +511,8 @@ fn parse(bytes: &[u8]) -> Result<Line<'_>, String> {
     }
     let line: Line<'_> = serde_json::from_slice(bytes).map_err(|e| {
         let msg = e.to_string();
-        match msg.rfind(" at line ") {
+        // A byte search, not `rfind`: the module then carries no substring searcher.
+        match msg.as_bytes().windows(9).rposition(|w| w == b" at line ") {
             Some(i) => format!("{} (column {})", &msg[..i], e.column()),
             None => msg,
         }

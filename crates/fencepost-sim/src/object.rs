@@ -12,8 +12,9 @@ use core::fmt;
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
 
-/// Reads one key of an object: the matching field name, or (when `others` are allowed, to be
-/// skipped) the empty string for a key that is none of its fields.
+/// Reads one key of an object: the index of the matching field in `fields`, or (when `others`
+/// are allowed, to be skipped) `fields.len()` for a key that is none of its fields. Callers match
+/// on the index, so each field costs an integer comparison, not a string comparison.
 #[derive(Clone, Copy)]
 pub(crate) struct Key {
     pub(crate) fields: &'static [&'static str],
@@ -21,24 +22,24 @@ pub(crate) struct Key {
 }
 
 impl<'de> DeserializeSeed<'de> for Key {
-    type Value = &'static str;
+    type Value = usize;
 
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<&'static str, D::Error> {
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<usize, D::Error> {
         d.deserialize_identifier(self)
     }
 }
 
 impl<'de> Visitor<'de> for Key {
-    type Value = &'static str;
+    type Value = usize;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("field identifier")
     }
 
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<&'static str, E> {
-        match self.fields.iter().find(|f| **f == v) {
-            Some(f) => Ok(f),
-            None if self.others => Ok(""),
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<usize, E> {
+        match self.fields.iter().position(|f| *f == v) {
+            Some(i) => Ok(i),
+            None if self.others => Ok(self.fields.len()),
             None => Err(E::unknown_field(v, self.fields)),
         }
     }
@@ -82,6 +83,9 @@ macro_rules! object {
                         mut m: A,
                     ) -> Result<$ty, A::Error> {
                         const FIELDS: &[&str] = &[$(stringify!($field)),*];
+                        // The fields' indices in FIELDS, by name.
+                        #[allow(non_camel_case_types, dead_code)]
+                        enum Index { $($field),* }
                         $(let mut $field = None;)*
                         let fields = $crate::object::Key {
                             fields: FIELDS,
@@ -89,10 +93,10 @@ macro_rules! object {
                         };
                         while let Some(key) = m.next_key_seed(fields)? {
                             match key {
-                                $(stringify!($field) => {
+                                $(k if k == Index::$field as usize => {
                                     $crate::object::put(&mut m, &mut $field, stringify!($field))?
                                 })*
-                                // Key returns one of FIELDS only.
+                                // Key returns an index of FIELDS only.
                                 _ => {}
                             }
                         }

@@ -618,6 +618,16 @@ impl ScenarioError {
     }
 }
 
+impl ScenarioError {
+    /// The error with its field put under `parent` (`faults[2]` and `at`: `faults[2].at`). Paths
+    /// are built here, once there is an error, not for every field checked.
+    #[inline(never)]
+    pub(crate) fn under(mut self, parent: fmt::Arguments<'_>) -> ScenarioError {
+        self.field = format!("{parent}.{}", self.field);
+        self
+    }
+}
+
 impl fmt::Display for ScenarioError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.field.is_empty() {
@@ -700,51 +710,8 @@ impl Scenario {
             ));
         }
         for (i, w) in self.workers.iter().enumerate() {
-            let at = |f: &str| format!("workers[{i}].{f}");
-            if w.name.is_empty() || w.name.len() > MAX_NAME_LEN {
-                return Err(ScenarioError::new(
-                    at("name"),
-                    format!("must be 1 to {MAX_NAME_LEN} bytes"),
-                ));
-            }
-            if matches!(w.name.as_str(), "lock" | "storage" | "net") {
-                return Err(ScenarioError::new(
-                    at("name"),
-                    format!("`{}` is reserved", w.name),
-                ));
-            }
-            if self.workers[..i].iter().any(|o| o.name == w.name) {
-                return Err(ScenarioError::new(
-                    at("name"),
-                    format!("`{}` is used twice", w.name),
-                ));
-            }
-            time_field(&at("start_ms"), w.start_ms)?;
-            time_field(&at("job.work_ms"), w.job.work_ms)?;
-            if w.job.writes == 0 || w.job.writes > MAX_WRITES {
-                return Err(ScenarioError::new(
-                    at("job.writes"),
-                    format!("must be 1 to {MAX_WRITES}"),
-                ));
-            }
-            if let Some(r) = w.job.renew_every_ms {
-                time_field(&at("job.renew_every_ms"), r)?;
-                if r == 0 {
-                    return Err(ScenarioError::new(
-                        at("job.renew_every_ms"),
-                        "must be greater than 0",
-                    ));
-                }
-            }
-            if let Some(r) = w.job.retry_after_ms {
-                time_field(&at("job.retry_after_ms"), r)?;
-                if r == 0 {
-                    return Err(ScenarioError::new(
-                        at("job.retry_after_ms"),
-                        "must be greater than 0",
-                    ));
-                }
-            }
+            self.check_worker(i, w)
+                .map_err(|e| e.under(format_args!("workers[{i}]")))?;
         }
         if self.faults.len() > MAX_FAULTS {
             return Err(ScenarioError::new(
@@ -753,83 +720,135 @@ impl Scenario {
             ));
         }
         for (i, f) in self.faults.iter().enumerate() {
-            let at = |x: &str| format!("faults[{i}].{x}");
-            if let Some(name) = f.worker()
-                && self.worker_index(name).is_none()
-            {
-                return Err(ScenarioError::new(
-                    at("worker"),
-                    format!("no worker is named `{name}`"),
-                ));
-            }
-            match f {
-                Fault::Pause { at: t, for_ms, .. } => {
-                    time_field(&at("at"), *t)?;
-                    time_field(&at("for"), *for_ms)?;
-                }
-                Fault::PauseAt { nth, for_ms, .. } => {
-                    if *nth == 0 {
-                        return Err(ScenarioError::new(at("nth"), "counts from 1"));
-                    }
-                    time_field(&at("for"), *for_ms)?;
-                }
-                Fault::Hold {
-                    nth_write, for_ms, ..
-                } => {
-                    if *nth_write == 0 {
-                        return Err(ScenarioError::new(at("nth_write"), "counts from 1"));
-                    }
-                    time_field(&at("for"), *for_ms)?;
-                }
-                Fault::Partition { from, to, .. } => {
-                    time_field(&at("to"), *to)?;
-                    if from >= to {
-                        return Err(ScenarioError::new(at("to"), "must be after `from`"));
-                    }
-                }
-                Fault::Clock {
-                    skew_ms,
-                    drift_ppm,
-                    jump_at,
-                    jump_ms,
-                    ..
-                } => {
-                    if skew_ms.unsigned_abs() > MAX_TIME_MS {
-                        return Err(ScenarioError::new(at("skew_ms"), "is out of range"));
-                    }
-                    if !(-900_000..=1_000_000).contains(drift_ppm) {
-                        return Err(ScenarioError::new(
-                            at("drift_ppm"),
-                            "must be between -900000 and 1000000",
-                        ));
-                    }
-                    if let Some(j) = jump_at {
-                        time_field(&at("jump_at"), *j)?;
-                    } else if *jump_ms != 0 {
-                        return Err(ScenarioError::new(
-                            at("jump_at"),
-                            "is required with jump_ms",
-                        ));
-                    }
-                    if jump_ms.unsigned_abs() > MAX_TIME_MS {
-                        return Err(ScenarioError::new(at("jump_ms"), "is out of range"));
-                    }
-                }
-                Fault::Crash {
-                    at: t,
-                    restart_after,
-                    ..
-                } => {
-                    time_field(&at("at"), *t)?;
-                    if let Some(r) = restart_after {
-                        time_field(&at("restart_after"), *r)?;
-                    }
-                }
-                Fault::AuthorityRestart { at: t, .. } => time_field(&at("at"), *t)?,
-            }
+            self.check_fault(f)
+                .map_err(|e| e.under(format_args!("faults[{i}]")))?;
         }
         if let Some(end) = self.end_ms {
             time_field("end_ms", end)?;
+        }
+        Ok(())
+    }
+
+    /// Checks worker `i`; fields are named within it (`job.work_ms`).
+    fn check_worker(&self, i: usize, w: &Worker) -> Result<(), ScenarioError> {
+        if w.name.is_empty() || w.name.len() > MAX_NAME_LEN {
+            return Err(ScenarioError::new(
+                "name",
+                format!("must be 1 to {MAX_NAME_LEN} bytes"),
+            ));
+        }
+        if matches!(w.name.as_str(), "lock" | "storage" | "net") {
+            return Err(ScenarioError::new(
+                "name",
+                format!("`{}` is reserved", w.name),
+            ));
+        }
+        if self.workers[..i].iter().any(|o| o.name == w.name) {
+            return Err(ScenarioError::new(
+                "name",
+                format!("`{}` is used twice", w.name),
+            ));
+        }
+        time_field("start_ms", w.start_ms)?;
+        time_field("job.work_ms", w.job.work_ms)?;
+        if w.job.writes == 0 || w.job.writes > MAX_WRITES {
+            return Err(ScenarioError::new(
+                "job.writes",
+                format!("must be 1 to {MAX_WRITES}"),
+            ));
+        }
+        if let Some(r) = w.job.renew_every_ms {
+            time_field("job.renew_every_ms", r)?;
+            if r == 0 {
+                return Err(ScenarioError::new(
+                    "job.renew_every_ms",
+                    "must be greater than 0",
+                ));
+            }
+        }
+        if let Some(r) = w.job.retry_after_ms {
+            time_field("job.retry_after_ms", r)?;
+            if r == 0 {
+                return Err(ScenarioError::new(
+                    "job.retry_after_ms",
+                    "must be greater than 0",
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks one fault; fields are named within it (`for`).
+    fn check_fault(&self, f: &Fault) -> Result<(), ScenarioError> {
+        if let Some(name) = f.worker()
+            && self.worker_index(name).is_none()
+        {
+            return Err(ScenarioError::new(
+                "worker",
+                format!("no worker is named `{name}`"),
+            ));
+        }
+        match f {
+            Fault::Pause { at: t, for_ms, .. } => {
+                time_field("at", *t)?;
+                time_field("for", *for_ms)?;
+            }
+            Fault::PauseAt { nth, for_ms, .. } => {
+                if *nth == 0 {
+                    return Err(ScenarioError::new("nth", "counts from 1"));
+                }
+                time_field("for", *for_ms)?;
+            }
+            Fault::Hold {
+                nth_write, for_ms, ..
+            } => {
+                if *nth_write == 0 {
+                    return Err(ScenarioError::new("nth_write", "counts from 1"));
+                }
+                time_field("for", *for_ms)?;
+            }
+            Fault::Partition { from, to, .. } => {
+                time_field("to", *to)?;
+                if from >= to {
+                    return Err(ScenarioError::new("to", "must be after `from`"));
+                }
+            }
+            Fault::Clock {
+                skew_ms,
+                drift_ppm,
+                jump_at,
+                jump_ms,
+                ..
+            } => {
+                if skew_ms.unsigned_abs() > MAX_TIME_MS {
+                    return Err(ScenarioError::new("skew_ms", "is out of range"));
+                }
+                if !(-900_000..=1_000_000).contains(drift_ppm) {
+                    return Err(ScenarioError::new(
+                        "drift_ppm",
+                        "must be between -900000 and 1000000",
+                    ));
+                }
+                if let Some(j) = jump_at {
+                    time_field("jump_at", *j)?;
+                } else if *jump_ms != 0 {
+                    return Err(ScenarioError::new("jump_at", "is required with jump_ms"));
+                }
+                if jump_ms.unsigned_abs() > MAX_TIME_MS {
+                    return Err(ScenarioError::new("jump_ms", "is out of range"));
+                }
+            }
+            Fault::Crash {
+                at: t,
+                restart_after,
+                ..
+            } => {
+                time_field("at", *t)?;
+                if let Some(r) = restart_after {
+                    time_field("restart_after", *r)?;
+                }
+            }
+            Fault::AuthorityRestart { at: t, .. } => time_field("at", *t)?,
         }
         Ok(())
     }

@@ -72,9 +72,8 @@ use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::fmt;
-use core::marker::PhantomData;
 
-use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
 use crate::object::object;
@@ -93,22 +92,47 @@ pub const MAX_TEMPLATE_WORKERS: u32 = 26;
 pub trait RangeNum:
     Copy + PartialOrd + fmt::Display + Serialize + for<'de> Deserialize<'de>
 {
-    /// Converts from an unsigned JSON number.
-    fn from_u64(v: u64) -> Option<Self>;
-    /// Converts from a signed JSON number.
-    fn from_i64(v: i64) -> Option<Self>;
+    /// Its name and bounds, for the one reader of every range's numbers.
+    const TYPE: NumType;
+    /// The value whose bits ([`NumType`]) are `bits`, once they are known to be in range.
+    fn from_bits(bits: u64) -> Self;
     /// Draws uniformly from `min..=max` (nothing is drawn when they are equal).
     fn draw(rng: &mut SplitMix64, min: Self, max: Self) -> Self;
+}
+
+/// A range's number type as its reader sees it: the name serde gives it in errors and its bounds.
+/// A number read for it is held as 64 bits: itself when unsigned, its two's complement when
+/// signed.
+#[derive(Clone, Copy, Debug)]
+pub struct NumType {
+    name: &'static str,
+    lo: i64,
+    hi: u64,
+}
+
+impl NumType {
+    /// `v` as the type's bits, when it is in range.
+    fn unsigned(self, v: u64) -> Option<u64> {
+        (v <= self.hi).then_some(v)
+    }
+
+    /// `v` as the type's bits, when it is in range.
+    fn signed(self, v: i64) -> Option<u64> {
+        // i64 -> u64 keeps the bits: a negative v is only ever kept for a signed type.
+        (v >= self.lo && (v < 0 || v as u64 <= self.hi)).then_some(v as u64)
+    }
 }
 
 macro_rules! unsigned_num {
     ($t:ty) => {
         impl RangeNum for $t {
-            fn from_u64(v: u64) -> Option<Self> {
-                <$t>::try_from(v).ok()
-            }
-            fn from_i64(v: i64) -> Option<Self> {
-                <$t>::try_from(v).ok()
+            const TYPE: NumType = NumType {
+                name: stringify!($t),
+                lo: 0,
+                hi: <$t>::MAX as u64,
+            };
+            fn from_bits(bits: u64) -> Self {
+                bits as $t
             }
             fn draw(rng: &mut SplitMix64, min: Self, max: Self) -> Self {
                 let v = rng.range(u64::from(min), u64::from(max));
@@ -121,11 +145,13 @@ macro_rules! unsigned_num {
 macro_rules! signed_num {
     ($t:ty) => {
         impl RangeNum for $t {
-            fn from_u64(v: u64) -> Option<Self> {
-                <$t>::try_from(v).ok()
-            }
-            fn from_i64(v: i64) -> Option<Self> {
-                <$t>::try_from(v).ok()
+            const TYPE: NumType = NumType {
+                name: stringify!($t),
+                lo: <$t>::MIN as i64,
+                hi: <$t>::MAX as u64,
+            };
+            fn from_bits(bits: u64) -> Self {
+                bits as i64 as $t
             }
             fn draw(rng: &mut SplitMix64, min: Self, max: Self) -> Self {
                 if max <= min {
@@ -166,13 +192,19 @@ impl<T: RangeNum> Between<T> {
 
     fn check(&self, field: &str) -> Result<(), ScenarioError> {
         if self.min > self.max {
-            return Err(ScenarioError::new(
-                format!("{field}.min"),
-                format!("must not be greater than max ({} > {})", self.min, self.max),
-            ));
+            return Err(out_of_order(field, &self.min, &self.max));
         }
         Ok(())
     }
+}
+
+/// The error for a range whose `min` is greater than its `max`, written once for every number type.
+#[inline(never)]
+fn out_of_order(field: &str, min: &dyn fmt::Display, max: &dyn fmt::Display) -> ScenarioError {
+    ScenarioError::new(
+        format!("{field}.min"),
+        format!("must not be greater than max ({min} > {max})"),
+    )
 }
 
 impl Between<u64> {
@@ -188,47 +220,99 @@ impl Between<u64> {
     }
 }
 
+/// Reads one number of a range as serde reads the number type itself (the same errors, such as
+/// "invalid value: integer `-1`, expected u32"), into its bits.
+#[derive(Clone, Copy)]
+struct Num(NumType);
+
+impl<'de> DeserializeSeed<'de> for Num {
+    type Value = u64;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<u64, D::Error> {
+        if self.0.lo < 0 {
+            d.deserialize_i64(self)
+        } else {
+            d.deserialize_u64(self)
+        }
+    }
+}
+
+impl<'de> Visitor<'de> for Num {
+    type Value = u64;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0.name)
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<u64, E> {
+        self.0
+            .unsigned(v)
+            .ok_or_else(|| E::invalid_value(de::Unexpected::Unsigned(v), &self))
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<u64, E> {
+        self.0
+            .signed(v)
+            .ok_or_else(|| E::invalid_value(de::Unexpected::Signed(v), &self))
+    }
+}
+
+/// Reads a range of any [`NumType`] into its bits: one reader for the four types ranges hold.
+#[derive(Clone, Copy)]
+struct Range(NumType);
+
+impl<'de> Visitor<'de> for Range {
+    type Value = Between<u64>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a number or a range {\"min\": .., \"max\": ..}")
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Between<u64>, E> {
+        self.0
+            .unsigned(v)
+            .map(Between::exactly)
+            .ok_or_else(|| E::invalid_value(de::Unexpected::Unsigned(v), &self))
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Between<u64>, E> {
+        self.0
+            .signed(v)
+            .map(Between::exactly)
+            .ok_or_else(|| E::invalid_value(de::Unexpected::Signed(v), &self))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Between<u64>, A::Error> {
+        let (mut min, mut max) = (None, None);
+        let keys = crate::object::Key {
+            fields: &["min", "max"],
+            others: false,
+        };
+        while let Some(k) = m.next_key_seed(keys)? {
+            let (slot, name) = if k == 0 {
+                (&mut min, "min")
+            } else {
+                (&mut max, "max")
+            };
+            if slot.is_some() {
+                return Err(de::Error::duplicate_field(name));
+            }
+            *slot = Some(m.next_value_seed(Num(self.0))?);
+        }
+        Ok(Between {
+            min: crate::object::need(min, "min")?,
+            max: crate::object::need(max, "max")?,
+        })
+    }
+}
+
 impl<'de, T: RangeNum> Deserialize<'de> for Between<T> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Between<T>, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(field_identifier, rename_all = "lowercase")]
-        enum Key {
-            Min,
-            Max,
-        }
-        struct V<T>(PhantomData<T>);
-        impl<'de, T: RangeNum> Visitor<'de> for V<T> {
-            type Value = Between<T>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a number or a range {\"min\": .., \"max\": ..}")
-            }
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Between<T>, E> {
-                T::from_u64(v)
-                    .map(Between::exactly)
-                    .ok_or_else(|| E::invalid_value(de::Unexpected::Unsigned(v), &self))
-            }
-            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Between<T>, E> {
-                T::from_i64(v)
-                    .map(Between::exactly)
-                    .ok_or_else(|| E::invalid_value(de::Unexpected::Signed(v), &self))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Between<T>, A::Error> {
-                let (mut min, mut max) = (None, None);
-                while let Some(k) = m.next_key::<Key>()? {
-                    match k {
-                        Key::Min if min.is_some() => return Err(de::Error::duplicate_field("min")),
-                        Key::Max if max.is_some() => return Err(de::Error::duplicate_field("max")),
-                        Key::Min => min = Some(m.next_value::<T>()?),
-                        Key::Max => max = Some(m.next_value::<T>()?),
-                    }
-                }
-                Ok(Between {
-                    min: min.ok_or_else(|| de::Error::missing_field("min"))?,
-                    max: max.ok_or_else(|| de::Error::missing_field("max"))?,
-                })
-            }
-        }
-        d.deserialize_any(V(PhantomData))
+        let r = d.deserialize_any(Range(T::TYPE))?;
+        Ok(Between {
+            min: T::from_bits(r.min),
+            max: T::from_bits(r.max),
+        })
     }
 }
 
@@ -591,6 +675,92 @@ fn worker_name(i: u32) -> String {
     c.to_string()
 }
 
+/// Checks one fault entry; fields are named within it (`for.max`).
+fn check_fault(f: &FaultTemplate) -> Result<(), ScenarioError> {
+    check_probability("probability", f.probability())?;
+    match f {
+        FaultTemplate::Pause { at: t, for_ms, .. } => {
+            t.check_time("at")?;
+            for_ms.check_time("for")?;
+        }
+        FaultTemplate::PauseAt {
+            points,
+            nth,
+            for_ms,
+            ..
+        } => {
+            if points.is_empty() {
+                return Err(ScenarioError::new("points", "needs at least one point"));
+            }
+            nth.check("nth")?;
+            if nth.min == 0 {
+                return Err(ScenarioError::new("nth", "counts from 1"));
+            }
+            for_ms.check_time("for")?;
+        }
+        FaultTemplate::Hold {
+            nth_write, for_ms, ..
+        } => {
+            nth_write.check("nth_write")?;
+            if nth_write.min == 0 {
+                return Err(ScenarioError::new("nth_write", "counts from 1"));
+            }
+            for_ms.check_time("for")?;
+        }
+        FaultTemplate::Partition { from, for_ms, .. } => {
+            from.check_time("from")?;
+            for_ms.check_time("for")?;
+            if for_ms.min == 0 {
+                return Err(ScenarioError::new("for.min", "must be at least 1"));
+            }
+        }
+        FaultTemplate::Clock {
+            skew_ms,
+            drift_ppm,
+            jump_at,
+            jump_ms,
+            ..
+        } => {
+            skew_ms.check("skew_ms")?;
+            if skew_ms.min.unsigned_abs() > MAX_TIME_MS || skew_ms.max.unsigned_abs() > MAX_TIME_MS
+            {
+                return Err(ScenarioError::new("skew_ms", "is out of range"));
+            }
+            drift_ppm.check("drift_ppm")?;
+            if drift_ppm.min < -900_000 || drift_ppm.max > 1_000_000 {
+                return Err(ScenarioError::new(
+                    "drift_ppm",
+                    "must be between -900000 and 1000000",
+                ));
+            }
+            jump_ms.check("jump_ms")?;
+            if jump_ms.min.unsigned_abs() > MAX_TIME_MS || jump_ms.max.unsigned_abs() > MAX_TIME_MS
+            {
+                return Err(ScenarioError::new("jump_ms", "is out of range"));
+            }
+            match jump_at {
+                Some(j) => j.check_time("jump_at")?,
+                None if *jump_ms != Between::exactly(0) => {
+                    return Err(ScenarioError::new("jump_at", "is required with jump_ms"));
+                }
+                None => {}
+            }
+        }
+        FaultTemplate::Crash {
+            at: t,
+            restart_after,
+            ..
+        } => {
+            t.check_time("at")?;
+            if let Some(r) = restart_after {
+                r.check_time("restart_after")?;
+            }
+        }
+        FaultTemplate::AuthorityRestart { at: t, .. } => t.check_time("at")?,
+    }
+    Ok(())
+}
+
 impl Template {
     /// Parses and validates template JSON.
     pub fn from_json(json: &str) -> Result<Template, ScenarioError> {
@@ -675,93 +845,7 @@ impl Template {
             ));
         }
         for (i, f) in self.faults.iter().enumerate() {
-            let at = |x: &str| format!("faults[{i}].{x}");
-            check_probability(&at("probability"), f.probability())?;
-            match f {
-                FaultTemplate::Pause { at: t, for_ms, .. } => {
-                    t.check_time(&at("at"))?;
-                    for_ms.check_time(&at("for"))?;
-                }
-                FaultTemplate::PauseAt {
-                    points,
-                    nth,
-                    for_ms,
-                    ..
-                } => {
-                    if points.is_empty() {
-                        return Err(ScenarioError::new(at("points"), "needs at least one point"));
-                    }
-                    nth.check(&at("nth"))?;
-                    if nth.min == 0 {
-                        return Err(ScenarioError::new(at("nth"), "counts from 1"));
-                    }
-                    for_ms.check_time(&at("for"))?;
-                }
-                FaultTemplate::Hold {
-                    nth_write, for_ms, ..
-                } => {
-                    nth_write.check(&at("nth_write"))?;
-                    if nth_write.min == 0 {
-                        return Err(ScenarioError::new(at("nth_write"), "counts from 1"));
-                    }
-                    for_ms.check_time(&at("for"))?;
-                }
-                FaultTemplate::Partition { from, for_ms, .. } => {
-                    from.check_time(&at("from"))?;
-                    for_ms.check_time(&at("for"))?;
-                    if for_ms.min == 0 {
-                        return Err(ScenarioError::new(at("for.min"), "must be at least 1"));
-                    }
-                }
-                FaultTemplate::Clock {
-                    skew_ms,
-                    drift_ppm,
-                    jump_at,
-                    jump_ms,
-                    ..
-                } => {
-                    skew_ms.check(&at("skew_ms"))?;
-                    if skew_ms.min.unsigned_abs() > MAX_TIME_MS
-                        || skew_ms.max.unsigned_abs() > MAX_TIME_MS
-                    {
-                        return Err(ScenarioError::new(at("skew_ms"), "is out of range"));
-                    }
-                    drift_ppm.check(&at("drift_ppm"))?;
-                    if drift_ppm.min < -900_000 || drift_ppm.max > 1_000_000 {
-                        return Err(ScenarioError::new(
-                            at("drift_ppm"),
-                            "must be between -900000 and 1000000",
-                        ));
-                    }
-                    jump_ms.check(&at("jump_ms"))?;
-                    if jump_ms.min.unsigned_abs() > MAX_TIME_MS
-                        || jump_ms.max.unsigned_abs() > MAX_TIME_MS
-                    {
-                        return Err(ScenarioError::new(at("jump_ms"), "is out of range"));
-                    }
-                    match jump_at {
-                        Some(j) => j.check_time(&at("jump_at"))?,
-                        None if *jump_ms != Between::exactly(0) => {
-                            return Err(ScenarioError::new(
-                                at("jump_at"),
-                                "is required with jump_ms",
-                            ));
-                        }
-                        None => {}
-                    }
-                }
-                FaultTemplate::Crash {
-                    at: t,
-                    restart_after,
-                    ..
-                } => {
-                    t.check_time(&at("at"))?;
-                    if let Some(r) = restart_after {
-                        r.check_time(&at("restart_after"))?;
-                    }
-                }
-                FaultTemplate::AuthorityRestart { at: t, .. } => t.check_time(&at("at"))?,
-            }
+            check_fault(f).map_err(|e| e.under(format_args!("faults[{i}]")))?;
         }
         if let Some(end) = self.end_ms
             && end > MAX_TIME_MS
