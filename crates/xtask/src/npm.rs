@@ -45,7 +45,7 @@ pub struct Budget {
 
 /// The core module's budget.
 ///
-/// The issue asks for 20 KB raw / 9 KB gzip. The module is about 24.1 KB raw / 12.0 KB gzip (it
+/// The issue asks for 20 KB raw / 9 KB gzip. The module is about 23.7 KB raw / 11.8 KB gzip (it
 /// was 56.2 / 23.7 before the lock table moved to a sorted vector, text crossed through memory
 /// instead of wasm-bindgen conversions, signed tokens got a built-in HMAC-SHA-256, snapshots one
 /// shared reader and writer used straight from the authority and the table, and the bindings
@@ -59,7 +59,7 @@ pub struct Budget {
 /// the line just above the measured size; it must only ever go down.
 pub const CORE_BUDGET: Budget = Budget {
     file: "fencepost_bg.wasm",
-    raw: 25 * 1024,
+    raw: 24 * 1024,
     gzip: 12 * 1024,
 };
 
