@@ -65,13 +65,16 @@ pub(crate) fn need<T, E: de::Error>(v: Option<T>, name: &'static str) -> Result<
     v.ok_or_else(|| E::missing_field(name))
 }
 
+/// Reads the value of the field with the given index.
+pub(crate) type Field<'a, A, E> = dyn FnMut(usize, &mut A) -> Result<(), E> + 'a;
+
 /// Reads the keys of an object against `fields`, handing each key's index to `field` to read its
 /// value: the loop over keys is compiled once, not once per struct.
 #[inline(never)]
 pub(crate) fn fields<'de, A: MapAccess<'de>>(
     m: &mut A,
     fields: &'static [&'static str],
-    field: &mut dyn FnMut(usize, &mut A) -> Result<(), A::Error>,
+    field: &mut Field<'_, A, A::Error>,
 ) -> Result<(), A::Error> {
     let key = Key {
         fields,
