@@ -6,7 +6,8 @@
 //! declared with [`object!`] accept an object only; an array is refused as any other wrong type
 //! is ("invalid type: sequence, expected struct Latency"). Everything else reads exactly as with
 //! the derive and `deny_unknown_fields`: the same errors for an unknown, a repeated or a missing
-//! field, reported at the same place, and the same defaults. One key reader serves every struct.
+//! field, reported at the same place, and the same defaults. One key reader and one loop over
+//! keys serve every struct.
 
 use core::fmt;
 
@@ -64,6 +65,27 @@ pub(crate) fn need<T, E: de::Error>(v: Option<T>, name: &'static str) -> Result<
     v.ok_or_else(|| E::missing_field(name))
 }
 
+/// Reads the value of the field with the given index.
+pub(crate) type Field<'a, A, E> = dyn FnMut(usize, &mut A) -> Result<(), E> + 'a;
+
+/// Reads the keys of an object against `fields`, handing each key's index to `field` to read its
+/// value: the loop over keys is compiled once, not once per struct.
+#[inline(never)]
+pub(crate) fn fields<'de, A: MapAccess<'de>>(
+    m: &mut A,
+    fields: &'static [&'static str],
+    field: &mut Field<'_, A, A::Error>,
+) -> Result<(), A::Error> {
+    let key = Key {
+        fields,
+        others: false,
+    };
+    while let Some(i) = m.next_key_seed(key)? {
+        field(i, m)?;
+    }
+    Ok(())
+}
+
 /// Implements `Deserialize` for a struct whose fields are all listed, in declaration order (the
 /// order missing fields are reported in), each either required or `= default value`.
 macro_rules! object {
@@ -87,19 +109,15 @@ macro_rules! object {
                         #[allow(non_camel_case_types, dead_code)]
                         enum Index { $($field),* }
                         $(let mut $field = None;)*
-                        let fields = $crate::object::Key {
-                            fields: FIELDS,
-                            others: false,
-                        };
-                        while let Some(key) = m.next_key_seed(fields)? {
+                        $crate::object::fields(&mut m, FIELDS, &mut |key, m| {
                             match key {
                                 $(k if k == Index::$field as usize => {
-                                    $crate::object::put(&mut m, &mut $field, stringify!($field))?
+                                    $crate::object::put(m, &mut $field, stringify!($field))
                                 })*
                                 // Key returns an index of FIELDS only.
-                                _ => {}
+                                _ => Ok(()),
                             }
-                        }
+                        })?;
                         Ok($ty {
                             $($field: $crate::object::object!(@take $field $(= $default)?),)*
                         })

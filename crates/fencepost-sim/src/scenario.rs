@@ -447,56 +447,118 @@ impl FaultKind {
 
 /// Reading objects tagged by a `kind` field (faults, and fault templates) the way serde's
 /// internally tagged enums do, without buffering the object.
+///
+/// Each key is read as its index in the reader's table of names (`kind` first, then every field
+/// any kind has), so a reader matches keys by integer, not string by string; a key that is none
+/// of them is kept as text, for the error that names it.
 pub(crate) mod tagged {
+    use alloc::borrow::ToOwned;
     use alloc::string::String;
     use alloc::vec::Vec;
+    use core::fmt;
 
-    use serde::Deserialize;
-    use serde::de::{self, IgnoredAny, MapAccess};
+    use serde::de::{self, DeserializeSeed, Deserializer, Visitor};
+
+    /// One key: its index in the names, or the key itself when it is none of them.
+    pub(crate) enum Name {
+        Known(usize),
+        Other(String),
+    }
+
+    /// Reads one key against a table of names (`kind` at index 0).
+    #[derive(Clone, Copy)]
+    pub(crate) struct Names(pub(crate) &'static [&'static str]);
+
+    impl<'de> DeserializeSeed<'de> for Names {
+        type Value = Name;
+
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Name, D::Error> {
+            d.deserialize_identifier(self)
+        }
+    }
+
+    impl<'de> Visitor<'de> for Names {
+        type Value = Name;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a string")
+        }
+
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<Name, E> {
+            Ok(match self.0.iter().position(|n| *n == v) {
+                Some(i) => Name::Known(i),
+                None => Name::Other(v.to_owned()),
+            })
+        }
+    }
 
     /// The keys of one object, in the order read.
-    #[derive(Default)]
-    pub(crate) struct Keys(Vec<String>);
+    pub(crate) struct Keys {
+        names: &'static [&'static str],
+        /// Bit `i`: names[i] was read.
+        seen: u32,
+        order: Vec<Name>,
+    }
 
     impl Keys {
-        /// Records `key`; refuses it the second time.
-        pub(crate) fn add<E: de::Error>(&mut self, key: &str, name: &'static str) -> Result<(), E> {
-            if self.0.iter().any(|k| k == key) {
-                return Err(E::duplicate_field(name));
+        pub(crate) fn new(names: &'static [&'static str]) -> Keys {
+            Keys {
+                names,
+                seen: 0,
+                order: Vec::new(),
             }
-            self.0.push(key.into());
-            Ok(())
+        }
+
+        /// Records `key`, read while the object's kind has the fields `allowed` (none: the kind is
+        /// not read yet); refuses a key given twice (a key none of the names as "duplicate field
+        /// ``", as serde's tagged enums do). Returns the index of the field whose value is to be
+        /// read, or nothing when the value is to be skipped: a key none of the names, or a field
+        /// the kind does not have ([`Keys::only`] reports both).
+        pub(crate) fn add<E: de::Error>(
+            &mut self,
+            key: Name,
+            allowed: Option<&'static [&'static str]>,
+        ) -> Result<Option<usize>, E> {
+            let read = match &key {
+                Name::Known(i) => {
+                    let i = *i;
+                    let name = self.names[i];
+                    if self.seen & 1 << i != 0 {
+                        return Err(E::duplicate_field(name));
+                    }
+                    self.seen |= 1 << i;
+                    let skip = i != 0 && allowed.is_some_and(|a| !a.contains(&name));
+                    (!skip).then_some(i)
+                }
+                Name::Other(k) => {
+                    if self
+                        .order
+                        .iter()
+                        .any(|o| matches!(o, Name::Other(x) if x == k))
+                    {
+                        return Err(E::duplicate_field(""));
+                    }
+                    None
+                }
+            };
+            self.order.push(key);
+            Ok(read)
         }
 
         /// The first key (besides `kind`) that is not one of `allowed`, as serde's error.
         pub(crate) fn only<E: de::Error>(&self, allowed: &'static [&'static str]) -> Result<(), E> {
-            match self
-                .0
-                .iter()
-                .find(|k| *k != "kind" && !allowed.contains(&k.as_str()))
-            {
-                Some(k) => Err(E::unknown_field(k, allowed)),
-                None => Ok(()),
+            for key in &self.order {
+                let k = match key {
+                    Name::Known(0) => continue,
+                    Name::Known(i) => self.names[*i],
+                    Name::Other(k) => k.as_str(),
+                };
+                if !allowed.contains(&k) {
+                    return Err(E::unknown_field(k, allowed));
+                }
             }
+            Ok(())
         }
-    }
-
-    /// Reads the value of `key` into `slot`, unless the kind is already known not to have it
-    /// (then the value is skipped, and [`Keys::only`] reports the key).
-    pub(crate) fn put<'de, A: MapAccess<'de>, T: Deserialize<'de>>(
-        m: &mut A,
-        keys: &mut Keys,
-        key: &'static str,
-        allowed: Option<&'static [&'static str]>,
-        slot: &mut Option<T>,
-    ) -> Result<(), A::Error> {
-        keys.add(key, key)?;
-        if allowed.is_some_and(|a| !a.contains(&key)) {
-            m.next_value::<IgnoredAny>()?;
-        } else {
-            *slot = Some(m.next_value()?);
-        }
-        Ok(())
     }
 
     /// A required field's value.
@@ -521,36 +583,50 @@ impl<'de> Visitor<'de> for FaultVisitor {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Fault, A::Error> {
-        use tagged::{Keys, need, put};
-        let mut keys = Keys::default();
+        use tagged::{Keys, Names, need};
+        const NAMES: &[&str] = &[
+            "kind",
+            "worker",
+            "at",
+            "for",
+            "from",
+            "to",
+            "point",
+            "nth",
+            "nth_write",
+            "skew_ms",
+            "drift_ppm",
+            "jump_at",
+            "jump_ms",
+            "restart_after",
+            "persisted",
+        ];
+        let mut keys = Keys::new(NAMES);
         let mut kind: Option<FaultKind> = None;
         let mut worker: Option<String> = None;
         let (mut at, mut for_ms, mut from, mut to) = (None, None, None, None);
         let (mut point, mut nth, mut nth_write) = (None::<Point>, None::<u32>, None::<u32>);
         let (mut skew_ms, mut jump_ms, mut drift_ppm) = (None::<i64>, None::<i64>, None::<i32>);
-        let (mut jump_at, mut restart_after) = (None::<Option<u64>>, None::<Option<u64>>);
+        let (mut jump_at, mut restart_after) = (None::<u64>, None::<u64>);
         let mut persisted = None::<bool>;
-        while let Some(key) = m.next_key::<String>()? {
-            let allowed = kind.map(FaultKind::fields);
-            let k = &mut keys;
-            match key.as_str() {
-                "kind" => put(&mut m, k, "kind", None, &mut kind)?,
-                "worker" => put(&mut m, k, "worker", allowed, &mut worker)?,
-                "at" => put(&mut m, k, "at", allowed, &mut at)?,
-                "for" => put(&mut m, k, "for", allowed, &mut for_ms)?,
-                "from" => put(&mut m, k, "from", allowed, &mut from)?,
-                "to" => put(&mut m, k, "to", allowed, &mut to)?,
-                "point" => put(&mut m, k, "point", allowed, &mut point)?,
-                "nth" => put(&mut m, k, "nth", allowed, &mut nth)?,
-                "nth_write" => put(&mut m, k, "nth_write", allowed, &mut nth_write)?,
-                "skew_ms" => put(&mut m, k, "skew_ms", allowed, &mut skew_ms)?,
-                "drift_ppm" => put(&mut m, k, "drift_ppm", allowed, &mut drift_ppm)?,
-                "jump_at" => put(&mut m, k, "jump_at", allowed, &mut jump_at)?,
-                "jump_ms" => put(&mut m, k, "jump_ms", allowed, &mut jump_ms)?,
-                "restart_after" => put(&mut m, k, "restart_after", allowed, &mut restart_after)?,
-                "persisted" => put(&mut m, k, "persisted", allowed, &mut persisted)?,
-                other => {
-                    k.add(other, "")?;
+        while let Some(key) = m.next_key_seed(Names(NAMES))? {
+            match keys.add(key, kind.map(FaultKind::fields))? {
+                Some(0) => kind = Some(m.next_value()?),
+                Some(1) => worker = Some(m.next_value()?),
+                Some(2) => at = Some(m.next_value()?),
+                Some(3) => for_ms = Some(m.next_value()?),
+                Some(4) => from = Some(m.next_value()?),
+                Some(5) => to = Some(m.next_value()?),
+                Some(6) => point = Some(m.next_value()?),
+                Some(7) => nth = Some(m.next_value()?),
+                Some(8) => nth_write = Some(m.next_value()?),
+                Some(9) => skew_ms = Some(m.next_value()?),
+                Some(10) => drift_ppm = Some(m.next_value()?),
+                Some(11) => jump_at = m.next_value()?,
+                Some(12) => jump_ms = Some(m.next_value()?),
+                Some(13) => restart_after = m.next_value()?,
+                Some(_) => persisted = Some(m.next_value()?),
+                None => {
                     m.next_value::<IgnoredAny>()?;
                 }
             }
@@ -584,13 +660,13 @@ impl<'de> Visitor<'de> for FaultVisitor {
                 worker: worker()?,
                 skew_ms: skew_ms.unwrap_or(0),
                 drift_ppm: drift_ppm.unwrap_or(0),
-                jump_at: jump_at.flatten(),
+                jump_at,
                 jump_ms: jump_ms.unwrap_or(0),
             },
             FaultKind::Crash => Fault::Crash {
                 worker: worker()?,
                 at: need(at, "at")?,
-                restart_after: restart_after.flatten(),
+                restart_after,
             },
             FaultKind::AuthorityRestart => Fault::AuthorityRestart {
                 at: need(at, "at")?,

@@ -553,37 +553,50 @@ impl<'de> Visitor<'de> for FaultTemplateVisitor {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<FaultTemplate, A::Error> {
-        use crate::scenario::tagged::{Keys, need, put};
-        let mut keys = Keys::default();
+        use crate::scenario::tagged::{Keys, Names, need};
+        const NAMES: &[&str] = &[
+            "kind",
+            "probability",
+            "at",
+            "for",
+            "from",
+            "points",
+            "nth",
+            "nth_write",
+            "skew_ms",
+            "drift_ppm",
+            "jump_at",
+            "jump_ms",
+            "restart_after",
+            "persisted",
+        ];
+        let mut keys = Keys::new(NAMES);
         let mut kind: Option<TemplateKind> = None;
         let mut probability: Option<f64> = None;
         let (mut at, mut for_ms, mut from) = (None::<Between<u64>>, None, None);
-        let (mut jump_at, mut restart_after) = (None::<Option<Between<u64>>>, None);
+        let (mut jump_at, mut restart_after) = (None::<Between<u64>>, None);
         let mut points: Option<Vec<Point>> = None;
         let (mut nth, mut nth_write) = (None::<Between<u32>>, None::<Between<u32>>);
         let (mut skew_ms, mut jump_ms) = (None::<Between<i64>>, None::<Between<i64>>);
         let mut drift_ppm: Option<Between<i32>> = None;
         let mut persisted: Option<bool> = None;
-        while let Some(key) = m.next_key::<String>()? {
-            let allowed = kind.map(TemplateKind::fields);
-            let k = &mut keys;
-            match key.as_str() {
-                "kind" => put(&mut m, k, "kind", None, &mut kind)?,
-                "probability" => put(&mut m, k, "probability", allowed, &mut probability)?,
-                "at" => put(&mut m, k, "at", allowed, &mut at)?,
-                "for" => put(&mut m, k, "for", allowed, &mut for_ms)?,
-                "from" => put(&mut m, k, "from", allowed, &mut from)?,
-                "points" => put(&mut m, k, "points", allowed, &mut points)?,
-                "nth" => put(&mut m, k, "nth", allowed, &mut nth)?,
-                "nth_write" => put(&mut m, k, "nth_write", allowed, &mut nth_write)?,
-                "skew_ms" => put(&mut m, k, "skew_ms", allowed, &mut skew_ms)?,
-                "drift_ppm" => put(&mut m, k, "drift_ppm", allowed, &mut drift_ppm)?,
-                "jump_at" => put(&mut m, k, "jump_at", allowed, &mut jump_at)?,
-                "jump_ms" => put(&mut m, k, "jump_ms", allowed, &mut jump_ms)?,
-                "restart_after" => put(&mut m, k, "restart_after", allowed, &mut restart_after)?,
-                "persisted" => put(&mut m, k, "persisted", allowed, &mut persisted)?,
-                other => {
-                    k.add(other, "")?;
+        while let Some(key) = m.next_key_seed(Names(NAMES))? {
+            match keys.add(key, kind.map(TemplateKind::fields))? {
+                Some(0) => kind = Some(m.next_value()?),
+                Some(1) => probability = Some(m.next_value()?),
+                Some(2) => at = Some(m.next_value()?),
+                Some(3) => for_ms = Some(m.next_value()?),
+                Some(4) => from = Some(m.next_value()?),
+                Some(5) => points = Some(m.next_value()?),
+                Some(6) => nth = Some(m.next_value()?),
+                Some(7) => nth_write = Some(m.next_value()?),
+                Some(8) => skew_ms = Some(m.next_value()?),
+                Some(9) => drift_ppm = Some(m.next_value()?),
+                Some(10) => jump_at = m.next_value()?,
+                Some(11) => jump_ms = Some(m.next_value()?),
+                Some(12) => restart_after = m.next_value()?,
+                Some(_) => persisted = Some(m.next_value()?),
+                None => {
                     m.next_value::<IgnoredAny>()?;
                 }
             }
@@ -617,13 +630,13 @@ impl<'de> Visitor<'de> for FaultTemplateVisitor {
                 probability,
                 skew_ms: skew_ms.unwrap_or_default(),
                 drift_ppm: drift_ppm.unwrap_or_default(),
-                jump_at: jump_at.flatten(),
+                jump_at,
                 jump_ms: jump_ms.unwrap_or_default(),
             },
             TemplateKind::Crash => FaultTemplate::Crash {
                 probability,
                 at: need(at, "at")?,
-                restart_after: restart_after.flatten(),
+                restart_after,
             },
             TemplateKind::AuthorityRestart => FaultTemplate::AuthorityRestart {
                 probability,

@@ -75,9 +75,10 @@ pub const CORE_BUDGET: Budget = Budget {
 /// 9.5 KB raw / 2.4 KB gzip; history lines 1 KB), object keys matched by index, one reader for
 /// ranges of every number type (3.4 KB / 0.7 KB less than one per type), field paths of
 /// validation errors built only on error (3.1 KB / 0.3 KB), no substring searcher (1.3 KB /
-/// 0.5 KB) and wasm-opt run as --flatten --rereloop --merge-similar-functions -Oz -Oz (3.1 KB raw
-/// / 1 KB gzip less than -Oz), it is about 184.2 KB raw / 80.7 KB gzip: under the raw line,
-/// still 0.7 KB over the gzip one. Forcing shared readers or sentence helpers out of line
+/// 0.5 KB), wasm-opt run as --flatten --rereloop --merge-similar-functions -Oz -Oz (3.1 KB raw
+/// / 1 KB gzip less than -Oz), the fault readers' keys matched by index too (1 KB raw / 0.13 KB
+/// gzip) and one loop over an object's keys for every struct (65 B gzip, 41 B more raw), it is
+/// about 183.2 KB raw / 80.5 KB gzip: under the raw line, still 0.5 KB over the gzip one. Forcing shared readers or sentence helpers out of line
 /// (#[inline(never)]) makes the file smaller but its gzip larger, and so does wasm-opt's
 /// --reorder-functions. Some of what is left compresses poorly: core's Unicode tables (for the
 /// `{:?}` of a string in serde's "invalid type: string \"..\"" messages) and the float tables
@@ -91,7 +92,7 @@ pub const CORE_BUDGET: Budget = Budget {
 /// line just above the measured size; it must only ever go down.
 pub const SIM_BUDGET: Budget = Budget {
     file: "sim/fencepost_sim_bg.wasm",
-    raw: 185 * 1024,
+    raw: 184 * 1024,
     gzip: 81 * 1024,
 };
 
