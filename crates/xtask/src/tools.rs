@@ -7,6 +7,14 @@ use std::process::Command;
 use crate::Result;
 
 /// The workspace root.
+/// Cargo's home: `CARGO_HOME`, or `~/.cargo`.
+pub fn cargo_home() -> PathBuf {
+    std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
+        .unwrap_or_else(|| PathBuf::from(".cargo"))
+}
+
 pub fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .ancestors()

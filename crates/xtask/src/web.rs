@@ -39,11 +39,7 @@ pub fn dist_dir() -> PathBuf {
 // ---- tools ---------------------------------------------------------------------------------------
 
 fn cargo_bin() -> PathBuf {
-    std::env::var_os("CARGO_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
-        .unwrap_or_else(|| PathBuf::from(".cargo"))
-        .join("bin")
+    crate::tools::cargo_home().join("bin")
 }
 
 /// Trunk of exactly [`TRUNK_VERSION`], compiled from crates.io when missing (about ten minutes).
