@@ -25,7 +25,7 @@ use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU32, Ordering};
 
 use fencepost::signed::SIGNED_HEADER_MAX;
-use fencepost::snapshot::MAX_ID_LEN;
+use fencepost::snapshot::{MAX_ID_LEN, SnapshotCodec};
 use fencepost::{
     AcquireError, Admission, Config, Expired, FencedResource, Grant, LeaseError, ParseSignedError,
     ParseTokenError, Released, SignatureError, SignedToken, SnapshotError, Token, TokenSigner,
@@ -242,8 +242,24 @@ fn js_ms(v: u64) -> f64 {
     v as f64
 }
 
-/// Holder ids and lock names: the UTF-8 bytes the caller wrote (it only writes well-formed text).
-type Name = Vec<u8>;
+/// A holder id or lock name: the UTF-8 bytes the caller wrote (it only writes well-formed text).
+/// Read from a snapshot, bytes that are not UTF-8 are refused as [`SnapshotError::BadId`]: the
+/// package could neither name such a lock nor show such a holder.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Name(Vec<u8>);
+
+impl SnapshotCodec for Name {
+    fn encoded_len(&self) -> usize {
+        self.0.len()
+    }
+    fn encode_into(&self, out: &mut [u8]) {
+        self.0.encode_into(out);
+    }
+    fn decode_from(bytes: &[u8]) -> Option<Name> {
+        core::str::from_utf8(bytes).ok()?;
+        Some(Name(bytes.to_vec()))
+    }
+}
 
 /// The first `a` bytes of the input area and the `b` bytes after them. Lengths beyond the area
 /// give empty names (the caller never passes them).
@@ -352,8 +368,8 @@ impl Out {
             time2: 0,
             time3: 0,
             depth: 0,
-            holder: Vec::new(),
-            name: Vec::new(),
+            holder: Name(Vec::new()),
+            name: Name(Vec::new()),
         }
     }
 
@@ -515,28 +531,28 @@ pub fn out_depth() -> u32 {
 #[wasm_bindgen]
 #[inline(never)]
 pub fn out_holder() -> usize {
-    with(0, |st| st.out.holder.as_ptr() as usize)
+    with(0, |st| st.out.holder.0.as_ptr() as usize)
 }
 
 /// The length in bytes of [`out_holder`].
 #[wasm_bindgen]
 #[inline(never)]
 pub fn out_holder_len() -> usize {
-    with(0, |st| st.out.holder.len())
+    with(0, |st| st.out.holder.0.len())
 }
 
 /// The address of the lock name (UTF-8) of the last result; its length is [`out_name_len`].
 #[wasm_bindgen]
 #[inline(never)]
 pub fn out_name() -> usize {
-    with(0, |st| st.out.name.as_ptr() as usize)
+    with(0, |st| st.out.name.0.as_ptr() as usize)
 }
 
 /// The length in bytes of [`out_name`].
 #[wasm_bindgen]
 #[inline(never)]
 pub fn out_name_len() -> usize {
-    with(0, |st| st.out.name.len())
+    with(0, |st| st.out.name.0.len())
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -789,7 +805,7 @@ pub fn authority_acquire(i: u32, holder: usize, now: f64, ttl: f64) -> u32 {
         let Some(a) = st.objects.authority(i) else {
             return acquire::OTHER;
         };
-        let holder = names(&st.input, holder, 0).0.to_vec();
+        let holder = Name(names(&st.input, holder, 0).0.to_vec());
         let r = if ttl < 0.0 {
             a.try_acquire(&holder, ms(now))
         } else {
@@ -807,7 +823,7 @@ pub fn authority_renew(i: u32, holder: usize, token: u64, now: f64, ttl: f64) ->
         let (Some(a), Some(token)) = (st.objects.authority(i), Token::new(token)) else {
             return 1;
         };
-        let holder = names(&st.input, holder, 0).0.to_vec();
+        let holder = Name(names(&st.input, holder, 0).0.to_vec());
         let r = if ttl < 0.0 {
             a.renew(&holder, token, ms(now))
         } else {
@@ -825,7 +841,7 @@ pub fn authority_release(i: u32, holder: usize, token: u64, now: f64) -> u32 {
         let (Some(a), Some(token)) = (st.objects.authority(i), Token::new(token)) else {
             return 1;
         };
-        let holder = names(&st.input, holder, 0).0.to_vec();
+        let holder = Name(names(&st.input, holder, 0).0.to_vec());
         let r = a.release(&holder, token, ms(now));
         st.out.released(r)
     })
@@ -951,7 +967,7 @@ pub fn table_acquire(i: u32, lock: usize, holder: usize, now: f64, ttl: f64) -> 
             return acquire::OTHER;
         };
         let (lock, holder) = names(&st.input, lock, holder);
-        let (lock, holder) = (lock.to_vec(), holder.to_vec());
+        let (lock, holder) = (Name(lock.to_vec()), Name(holder.to_vec()));
         let r = if ttl < 0.0 {
             t.inner.try_acquire(&lock, &holder, ms(now))
         } else {
@@ -970,7 +986,7 @@ pub fn table_renew(i: u32, lock: usize, holder: usize, token: u64, now: f64, ttl
             return 1;
         };
         let (lock, holder) = names(&st.input, lock, holder);
-        let (lock, holder) = (lock.to_vec(), holder.to_vec());
+        let (lock, holder) = (Name(lock.to_vec()), Name(holder.to_vec()));
         let r = if ttl < 0.0 {
             t.inner.renew(&lock, &holder, token, ms(now))
         } else {
@@ -989,7 +1005,7 @@ pub fn table_release(i: u32, lock: usize, holder: usize, token: u64, now: f64) -
             return 1;
         };
         let (lock, holder) = names(&st.input, lock, holder);
-        let (lock, holder) = (lock.to_vec(), holder.to_vec());
+        let (lock, holder) = (Name(lock.to_vec()), Name(holder.to_vec()));
         let r = t.inner.release(&lock, &holder, token, ms(now));
         st.out.released(r)
     })
@@ -1000,7 +1016,7 @@ pub fn table_release(i: u32, lock: usize, holder: usize, token: u64, now: f64) -
 #[inline(never)]
 pub fn table_expire(i: u32, lock: usize, now: f64) -> u32 {
     with(0, |st| {
-        let lock = names(&st.input, lock, 0).0.to_vec();
+        let lock = Name(names(&st.input, lock, 0).0.to_vec());
         let e = st
             .objects
             .table(i)
@@ -1041,7 +1057,7 @@ pub fn table_expired(i: u32, k: u32) -> u32 {
 #[inline(never)]
 pub fn table_lease(i: u32, lock: usize, now: f64) -> u32 {
     with(0, |st| {
-        let lock = names(&st.input, lock, 0).0.to_vec();
+        let lock = Name(names(&st.input, lock, 0).0.to_vec());
         let l = st
             .objects
             .table(i)
@@ -1399,13 +1415,13 @@ mod tests {
 
     fn holder() -> String {
         with(String::new(), |st| {
-            String::from_utf8(st.out.holder.clone()).unwrap()
+            String::from_utf8(st.out.holder.clone().0).unwrap()
         })
     }
 
     fn name() -> String {
         with(String::new(), |st| {
-            String::from_utf8(st.out.name.clone()).unwrap()
+            String::from_utf8(st.out.name.clone().0).unwrap()
         })
     }
 
@@ -1593,6 +1609,34 @@ mod tests {
             (code::SNAP_WRONG_KIND, 1)
         );
         assert_ne!(authority_restore(n, 10.0, 0.0, 1, 1, 1.0), NONE);
+    }
+
+    #[test]
+    fn names_that_are_not_utf8_are_refused_on_restore() {
+        let _turn = serial();
+        let cfg = fencepost::Config::new(10);
+        let mut tb: fencepost::LockTable<Vec<u8>, Vec<u8>> =
+            fencepost::LockTable::new(cfg).unwrap();
+        tb.try_acquire(&vec![b'l', 0xff], &b"A".to_vec(), 0)
+            .unwrap();
+        let n = put(&[&tb.snapshot_bytes().unwrap()])[0];
+        assert_eq!(table_restore(n, 10.0, 0.0, 1, 1, 1.0), NONE);
+        assert_eq!(last_error(), code::SNAP_BAD_ID);
+        let mut a: fencepost::Authority<Vec<u8>> = fencepost::Authority::new(cfg).unwrap();
+        a.try_acquire(&vec![0xc3], 0).unwrap();
+        let n = put(&[&a.snapshot_bytes().unwrap()])[0];
+        assert_eq!(authority_restore(n, 10.0, 0.0, 1, 1, 1.0), NONE);
+        assert_eq!(last_error(), code::SNAP_BAD_ID);
+        // The same snapshots with UTF-8 names restore.
+        let mut tb: fencepost::LockTable<Vec<u8>, Vec<u8>> =
+            fencepost::LockTable::new(cfg).unwrap();
+        tb.try_acquire(&"lé".as_bytes().to_vec(), &b"A".to_vec(), 0)
+            .unwrap();
+        let n = put(&[&tb.snapshot_bytes().unwrap()])[0];
+        let t = table_restore(n, 10.0, 0.0, 1, 1, 1.0);
+        assert_ne!(t, NONE);
+        assert_eq!(table_lease(t, put1("lé"), 1.0), 1);
+        assert_eq!(holder(), "A");
     }
 
     #[test]
