@@ -62,10 +62,17 @@ function write(s, at, room) {
 /** The length in bytes of the second string of the last `put`. */
 let second = 0;
 
+/** The address of an input area of `n` bytes (the module has none larger than a snapshot). */
+function area(n) {
+  const at = W.input(n) >>> 0;
+  if (at === 0) throw new RangeError(`fencepost: ${n} bytes do not fit the module's input area`);
+  return at;
+}
+
 /** Writes `a`, then `b`, into the input area; returns the length of `a` (that of `b` is `second`). */
 function put(a, b = "") {
   const room = 3 * (a.length + b.length);
-  const at = W.input(room) >>> 0;
+  const at = area(room);
   const n = write(a, at, room);
   second = b === "" ? 0 : write(b, at + n, room - n);
   return n;
@@ -73,7 +80,7 @@ function put(a, b = "") {
 
 /** Writes `bytes` into the input area; returns their length. */
 function putBytes(bytes) {
-  const at = W.input(bytes.length) >>> 0;
+  const at = area(bytes.length);
   memory().set(bytes, at);
   return bytes.length;
 }
@@ -348,6 +355,9 @@ function fromBase64(s) {
   }
   if (!BASE64.test(s)) throw new RangeError("snapshot must be a base64 string (as snapshotString() returns)");
   const bin = atob(s);
+  if (bin.length > MAX_SNAPSHOT_BYTES) {
+    throw new RangeError(`snapshot must be at most ${MAX_SNAPSHOT_BYTES} bytes, got ${bin.length}`);
+  }
   const out = new Uint8Array(bin.length);
   for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
   return out;

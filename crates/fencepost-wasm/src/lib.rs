@@ -566,13 +566,17 @@ pub fn out_name_len() -> usize {
 /// Largest input area: the package reads snapshots of up to 64 MiB.
 pub const MAX_INPUT: usize = 64 << 20;
 
-/// Makes the input area `n` bytes long (at most [`MAX_INPUT`]) and returns its address, for the
-/// caller to fill before the call that reads it. Any call may move it: ask again each time.
+/// Makes the input area `n` bytes long and returns its address, for the caller to fill before
+/// the call that reads it; 0 (no area) for more than [`MAX_INPUT`] bytes. Any call may move it:
+/// ask again each time.
 #[wasm_bindgen]
 #[inline(never)]
 pub fn input(n: usize) -> usize {
+    if n > MAX_INPUT {
+        return 0;
+    }
     with(0, |st| {
-        st.input.resize(n.min(MAX_INPUT), 0);
+        st.input.resize(n, 0);
         st.input.as_ptr() as usize
     })
 }
@@ -1609,6 +1613,15 @@ mod tests {
             (code::SNAP_WRONG_KIND, 1)
         );
         assert_ne!(authority_restore(n, 10.0, 0.0, 1, 1, 1.0), NONE);
+    }
+
+    #[test]
+    fn the_input_area_has_a_limit_and_says_so() {
+        let _turn = serial();
+        assert_ne!(input(MAX_INPUT), 0);
+        assert_eq!(with(0, |st| st.input.len()), MAX_INPUT);
+        assert_eq!(input(MAX_INPUT + 1), 0);
+        assert_ne!(input(0), 0);
     }
 
     #[test]
