@@ -202,7 +202,7 @@ impl<K: Ord + Clone, H: Clone + Eq> LockTable<K, H> {
 
     /// Where `lock` is (`Ok`), or where it would go (`Err`).
     fn find(&self, lock: &K) -> Result<usize, usize> {
-        self.locks.binary_search_by(|(name, _)| name.cmp(lock))
+        position(&self.locks, lock)
     }
 
     fn forget_if_idle(&mut self, i: usize, now: u64) {
@@ -244,16 +244,14 @@ impl<K: Ord + Clone, H: Clone + Eq> LockTable<K, H> {
             locks: Vec::new(),
             time: Timeline::resume(snapshot.latest_now, snapshot.clamps),
         };
-        // Snapshots list locks in order, so each goes at the end; any order is accepted.
         for s in snapshot.locks {
-            let Err(i) = table.find(&s.name) else {
-                return Err(SnapshotError::Invalid("locks.name"));
-            };
             let slot = Slot {
                 lease: s.lease,
                 free_at: s.free_at,
             };
-            table.locks.insert(i, (s.name, slot));
+            if !place(&mut table.locks, s.name, slot) {
+                return Err(SnapshotError::Invalid("locks.name"));
+            }
         }
         Ok(table)
     }
@@ -284,50 +282,80 @@ impl<K: Ord + Clone + SnapshotCodec, H: Clone + Eq + SnapshotCodec> LockTable<K,
     /// lock named twice.
     pub fn restore_bytes(cfg: Config, bytes: &[u8]) -> Result<LockTable<K, H>, SnapshotError> {
         cfg.validate()?;
-        struct Into<K, H> {
-            name: Option<K>,
-            locks: Vec<(K, Slot<H>)>,
-            twice: bool,
-        }
-        impl<'a, K: Ord + SnapshotCodec, H: SnapshotCodec> Sink<'a> for Into<K, H> {
-            fn name(&mut self, name: &'a [u8]) -> Result<(), SnapshotError> {
-                self.name = Some(decode_id(name)?);
-                Ok(())
-            }
-            fn lock(
-                &mut self,
-                free_at: u64,
-                lease: Option<RawLease<'a>>,
-            ) -> Result<(), SnapshotError> {
-                let lease = match lease {
-                    Some(l) => Some(l.decode()?),
-                    None => None,
-                };
-                if let Some(name) = self.name.take() {
-                    // Snapshots list locks in order, so each goes at the end; any order is read.
-                    match self.locks.binary_search_by(|(n, _)| n.cmp(&name)) {
-                        Ok(_) => self.twice = true,
-                        Err(i) => self.locks.insert(i, (name, Slot { lease, free_at })),
-                    }
-                }
-                Ok(())
-            }
-        }
-        let mut into = Into {
-            name: None,
-            locks: Vec::new(),
-            twice: false,
-        };
-        let t = scan(bytes, KIND_TABLE, &mut into)?;
-        if into.twice {
+        let mut locks = Vec::new();
+        let mut twice = false;
+        let t = scan(
+            bytes,
+            KIND_TABLE,
+            &mut Locks::new(|name, lease, free_at| {
+                twice |= !place(&mut locks, name, Slot { lease, free_at });
+            }),
+        )?;
+        if twice {
             return Err(SnapshotError::Invalid("locks.name"));
         }
         Ok(LockTable {
             cfg,
             seq: TokenSequence::resume(t.reserved_through, cfg.first_token),
-            locks: into.locks,
+            locks,
             time: Timeline::resume(t.latest_now, t.clamps),
         })
+    }
+}
+
+/// Where `lock` is in `locks`, sorted by name (`Ok`), or where it would go (`Err`).
+fn position<K: Ord, V>(locks: &[(K, V)], lock: &K) -> Result<usize, usize> {
+    locks.binary_search_by(|(name, _)| name.cmp(lock))
+}
+
+/// Puts a lock read from a snapshot in its place; `false` if the name is there already.
+/// Snapshots list locks in order, so each goes at the end; any order is read.
+fn place<K: Ord, H>(locks: &mut Vec<(K, Slot<H>)>, name: K, slot: Slot<H>) -> bool {
+    match position(locks, &name) {
+        Ok(_) => false,
+        Err(i) => {
+            locks.insert(i, (name, slot));
+            true
+        }
+    }
+}
+
+/// Reads the locks of a table snapshot, handing each (name, lease, free at) to `put`.
+struct Locks<K, H, F> {
+    name: Option<K>,
+    put: F,
+    holder: core::marker::PhantomData<H>,
+}
+
+impl<K, H, F> Locks<K, H, F> {
+    fn new(put: F) -> Self {
+        Locks {
+            name: None,
+            put,
+            holder: core::marker::PhantomData,
+        }
+    }
+}
+
+impl<'a, K, H, F> Sink<'a> for Locks<K, H, F>
+where
+    K: SnapshotCodec,
+    H: SnapshotCodec,
+    F: FnMut(K, Option<Lease<H>>, u64),
+{
+    fn name(&mut self, name: &'a [u8]) -> Result<(), SnapshotError> {
+        self.name = Some(decode_id(name)?);
+        Ok(())
+    }
+    fn lock(&mut self, free_at: u64, lease: Option<RawLease<'a>>) -> Result<(), SnapshotError> {
+        let lease = match lease {
+            Some(l) => Some(l.decode()?),
+            None => None,
+        };
+        if let Some(name) = self.name.take() {
+            (self.put)(name, lease, free_at);
+        }
+        Ok(())
     }
 }
 
@@ -435,46 +463,25 @@ impl<K: SnapshotCodec, H: SnapshotCodec> TableSnapshot<K, H> {
 
     /// Decodes and checks a binary snapshot.
     pub fn decode(bytes: &[u8]) -> Result<TableSnapshot<K, H>, SnapshotError> {
-        struct Many<K, H> {
-            name: Option<K>,
-            locks: Vec<LockState<K, H>>,
-        }
-        impl<'a, K: SnapshotCodec, H: SnapshotCodec> Sink<'a> for Many<K, H> {
-            fn name(&mut self, name: &'a [u8]) -> Result<(), SnapshotError> {
-                self.name = Some(decode_id(name)?);
-                Ok(())
-            }
-            fn lock(
-                &mut self,
-                free_at: u64,
-                lease: Option<RawLease<'a>>,
-            ) -> Result<(), SnapshotError> {
-                let lease = match lease {
-                    Some(l) => Some(l.decode()?),
-                    None => None,
-                };
-                if let Some(name) = self.name.take() {
-                    self.locks.push(LockState {
-                        name,
-                        lease,
-                        free_at,
-                    });
-                }
-                Ok(())
-            }
-        }
-        // The locks vector grows as locks are read: a count is never trusted to size it.
-        let mut many = Many {
-            name: None,
-            locks: Vec::new(),
-        };
-        let t = scan(bytes, KIND_TABLE, &mut many)?;
+        // The list grows as locks are read: a count is never trusted to size it.
+        let mut locks = Vec::new();
+        let t = scan(
+            bytes,
+            KIND_TABLE,
+            &mut Locks::new(|name, lease, free_at| {
+                locks.push(LockState {
+                    name,
+                    lease,
+                    free_at,
+                })
+            }),
+        )?;
         Ok(TableSnapshot {
             next_token: t.next_token,
             reserved_through: t.reserved_through,
             latest_now: t.latest_now,
             clamps: t.clamps,
-            locks: many.locks,
+            locks,
         })
     }
 }
