@@ -502,6 +502,8 @@ pub(crate) mod tagged {
 
     impl Keys {
         pub(crate) fn new(names: &'static [&'static str]) -> Keys {
+            // One bit of `seen` per name.
+            debug_assert!(names.len() <= 32);
             Keys {
                 names,
                 seen: 0,
@@ -560,11 +562,6 @@ pub(crate) mod tagged {
             Ok(())
         }
     }
-
-    /// A required field's value.
-    pub(crate) fn need<T, E: de::Error>(v: Option<T>, key: &'static str) -> Result<T, E> {
-        v.ok_or_else(|| E::missing_field(key))
-    }
 }
 
 impl<'de> Deserialize<'de> for Fault {
@@ -583,7 +580,8 @@ impl<'de> Visitor<'de> for FaultVisitor {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Fault, A::Error> {
-        use tagged::{Keys, Names, need};
+        use crate::object::need;
+        use tagged::{Keys, Names};
         const NAMES: &[&str] = &[
             "kind",
             "worker",

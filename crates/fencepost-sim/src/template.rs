@@ -553,7 +553,8 @@ impl<'de> Visitor<'de> for FaultTemplateVisitor {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<FaultTemplate, A::Error> {
-        use crate::scenario::tagged::{Keys, Names, need};
+        use crate::object::need;
+        use crate::scenario::tagged::{Keys, Names};
         const NAMES: &[&str] = &[
             "kind",
             "probability",
