@@ -74,14 +74,7 @@ fn invalid(e: ScenarioError) -> Failure {
 /// RangeError) a number out of range or an unknown name.
 fn unreadable(e: &serde_json::Error) -> Failure {
     let mut message = e.to_string();
-    // A byte search, not `rfind`: the module then carries no substring searcher.
-    if let Some(i) = message
-        .as_bytes()
-        .windows(9)
-        .rposition(|w| w == b" at line ")
-    {
-        message.truncate(i);
-    }
+    fencepost_sim::strip_json_position(&mut message);
     let kind = if message.starts_with("invalid value")
         || message.starts_with("invalid length")
         || message.starts_with("unknown variant")

@@ -510,12 +510,11 @@ fn parse(bytes: &[u8]) -> Result<Line<'_>, String> {
         return Err("expected a JSON object".to_string());
     }
     let line: Line<'_> = serde_json::from_slice(bytes).map_err(|e| {
-        let msg = e.to_string();
-        // A byte search, not `rfind`: the module then carries no substring searcher.
-        match msg.as_bytes().windows(9).rposition(|w| w == b" at line ") {
-            Some(i) => format!("{} (column {})", &msg[..i], e.column()),
-            None => msg,
+        let mut msg = e.to_string();
+        if crate::strip_json_position(&mut msg) {
+            msg = format!("{msg} (column {})", e.column());
         }
+        msg
     })?;
     for (field, v) in [("resource", &line.resource), ("writer", &line.writer)] {
         if v.is_empty() || v.len() > MAX_NAME {

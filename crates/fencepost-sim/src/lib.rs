@@ -43,6 +43,28 @@ pub mod sweep;
 pub mod template;
 pub mod trace;
 
+/// Cuts serde_json's " at line L column C" off the end of its message `msg`, for callers that
+/// say where in their own terms; whether there was one. (A byte search, not `rfind`: the
+/// WebAssembly simulator then carries no substring searcher.)
+///
+/// ```
+/// let mut m = String::from("missing field `t` at line 1 column 12");
+/// assert!(fencepost_sim::strip_json_position(&mut m));
+/// assert_eq!(m, "missing field `t`");
+/// let mut m = String::from("expected a JSON object");
+/// assert!(!fencepost_sim::strip_json_position(&mut m));
+/// assert_eq!(m, "expected a JSON object");
+/// ```
+pub fn strip_json_position(msg: &mut alloc::string::String) -> bool {
+    match msg.as_bytes().windows(9).rposition(|w| w == b" at line ") {
+        Some(i) => {
+            msg.truncate(i);
+            true
+        }
+        None => false,
+    }
+}
+
 pub use engine::{RunOptions, run, run_with};
 pub use invariants::{Invariant, Verdict, Violation};
 pub use presets::{PRESETS, Preset, preset};
