@@ -199,8 +199,15 @@ pub(crate) struct ClockModel {
 impl ClockModel {
     /// Local reading without the jump.
     fn linear(&self, t: u64) -> i128 {
-        let t = i128::from(t);
-        t + i128::from(self.skew_ms) + (t * i128::from(self.drift_ppm)).div_euclid(1_000_000)
+        // t + skew + floor(t * drift / 10^6), with t split as q * 10^6 + r so that the one
+        // division left is of 64-bit integers (a 128-bit division costs the WebAssembly
+        // simulator a kilobyte of code): floor((q * 10^6 + r) * d / 10^6) = q * d + floor(r * d / 10^6).
+        let d = i64::from(self.drift_ppm);
+        let (q, r) = (t / 1_000_000, (t % 1_000_000) as i64);
+        i128::from(t)
+            + i128::from(self.skew_ms)
+            + i128::from(q) * i128::from(d)
+            + i128::from((r * d).div_euclid(1_000_000))
     }
 
     /// The worker's clock reading at real time `t`.
@@ -217,10 +224,18 @@ impl ClockModel {
         if self.linear(from) >= target {
             return from;
         }
-        // linear(t) ~= t * (1 + d) + skew: start from the estimate and step to the exact answer.
-        let rate = 1_000_000 + i128::from(self.drift_ppm);
-        let est = ((target - i128::from(self.skew_ms)) * 1_000_000).div_euclid(rate);
-        let mut t = u64::try_from(est.max(i128::from(from))).unwrap_or(u64::MAX);
+        // linear(t) ~= t * (1 + d) + skew: start from an estimate and step to the exact answer.
+        // The estimate is only where the steps start (they find the same t from anywhere), so
+        // floating point does: its error is a few steps at most, even near 2^64.
+        let x = target - i128::from(self.skew_ms);
+        let x = match i64::try_from(x) {
+            Ok(x) => x as f64,
+            Err(_) if x < 0 => -1.0,
+            Err(_) => i64::try_from(x >> 16).map_or(f64::MAX, |h| h as f64 * 65_536.0),
+        };
+        let est = x * 1_000_000.0 / (1_000_000.0 + f64::from(self.drift_ppm));
+        // `as` saturates: a negative or NaN estimate becomes 0, one past u64::MAX becomes MAX.
+        let mut t = (est as u64).max(from);
         while t > from && self.linear(t - 1) >= target {
             t -= 1;
         }
@@ -1272,5 +1287,62 @@ mod tests {
             ..ClockModel::default()
         };
         assert_eq!(skew.after(100, 1000), 1100);
+    }
+
+    /// The clock's reading as a plain 128-bit formula.
+    fn linear_by_formula(c: &ClockModel, t: u64) -> i128 {
+        let t = i128::from(t);
+        t + i128::from(c.skew_ms) + (t * i128::from(c.drift_ppm)).div_euclid(1_000_000)
+    }
+
+    /// Instants worth trying: small ones, ones near the 10^6 boundaries of the split, and huge
+    /// ones near 2^63 and 2^64.
+    fn instant() -> impl proptest::strategy::Strategy<Value = u64> {
+        use proptest::prelude::*;
+        prop_oneof![
+            0u64..5_000_000,
+            (0u64..18_446_744_073_709).prop_map(|q| q * 1_000_000),
+            (0u64..18_446_744_073_709).prop_map(|q| q * 1_000_000 + 999_999),
+            any::<u64>(),
+            (u64::MAX - 5_000_000)..=u64::MAX,
+            (1u64 << 63) - 5_000_000..(1u64 << 63) + 5_000_000,
+        ]
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(20_000))]
+
+        /// The split computation of the reading equals the formula everywhere, for every drift
+        /// a scenario may have and for any drift at all.
+        #[test]
+        fn linear_equals_the_formula(
+            t in instant(),
+            skew_ms in proptest::prelude::any::<i64>(),
+            drift_ppm in proptest::prop_oneof![-900_000i32..=1_000_000, proptest::prelude::any::<i32>()],
+        ) {
+            let c = ClockModel { skew_ms, drift_ppm, jump_at: None, jump_ms: 0 };
+            proptest::prop_assert_eq!(c.linear(t), linear_by_formula(&c, t));
+        }
+
+        /// `linear_reach` finds the smallest instant at or after `from` whose reading reaches
+        /// the target (or u64::MAX when none does), wherever its estimate starts it.
+        #[test]
+        fn linear_reach_is_the_first_instant(
+            from in instant(),
+            ahead in proptest::prop_oneof![0u64..5_000_000, proptest::prelude::any::<u64>()],
+            skew_ms in -1_000_000i64..=1_000_000,
+            drift_ppm in -900_000i32..=1_000_000,
+        ) {
+            let c = ClockModel { skew_ms, drift_ppm, jump_at: None, jump_ms: 0 };
+            let target = c.linear(from) + i128::from(ahead);
+            let t = c.linear_reach(from, target);
+            proptest::prop_assert!(t >= from);
+            if t < u64::MAX {
+                proptest::prop_assert!(c.linear(t) >= target);
+            }
+            if t > from {
+                proptest::prop_assert!(c.linear(t - 1) < target);
+            }
+        }
     }
 }
