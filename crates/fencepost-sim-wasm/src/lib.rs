@@ -215,19 +215,20 @@ impl State {
 #[cfg(target_arch = "wasm32")]
 mod single {
     use super::State;
-    use core::cell::RefCell;
+    use core::cell::UnsafeCell;
 
-    pub struct Global(pub RefCell<State>);
+    pub struct Global(UnsafeCell<State>);
     // SAFETY: wasm32-unknown-unknown without the atomics feature has exactly one thread.
     unsafe impl Sync for Global {}
-    pub static STATE: Global = Global(RefCell::new(State::new()));
+    static STATE: Global = Global(UnsafeCell::new(State::new()));
 
-    /// Runs `f` on the instance's state (`fallback` if it is in use: never, on one thread).
-    pub fn with<R>(fallback: R, f: impl FnOnce(&mut State) -> R) -> R {
-        match STATE.0.try_borrow_mut() {
-            Ok(mut st) => f(&mut st),
-            Err(_) => fallback,
-        }
+    /// Runs `f` on the instance's state.
+    #[inline(always)]
+    pub fn with<R>(_fallback: R, f: impl FnOnce(&mut State) -> R) -> R {
+        // SAFETY: one thread, and no closure given to `with` calls `with` again or anything that
+        // could call back into the module (values out are plain objects and arrays), so this is
+        // the only reference while `f` runs.
+        f(unsafe { &mut *STATE.0.get() })
     }
 }
 
