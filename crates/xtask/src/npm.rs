@@ -324,7 +324,13 @@ fn build_module(module: &WasmModule, wasm_opt: &Path, dist: &Path) -> Result<Str
     let wasm = format!("{}_bg.wasm", module.name);
     Cmd::new(wasm_opt)
         .args(module.passes)
-        .args(["--strip-debug", "--strip-producers"])
+        // Only metadata for tools goes: names, producers and the features section (whose
+        // features the loader does not read; WASM_OPT_FEATURES names them for wasm-opt).
+        .args([
+            "--strip-debug",
+            "--strip-producers",
+            "--strip-target-features",
+        ])
         .args(WASM_OPT_FEATURES)
         .arg(bound.join(&wasm))
         .arg("-o")
