@@ -215,20 +215,23 @@ impl State {
 #[cfg(target_arch = "wasm32")]
 mod single {
     use super::State;
-    use core::cell::UnsafeCell;
+    use core::cell::RefCell;
 
-    pub struct Global(UnsafeCell<State>);
+    pub struct Global(pub RefCell<State>);
     // SAFETY: wasm32-unknown-unknown without the atomics feature has exactly one thread.
     unsafe impl Sync for Global {}
-    static STATE: Global = Global(UnsafeCell::new(State::new()));
+    pub static STATE: Global = Global(RefCell::new(State::new()));
 
-    /// Runs `f` on the instance's state.
-    #[inline(always)]
-    pub fn with<R>(_fallback: R, f: impl FnOnce(&mut State) -> R) -> R {
-        // SAFETY: one thread, and no closure given to `with` calls `with` again or anything that
-        // could call back into the module (values out are plain objects and arrays), so this is
-        // the only reference while `f` runs.
-        f(unsafe { &mut *STATE.0.get() })
+    /// Runs `f` on the instance's state; `fallback` if a call is already using it. That can
+    /// happen on one thread: writing a value out sets properties of new JavaScript objects, and a
+    /// setter on `Object.prototype` (or a patched `Array.prototype.push`) may call back in. The
+    /// package refuses such calls before they get here; the borrow flag keeps the module sound
+    /// even without it.
+    pub fn with<R>(fallback: R, f: impl FnOnce(&mut State) -> R) -> R {
+        match STATE.0.try_borrow_mut() {
+            Ok(mut st) => f(&mut st),
+            Err(_) => fallback,
+        }
     }
 }
 

@@ -70,14 +70,13 @@ pub const CORE_BUDGET: Budget = Budget {
 /// The module holds the whole simulator (engine, invariants, explanations, templates, sweeps,
 /// the exhaustive search's model, the history checker) and the serde code that reads
 /// scenarios, templates, scopes and history lines and writes traces and reports. It is about
-/// 180.0 KB raw / 79.3 KB gzip (it was 277.6 / 115.1). What got it there, with what each saved
+/// 180.9 KB raw / 79.5 KB gzip (it was 277.6 / 115.1). What got it there, with what each saved
 /// (raw / gzip): built as a cdylib alone so fat LTO can internalize (62.5 KB / 25.3 KB), the
 /// core's size-class allocator instead of dlmalloc (7.5 / 3.1), state in a plain static
-/// (2.0 / 1.1) without a borrow flag (0.9 / 0.2), formats read from objects only (serde's
-/// derived readers of structs given as arrays: 9.5 / 2.4; history lines 1 KB), one reader for
-/// ranges of every number type (3.4 / 0.7), field paths of validation errors built only on
-/// error (3.1 / 0.3), no substring searcher (1.3 / 0.5), object and fault keys matched by index
-/// (2 / 0.3), worker clocks without 128-bit division (1.9 / 0.7), [`SIZE_PASSES`] (3.1 / 1),
+/// (2.0 / 1.1), formats read from objects only (serde's derived readers of structs given as
+/// arrays: 9.5 / 2.4; history lines 1 KB), one reader for ranges of every number type
+/// (3.4 / 0.7), field paths of validation errors built only on error (3.1 / 0.3), no substring
+/// searcher (1.3 / 0.5), object and fault keys matched by index (2 / 0.3), worker clocks without 128-bit division (1.9 / 0.7), [`SIZE_PASSES`] (3.1 / 1),
 /// sources named `/crates/...` in panic locations (0.35 / 0.08). Tried and worse: opt-level "s"
 /// (for everything, or serde_json or fencepost-sim alone), other inline thresholds,
 /// `#[inline(never)]` on shared readers (smaller file, larger gzip), wasm-opt's
