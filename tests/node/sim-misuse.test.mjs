@@ -99,6 +99,44 @@ test("run options, SimRun methods and a freed run", () => {
   storyStillHolds();
 });
 
+test("a call back into the simulator while it writes out a value is refused; both calls' data stays right", () => {
+  // A setter on Object.prototype runs while the module builds the trace (every event has a
+  // `kind`), and tries the simulator from there, once with a run it holds and once anew.
+  const r = run("paused-worker");
+  const other = run("paused-worker", { fencing: false });
+  const tried = [];
+  Object.defineProperty(Object.prototype, "kind", {
+    configurable: true,
+    set(v) {
+      Object.defineProperty(this, "kind", { value: v, writable: true, enumerable: true, configurable: true });
+      if (tried.length > 0) return;
+      for (const call of [() => other.verdict, () => run("paused-worker"), () => other.free(), () => checkHistory("")]) {
+        try {
+          call();
+          tried.push("returned");
+        } catch (e) {
+          tried.push(`${e.constructor.name}: ${e.message}`);
+        }
+      }
+    },
+  });
+  let trace;
+  try {
+    trace = r.trace;
+  } finally {
+    delete Object.prototype.kind;
+  }
+  const refused =
+    "Error: fencepost/sim was called by code that ran while it was writing out a value (a setter or a patched built-in method); finish that call first";
+  assert.deepEqual(tried, [refused, refused, refused, refused]);
+  assert.deepEqual(trace, run("paused-worker").trace);
+  assert.equal(trace.events.find((e) => e.kind === "write_rejected").token, 33n);
+  // The run the setter tried to free is still there, and tells its story.
+  assert.deepEqual(other.verdict, run("paused-worker", { fencing: false }).verdict);
+  assert.equal(other.verdict.ok, false);
+  storyStillHolds();
+});
+
 test("sweeps: sources, templates and options", () => {
   throwsExactly(() => new Sweep("paused-worker"), TypeError, "options must be an object with seeds, got undefined");
   throwsExactly(() => new Sweep("paused-worker", {}), TypeError, "options.seeds is required (how many seeds to run)");

@@ -36,14 +36,65 @@ const MAX_HISTORY = 256 * 1024 * 1024;
 /** Keys whose integers are seeds or tokens: bigints everywhere the module hands them out. */
 const BIG = new Set(["seed", "first_seed", "first_token", "token", "previous", "highest", "next_token", "newer_token", "holds"]);
 
-/** The module's exports, once instantiated. */
+// -------------------------------------------------------------------------------------------
+// Calls into the module.
+
+/** The module's functions that write a value out as JavaScript objects and arrays. */
+const WRITERS = new Set([
+  "presets",
+  "templates",
+  "run_trace",
+  "run_verdict",
+  "run_beliefs",
+  "sweep_report",
+  "search_report",
+  "history_line",
+  "history_summary",
+  "history_check",
+]);
+
+/**
+ * Set while the module writes a value out. Writing sets properties of new objects and fills new
+ * arrays, so JavaScript that was given a say in that (a setter on `Object.prototype`, a patched
+ * `Array.prototype.push`) runs in the middle of the module's call. Should it call the simulator,
+ * the module would answer "nothing"; the package refuses the call first, with an error saying so.
+ */
+let writing = false;
+
+/** `fns`' functions, each refusing to start while the module writes a value out. */
+function entries(fns) {
+  const out = {};
+  for (const [name, f] of Object.entries(fns)) {
+    if (typeof f !== "function") continue;
+    const writes = WRITERS.has(name);
+    out[name] = (...args) => {
+      if (writing) {
+        throw new Error(
+          "fencepost/sim was called by code that ran while it was writing out a value (a setter or a patched built-in method); finish that call first",
+        );
+      }
+      if (!writes) return f(...args);
+      writing = true;
+      try {
+        return f(...args);
+      } finally {
+        writing = false;
+      }
+    };
+  }
+  return out;
+}
+
+/** The glue's functions (strings and objects in and out). */
+const R = entries(raw);
+/** The module's own exports (numbers only), once instantiated. */
 let W = null;
 
 // -------------------------------------------------------------------------------------------
 // Loading the module.
 
 const loader = wasmLoader(raw, "fencepost_sim_bg.js", "fencepost/sim", "fencepost/sim/slim", (exports) => {
-  W = exports;
+  W = entries(exports);
 });
 
 /**
@@ -241,7 +292,7 @@ function culprit(what, value, keys) {
   let array = value;
   for (const k of keys) array = array?.[k];
   if (!Array.isArray(array) || array.length === 0) return -1;
-  const readsWith = (n) => raw.reads(what, writeJson(withArray(value, keys, array.slice(0, n))).text);
+  const readsWith = (n) => R.reads(what, writeJson(withArray(value, keys, array.slice(0, n))).text);
   if (!readsWith(0)) return -1;
   let [good, bad] = [0, array.length];
   while (bad - good > 1) {
@@ -258,11 +309,11 @@ function culprit(what, value, keys) {
  * scenario, 1 a template, 2 a scope), or undefined for JSON the package wrote itself.
  */
 function failure(...parts) {
-  const kind = raw.error_kind();
-  const message = raw.error_message();
-  const column = raw.error_column();
-  let [arg, json] = parts[raw.error_part()] ?? parts[0];
-  let field = raw.error_field();
+  const kind = R.error_kind();
+  const message = R.error_message();
+  const column = R.error_column();
+  let [arg, json] = parts[R.error_part()] ?? parts[0];
+  let field = R.error_field();
   if (column > 0 && json !== undefined) {
     const m = markAt(json.marks, column);
     field = m === null ? "" : m[2];
@@ -336,13 +387,13 @@ let templateList = null;
 
 function presetTable() {
   ready();
-  presetList ??= raw.presets();
+  presetList ??= R.presets();
   return presetList;
 }
 
 function templateTable() {
   ready();
-  templateList ??= raw.templates();
+  templateList ??= R.templates();
   return templateList;
 }
 
@@ -434,13 +485,13 @@ export class SimRun {
 
   /** The whole trace (events, verdict, final document), shaped like the CLI's JSON. */
   get trace() {
-    if (this.#trace === null) this.#trace = settle(raw.run_trace(this.#live()));
+    if (this.#trace === null) this.#trace = settle(R.run_trace(this.#live()));
     return this.#trace;
   }
 
   /** What the invariants say. */
   get verdict() {
-    return this.#trace === null ? settle(raw.run_verdict(this.#live())) : this.#trace.verdict;
+    return this.#trace === null ? settle(R.run_verdict(this.#live())) : this.#trace.verdict;
   }
 
   /** One plain sentence saying what event `seq` means. */
@@ -448,7 +499,7 @@ export class SimRun {
     const i = this.#live();
     count("seq", seq, 0, Math.max(0, this.#events - 1));
     if (this.#events === 0) throw new RangeError("seq: the run has no events");
-    return raw.run_explain(i, seq);
+    return R.run_explain(i, seq);
   }
 
   /**
@@ -457,7 +508,7 @@ export class SimRun {
    */
   beliefsAt(tMs) {
     const i = this.#live();
-    return settle(raw.run_beliefs(i, ms("tMs", tMs)));
+    return settle(R.run_beliefs(i, ms("tMs", tMs)));
   }
 
   /** The trace as JSON text, byte for byte what `fencepost sim --format json` prints. */
@@ -487,7 +538,7 @@ export function run(scenario, options) {
   const hasSeed = o.seed !== undefined;
   const s = hasSeed ? seed("options.seed", o.seed) : 0n;
   const maxEvents = o.maxEvents === undefined ? MAX_RUN_EVENTS : count("options.maxEvents", o.maxEvents, 1, MAX_RUN_EVENTS);
-  const i = raw.run_scenario(json, fencing, hasSeed, s, maxEvents) >>> 0;
+  const i = R.run_scenario(json, fencing, hasSeed, s, maxEvents) >>> 0;
   if (i === NONE) throw failure(["scenario", written]);
   return adoptRun(i);
 }
@@ -559,7 +610,7 @@ export class Sweep {
     const keep = o.keepSeeds === undefined ? 5 : count("options.keepSeeds", o.keepSeeds, 0, 10_000);
     const maxEvents =
       o.maxEvents === undefined ? 100_000 : count("options.maxEvents", o.maxEvents, 1, MAX_SWEEP_EVENTS);
-    const i = raw.sweep_new(json, template, first, BigInt(seeds), modes, keep, maxEvents) >>> 0;
+    const i = R.sweep_new(json, template, first, BigInt(seeds), modes, keep, maxEvents) >>> 0;
     if (i === NONE) throw failure(["source", written]);
     this.#i = i;
     this.#total = W.sweep_total(i);
@@ -604,7 +655,7 @@ export class Sweep {
 
   /** What it found so far: runs, and per mode the violating runs, counts per invariant, seeds. */
   get report() {
-    return settle(raw.sweep_report(this.#live()));
+    return settle(R.sweep_report(this.#live()));
   }
 
   free() {
@@ -648,7 +699,7 @@ export class Search {
     const maxStates =
       o.maxStates === undefined ? 1_000_000 : count("options.maxStates", o.maxStates, 1, MAX_SEARCH_STATES);
     const stop = o.stopAtFirst === undefined ? true : flag("options.stopAtFirst", o.stopAtFirst);
-    const i = raw.search_new(json, scope?.text ?? "", maxFaults, fencing, maxDepth, maxStates, stop) >>> 0;
+    const i = R.search_new(json, scope?.text ?? "", maxFaults, fencing, maxDepth, maxStates, stop) >>> 0;
     if (i === NONE) throw failure(["scenario", written], ["options.scope", scope]);
     this.#i = i;
     searches?.register(this, i, this);
@@ -682,7 +733,7 @@ export class Search {
 
   /** What it covered and found so far, with the shortest counterexample as a scenario. */
   get report() {
-    return settle(raw.search_report(this.#live()));
+    return settle(R.search_report(this.#live()));
   }
 
   free() {
@@ -736,12 +787,12 @@ export class HistoryChecker {
     const i = this.#live();
     text("line", line, MAX_STRING);
     if (line.includes("\n")) throw new RangeError("line must be one line, without a newline");
-    return settle(raw.history_line(i, line));
+    return settle(R.history_line(i, line));
   }
 
   /** Totals so far: lines, accepted, rejected, malformed, token regressions, stale owners. */
   get summary() {
-    return settle(raw.history_summary(this.#live()));
+    return settle(R.history_summary(this.#live()));
   }
 
   free() {
@@ -773,7 +824,7 @@ export function checkHistory(lines, options) {
   }
   const o = checkOptions("options", options, HISTORY_KEYS);
   const keep = o.keep === undefined ? 100 : count("options.keep", o.keep, 0, 1_000_000);
-  return settle(raw.history_check(history, keep));
+  return settle(R.history_check(history, keep));
 }
 
 // `using` support where the runtime has Symbol.dispose (Node 20 may not).
