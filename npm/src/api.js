@@ -69,7 +69,12 @@ function area(n) {
   return at;
 }
 
-/** Writes `a`, then `b`, into the input area; returns the length of `a` (that of `b` is `second`). */
+/**
+ * Writes `a`, then `b`, into the input area; returns the length of `a` (that of `b` is `second`).
+ * Call it last, right before the call that reads the area: every other argument is checked first,
+ * since checking an options object runs its getters, which may call this package and overwrite
+ * the area.
+ */
 function put(a, b = "") {
   const room = 3 * (a.length + b.length);
   const at = area(room);
@@ -319,27 +324,28 @@ const TTL_KEYS = ["ttlMs"];
 
 function config(v) {
   if (v === undefined) throw new TypeError("options must be an object with ttlMs, got undefined");
-  const o = checkOptions("options", v, CONFIG_KEYS);
-  if (o.ttlMs === undefined) throw new TypeError("options.ttlMs is required (the lease length in milliseconds)");
-  const ttl = ms("options.ttlMs", o.ttlMs);
-  const first = o.firstToken === undefined ? 1n : token("options.firstToken", o.firstToken);
-  const delay = o.lockDelayMs === undefined ? 0 : ms("options.lockDelayMs", o.lockDelayMs);
+  // Each option is read once: a getter answers once.
+  const { ttlMs, firstToken, lockDelayMs, maxReentry, reserveBlock } = checkOptions("options", v, CONFIG_KEYS);
+  if (ttlMs === undefined) throw new TypeError("options.ttlMs is required (the lease length in milliseconds)");
+  const ttl = ms("options.ttlMs", ttlMs);
+  const first = firstToken === undefined ? 1n : token("options.firstToken", firstToken);
+  const delay = lockDelayMs === undefined ? 0 : ms("options.lockDelayMs", lockDelayMs);
   let reentry = 0xffff_ffff;
-  if (o.maxReentry !== undefined) {
-    reentry = o.maxReentry;
+  if (maxReentry !== undefined) {
+    reentry = maxReentry;
     if (typeof reentry !== "number") throw new TypeError(`options.maxReentry must be a number, got ${describe(reentry)}`);
     if (!Number.isInteger(reentry) || reentry < 0 || reentry > 0xffff_ffff) {
       throw new RangeError(`options.maxReentry must be a whole number from 1 to 4294967295, got ${describe(reentry)}`);
     }
   }
-  const block = o.reserveBlock === undefined ? 1 : ms("options.reserveBlock", o.reserveBlock);
+  const block = reserveBlock === undefined ? 1 : ms("options.reserveBlock", reserveBlock);
   return [ttl, delay, reentry, first, block];
 }
 
 function ttlOf(v) {
   if (v === undefined) return -1;
-  const o = checkOptions("options", v, TTL_KEYS);
-  return o.ttlMs === undefined ? -1 : ms("options.ttlMs", o.ttlMs);
+  const ttl = checkOptions("options", v, TTL_KEYS).ttlMs;
+  return ttl === undefined ? -1 : ms("options.ttlMs", ttl);
 }
 
 function snapshotBytes(v) {
@@ -448,8 +454,9 @@ export class LeaseAuthority {
   /** An authority resuming from `snapshot()` or `snapshotString()`: it never re-issues a token. */
   static restore(snapshot, options) {
     ready();
-    const cfg = config(options);
-    LeaseAuthority.#restored = restored(raw.authority_restore(putBytes(snapshotBytes(snapshot)), ...cfg));
+    const [ttl, delay, reentry, first, block] = config(options);
+    const b = snapshotBytes(snapshot);
+    LeaseAuthority.#restored = restored(raw.authority_restore(putBytes(b), ttl, delay, reentry, first, block));
     return new LeaseAuthority();
   }
 
@@ -464,12 +471,19 @@ export class LeaseAuthority {
 
   acquire(holder, now, options) {
     const i = this.#live();
-    return acquired(raw.authority_acquire(i, put(name("holder", holder)), ms("now", now), ttlOf(options)));
+    const h = name("holder", holder);
+    const t = ms("now", now);
+    const ttl = ttlOf(options);
+    return acquired(raw.authority_acquire(i, put(h), t, ttl));
   }
 
   renew(holder, token, now, options) {
     const i = this.#live();
-    return renewed(raw.authority_renew(i, put(name("holder", holder)), u64("token", token), ms("now", now), ttlOf(options)));
+    const h = name("holder", holder);
+    const tok = u64("token", token);
+    const t = ms("now", now);
+    const ttl = ttlOf(options);
+    return renewed(raw.authority_renew(i, put(h), tok, t, ttl));
   }
 
   release(holder, token, now) {
@@ -548,8 +562,9 @@ export class LockTable {
 
   static restore(snapshot, options) {
     ready();
-    const cfg = config(options);
-    LockTable.#restored = restored(raw.table_restore(putBytes(snapshotBytes(snapshot)), ...cfg));
+    const [ttl, delay, reentry, first, block] = config(options);
+    const b = snapshotBytes(snapshot);
+    LockTable.#restored = restored(raw.table_restore(putBytes(b), ttl, delay, reentry, first, block));
     return new LockTable();
   }
 

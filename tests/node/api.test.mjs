@@ -135,6 +135,33 @@ test("names of any script, up to 1024 bytes, come back exactly as given", () => 
   assert.deepEqual(signer.verify("commandes-ete-注文", header), { ok: false, reason: "forged" });
 });
 
+test("options getters that call the package do not change what the outer call reads", () => {
+  // Checking an options object runs its getters; these call the package in the middle of the
+  // outer call, writing other names into the module's input area.
+  const t = new LockTable({ ttlMs: 1_000 });
+  const sneaky = { get ttlMs() { t.acquire("x", "B", 0); return 50; } };
+  assert.deepEqual(t.acquire("orders", "A", 0, sneaky), { ok: true, token: 2n, expiresAt: 50 });
+  assert.deepEqual(t.lease("orders", 10), { holder: "A", token: 2n, grantedAt: 0, expiresAt: 50, depth: 1 });
+  assert.deepEqual(t.lease("x", 10), { holder: "B", token: 1n, grantedAt: 0, expiresAt: 1_000, depth: 1 });
+  const again = { get ttlMs() { t.lease("somewhere else entirely", 0); return 70; } };
+  assert.deepEqual(t.renew("orders", "A", 2n, 20, again), { ok: true, token: 2n, expiresAt: 90 });
+
+  const auth = new LeaseAuthority({ ttlMs: 1_000 });
+  const other = new LeaseAuthority({ ttlMs: 1_000 });
+  const writes = { get ttlMs() { other.acquire("somebody else", 0); return 40; } };
+  assert.deepEqual(auth.acquire("A", 0, writes), { ok: true, token: 1n, expiresAt: 40 });
+  assert.deepEqual(auth.lease(0), { holder: "A", token: 1n, grantedAt: 0, expiresAt: 40, depth: 1 });
+  assert.deepEqual(auth.renew("A", 1n, 10, writes), { ok: true, token: 1n, expiresAt: 50 });
+
+  // Restoring: the options' getters run before the snapshot is written into the module.
+  const snap = auth.snapshot();
+  const cfg = { get ttlMs() { other.snapshot(); other.acquire("x".repeat(500), 0); return 1_000; } };
+  const back = LeaseAuthority.restore(snap, cfg);
+  assert.deepEqual(back.lease(10), { holder: "A", token: 1n, grantedAt: 0, expiresAt: 50, depth: 1 });
+  const tableBack = LockTable.restore(t.snapshot(), cfg);
+  assert.deepEqual(tableBack.lease("orders", 30), { holder: "A", token: 2n, grantedAt: 0, expiresAt: 90, depth: 1 });
+});
+
 test("guards: check does not advance, equal is the same owner, 0n is invalid", () => {
   const g = new FenceGuard({ highest: 7n });
   assert.deepEqual(g.check(8n), { ok: true });
