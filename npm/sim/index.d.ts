@@ -10,6 +10,8 @@
 // Misuse (a wrong type, a value out of range, an unknown field or option) throws a TypeError or
 // RangeError whose message starts with the argument, and for a scenario with the field
 // (`scenario.workers[1].job.work_ms: ...`). A violated invariant is a result, never an error.
+// A call made from a setter on a built-in prototype while the simulator writes out a value
+// throws an Error.
 
 // ---------------------------------------------------------------------------------------------
 // Scenarios.

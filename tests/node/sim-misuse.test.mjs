@@ -127,7 +127,7 @@ test("a call back into the simulator while it writes out a value is refused; bot
     delete Object.prototype.kind;
   }
   const refused =
-    "Error: fencepost/sim was called by code that ran while it was writing out a value (a setter or a patched built-in method); finish that call first";
+    "Error: fencepost/sim was called by code that ran while it was writing out a value (a setter on a built-in prototype); finish that call first";
   assert.deepEqual(tried, [refused, refused, refused, refused]);
   assert.deepEqual(trace, run("paused-worker").trace);
   assert.equal(trace.events.find((e) => e.kind === "write_rejected").token, 33n);
@@ -135,6 +135,35 @@ test("a call back into the simulator while it writes out a value is refused; bot
   assert.deepEqual(other.verdict, run("paused-worker", { fencing: false }).verdict);
   assert.equal(other.verdict.ok, false);
   storyStillHolds();
+});
+
+test("a setter that throws while the simulator writes out a value: the error reaches the caller, the instance keeps working", () => {
+  const boom = new Error("boom from a setter");
+  for (const [proto, key] of [
+    [Object.prototype, "verdict"],
+    [Array.prototype, "0"],
+  ]) {
+    const r = run("paused-worker");
+    let thrown = 0;
+    Object.defineProperty(proto, key, {
+      configurable: true,
+      set() {
+        thrown++;
+        throw boom;
+      },
+    });
+    try {
+      // Many times over: each abandoned call must give the state back.
+      for (let k = 0; k < 50; k++) assert.throws(() => run("paused-worker").trace, (e) => e === boom);
+      assert.throws(() => r.trace, (e) => e === boom);
+    } finally {
+      delete proto[key];
+    }
+    assert.equal(thrown, 51);
+    storyStillHolds();
+    assert.equal(r.verdict.ok, true);
+    assert.deepEqual(r.trace, run("paused-worker").trace);
+  }
 });
 
 test("sweeps: sources, templates and options", () => {

@@ -215,23 +215,37 @@ impl State {
 #[cfg(target_arch = "wasm32")]
 mod single {
     use super::State;
-    use core::cell::RefCell;
+    use core::cell::{Cell, UnsafeCell};
 
-    pub struct Global(pub RefCell<State>);
+    pub struct Global {
+        busy: Cell<bool>,
+        state: UnsafeCell<State>,
+    }
     // SAFETY: wasm32-unknown-unknown without the atomics feature has exactly one thread.
     unsafe impl Sync for Global {}
-    pub static STATE: Global = Global(RefCell::new(State::new()));
+    static STATE: Global = Global {
+        busy: Cell::new(false),
+        state: UnsafeCell::new(State::new()),
+    };
 
     /// Runs `f` on the instance's state; `fallback` if a call is already using it. That can
-    /// happen on one thread: writing a value out sets properties of new JavaScript objects, and a
-    /// setter on `Object.prototype` (or a patched `Array.prototype.push`) may call back in. The
-    /// package refuses such calls before they get here; the borrow flag keeps the module sound
-    /// even without it.
+    /// happen on one thread: writing a value out sets properties of new JavaScript objects and
+    /// elements of new arrays, and a setter on `Object.prototype` (or an index setter on
+    /// `Array.prototype`) may call back in. The package refuses such calls before they get here;
+    /// the flag keeps the module sound even without it.
     pub fn with<R>(fallback: R, f: impl FnOnce(&mut State) -> R) -> R {
-        match STATE.0.try_borrow_mut() {
-            Ok(mut st) => f(&mut st),
-            Err(_) => fallback,
+        if STATE.busy.replace(true) {
+            return fallback;
         }
+        // SAFETY: one thread, and `busy` makes this the only reference while `f` runs.
+        let r = f(unsafe { &mut *STATE.state.get() });
+        STATE.busy.set(false);
+        r
+    }
+
+    /// Marks the state free again after a call that never returned (see [`super::state_release`]).
+    pub fn release() {
+        STATE.busy.set(false);
     }
 }
 
@@ -251,9 +265,23 @@ mod single {
             Err(_) => fallback,
         })
     }
+
+    /// Natively every call returns (no JavaScript can throw through it): nothing to release.
+    pub fn release() {}
 }
 
 use single::with;
+
+/// Frees the instance's state after a call JavaScript abandoned: an exception thrown by a setter
+/// while a value was being written out (see `with`) unwinds through the module without letting
+/// the call finish, and the state would stay in use, every later call answering "nothing". The
+/// package calls this, and only then: the exception has left every frame of the module, so no
+/// reference to the state is alive. What the abandoned call had allocated (heap and stack) is
+/// not given back.
+#[wasm_bindgen]
+pub fn state_release() {
+    single::release();
+}
 
 /// Records `failure` for the caller and returns `nothing`.
 fn fail<R>(nothing: R, failure: Failure) -> R {

@@ -54,12 +54,17 @@ const WRITERS = new Set([
 ]);
 
 /**
- * Set while the module writes a value out. Writing sets properties of new objects and fills new
- * arrays, so JavaScript that was given a say in that (a setter on `Object.prototype`, a patched
- * `Array.prototype.push`) runs in the middle of the module's call. Should it call the simulator,
- * the module would answer "nothing"; the package refuses the call first, with an error saying so.
+ * Set while the module writes a value out. Writing sets properties of new objects and elements of
+ * new arrays, so JavaScript that was given a say in that (a setter on `Object.prototype`, an index
+ * setter on `Array.prototype`) runs in the middle of the module's call. Should it call the
+ * simulator, the module would answer "nothing"; the package refuses the call first, with an error
+ * saying so. Should it throw, the exception leaves the module without finishing its call, and the
+ * package frees the module's state again before passing the exception on.
  */
 let writing = false;
+
+/** The module's exports, unwrapped (for `state_release`). */
+let X = null;
 
 /** `fns`' functions, each refusing to start while the module writes a value out. */
 function entries(fns) {
@@ -70,13 +75,16 @@ function entries(fns) {
     out[name] = (...args) => {
       if (writing) {
         throw new Error(
-          "fencepost/sim was called by code that ran while it was writing out a value (a setter or a patched built-in method); finish that call first",
+          "fencepost/sim was called by code that ran while it was writing out a value (a setter on a built-in prototype); finish that call first",
         );
       }
       if (!writes) return f(...args);
       writing = true;
       try {
         return f(...args);
+      } catch (e) {
+        X.state_release();
+        throw e;
       } finally {
         writing = false;
       }
@@ -94,6 +102,7 @@ let W = null;
 // Loading the module.
 
 const loader = wasmLoader(raw, "fencepost_sim_bg.js", "fencepost/sim", "fencepost/sim/slim", (exports) => {
+  X = exports;
   W = entries(exports);
 });
 
