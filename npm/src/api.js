@@ -11,9 +11,8 @@
 // object for an accepted token, so an accepted write allocates nothing.
 
 import * as raw from "./fencepost_bg.js";
-import { checkOptions, describe, freed, wasmLoader } from "./common.js";
+import { NONE, U64_MAX, checkOptions, describe, freed, ms, text, wasmLoader } from "./common.js";
 
-const U64_MAX = 0xffff_ffff_ffff_ffffn;
 /** Longest holder id, lock or resource name, in bytes of UTF-8 (the core's snapshot limit). */
 const MAX_NAME_BYTES = 1024;
 /** Longest text any codec reads. */
@@ -162,15 +161,6 @@ function token(name, v) {
   return v;
 }
 
-/** A time or duration in milliseconds: a non-negative safe integer. */
-function ms(name, v) {
-  if (typeof v !== "number") throw new TypeError(`${name} must be a number of milliseconds, got ${describe(v)}`);
-  if (!Number.isSafeInteger(v) || v < 0) {
-    throw new RangeError(`${name} must be a whole number of milliseconds from 0 to 2^53 - 1, got ${describe(v)}`);
-  }
-  return v;
-}
-
 function utf8Length(s) {
   let n = 0;
   for (let i = 0; i < s.length; i++) {
@@ -202,19 +192,12 @@ function name(argName, v) {
 }
 
 /** Text for a codec: a string of at most MAX_TEXT characters. */
-function text(argName, v) {
-  if (typeof v !== "string") throw new TypeError(`${argName} must be a string, got ${describe(v)}`);
-  if (v.length > MAX_TEXT) throw new RangeError(`${argName} must be at most ${MAX_TEXT} characters, got ${v.length}`);
-  return v;
-}
-
 function bytes(argName, v, max) {
   if (!(v instanceof Uint8Array)) throw new TypeError(`${argName} must be a Uint8Array, got ${describe(v)}`);
   if (v.length > max) throw new RangeError(`${argName} must be at most ${max} bytes, got ${v.length}`);
   return v;
 }
 
-/** An options object (or undefined) whose keys are all in `allowed`. */
 // -------------------------------------------------------------------------------------------
 // Errors reported by the module, with the core's wording.
 
@@ -280,8 +263,6 @@ const FORGED = Object.freeze({ ok: false, reason: "forged" });
 export const AdmitCode = Object.freeze({ Stale: 0, Advanced: 1, Invalid: 2, Current: 3 });
 
 /** The module's "no object" index. */
-const NONE = 0xffff_ffff;
-
 function orNull(t) {
   return t === 0n ? null : t;
 }
@@ -579,14 +560,21 @@ export class LockTable {
 
   acquire(lock, holder, now, options) {
     const i = this.#live();
-    return acquired(raw.table_acquire(i, put(name("lock", lock), name("holder", holder)), second, ms("now", now), ttlOf(options)));
+    const l = name("lock", lock);
+    const h = name("holder", holder);
+    const t = ms("now", now);
+    const ttl = ttlOf(options);
+    return acquired(raw.table_acquire(i, put(l, h), second, t, ttl));
   }
 
   renew(lock, holder, token, now, options) {
     const i = this.#live();
-    return renewed(
-      raw.table_renew(i, put(name("lock", lock), name("holder", holder)), second, u64("token", token), ms("now", now), ttlOf(options)),
-    );
+    const l = name("lock", lock);
+    const h = name("holder", holder);
+    const tok = u64("token", token);
+    const t = ms("now", now);
+    const ttl = ttlOf(options);
+    return renewed(raw.table_renew(i, put(l, h), second, tok, t, ttl));
   }
 
   release(lock, holder, token, now) {
@@ -728,7 +716,7 @@ export class FenceGuard {
   admitSigned(signer, lock, header) {
     if (!(signer instanceof TokenSigner)) throw new TypeError(`signer must be a TokenSigner, got ${describe(signer)}`);
     name("lock", lock);
-    text("header", header);
+    text("header", header, MAX_TEXT);
     if (this.#i < 0) throw freed("FenceGuard");
     const code = raw.guard_admit_signed(this.#i, signerOf(signer), put(lock, header), second);
     if ((code & 1) === 1) return ACCEPTED;
@@ -947,7 +935,7 @@ export class TokenSigner {
   /** Checks a signed header value for `lock`. */
   verify(lock, header) {
     const i = this.#live();
-    const t = raw.signer_verify(i, put(name("lock", lock), text("header", header)), second);
+    const t = raw.signer_verify(i, put(name("lock", lock), text("header", header, MAX_TEXT)), second);
     if (t !== 0n) return { ok: true, token: t };
     if (raw.last_error() === 14) return FORGED;
     throw new RangeError(`header is not a signed token: ${coreMessage()}`);
@@ -977,7 +965,7 @@ export function tokenToString(tok) {
 /** Parses the strict decimal form: digits only, no sign, no whitespace, no leading zero. */
 export function tokenFromString(value) {
   ready();
-  return parsed("value", raw.token_parse(put(text("value", value))));
+  return parsed("value", raw.token_parse(put(text("value", value, MAX_TEXT))));
 }
 
 /** The `Fencing-Token` header value of an unsigned token (its decimal form). */
@@ -988,7 +976,7 @@ export function tokenToHeader(tok) {
 /** Parses an unsigned `Fencing-Token` header value. */
 export function tokenFromHeader(value) {
   ready();
-  return parsed("value", raw.token_from_header(put(text("value", value))));
+  return parsed("value", raw.token_from_header(put(text("value", value, MAX_TEXT))));
 }
 
 /** The 8-byte big-endian form of a token. */

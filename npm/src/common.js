@@ -1,9 +1,14 @@
 // Shared by the package's two modules (fencepost and fencepost/sim): loading a WebAssembly module
-// into its wasm-bindgen glue, and describing bad arguments. `cargo xtask dist` copies this file
+// into its wasm-bindgen glue, and checking and describing arguments. `cargo xtask dist` copies this file
 // next to each module's api.js and inlines it into each CommonJS build.
 
+/** The largest unsigned 64-bit integer. */
+export const U64_MAX = 0xffff_ffff_ffff_ffffn;
+/** A module's "no object" index. */
+export const NONE = 0xffff_ffff;
+
 /** Whether `v` is raw bytes: an ArrayBuffer or a typed array / DataView. */
-export function isBytes(v) {
+function isBytes(v) {
   return v instanceof ArrayBuffer || ArrayBuffer.isView(v);
 }
 
@@ -111,6 +116,22 @@ export function checkOptions(argName, v, allowed) {
       );
     }
   }
+  return v;
+}
+
+/** A time or duration in milliseconds: a non-negative safe integer. */
+export function ms(argName, v) {
+  if (typeof v !== "number") throw new TypeError(`${argName} must be a number of milliseconds, got ${describe(v)}`);
+  if (!Number.isSafeInteger(v) || v < 0) {
+    throw new RangeError(`${argName} must be a whole number of milliseconds from 0 to 2^53 - 1, got ${describe(v)}`);
+  }
+  return v;
+}
+
+/** A string of at most `max` UTF-16 code units. */
+export function text(argName, v, max) {
+  if (typeof v !== "string") throw new TypeError(`${argName} must be a string, got ${describe(v)}`);
+  if (v.length > max) throw new RangeError(`${argName} must be at most ${max} characters, got ${v.length}`);
   return v;
 }
 

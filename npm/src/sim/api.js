@@ -13,11 +13,8 @@
 // out (scenarios take numbers or bigints); times and counts are numbers.
 
 import * as raw from "./fencepost_sim_bg.js";
-import { checkOptions, describe, freed, wasmLoader } from "./common.js";
+import { NONE, U64_MAX, checkOptions, describe, freed, ms, text, wasmLoader } from "./common.js";
 
-const U64_MAX = 0xffff_ffff_ffff_ffffn;
-/** The module's "no object" index. */
-const NONE = 0xffff_ffff;
 /** Deepest nesting a scenario, template or scope may have (a scenario needs four levels). */
 const MAX_DEPTH = 16;
 /** Most values (objects, arrays and leaves) one of them may hold. */
@@ -137,14 +134,6 @@ function count(argName, v, min, max) {
 }
 
 /** A time in milliseconds: a non-negative safe integer. */
-function ms(argName, v) {
-  if (typeof v !== "number") throw new TypeError(`${argName} must be a number of milliseconds, got ${describe(v)}`);
-  if (!Number.isSafeInteger(v) || v < 0) {
-    throw new RangeError(`${argName} must be a whole number of milliseconds from 0 to 2^53 - 1, got ${describe(v)}`);
-  }
-  return v;
-}
-
 /** A seed: a number or bigint from 0 to 2^64 - 1, as a bigint. */
 function seed(argName, v) {
   if (typeof v === "number") {
@@ -163,13 +152,6 @@ function flag(argName, v) {
   return v;
 }
 
-function text(argName, v, max) {
-  if (typeof v !== "string") throw new TypeError(`${argName} must be a string, got ${describe(v)}`);
-  if (v.length > max) throw new RangeError(`${argName} must be at most ${max} characters, got ${v.length}`);
-  return v;
-}
-
-/** An options object (or undefined) whose keys are all in `allowed`. */
 function isPlainObject(v) {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   const proto = Object.getPrototypeOf(v);
