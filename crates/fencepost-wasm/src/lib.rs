@@ -589,7 +589,7 @@ pub fn output() -> usize {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The instance's objects: one table per kind, indexed from JavaScript.
+// The instance's objects: one table for every kind, indexed from JavaScript.
 //
 // Every object the JavaScript side creates lives in a table here and is known there by its index,
 // so every export is a free function of an index: no reference counting or borrow flags per call

@@ -4,7 +4,7 @@
 
 use alloc::vec::Vec;
 
-/// Objects of one kind, with the indices given back for reuse.
+/// A table of objects known by their index, with the indices given back for reuse.
 pub(crate) struct Slots<T> {
     items: Vec<Option<T>>,
     unused: Vec<u32>,

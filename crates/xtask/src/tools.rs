@@ -6,7 +6,6 @@ use std::process::Command;
 
 use crate::Result;
 
-/// The workspace root.
 /// Cargo's home: `CARGO_HOME`, or `~/.cargo`.
 pub fn cargo_home() -> PathBuf {
     std::env::var_os("CARGO_HOME")
@@ -15,6 +14,7 @@ pub fn cargo_home() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(".cargo"))
 }
 
+/// The workspace root.
 pub fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .ancestors()
