@@ -36,46 +36,31 @@ const BIG = new Set(["seed", "first_seed", "first_token", "token", "previous", "
 // -------------------------------------------------------------------------------------------
 // Calls into the module.
 
-/** The module's functions that write a value out as JavaScript objects and arrays. */
-const WRITERS = new Set([
-  "presets",
-  "templates",
-  "run_trace",
-  "run_verdict",
-  "run_beliefs",
-  "sweep_report",
-  "search_report",
-  "history_line",
-  "history_summary",
-  "history_check",
-]);
-
 /**
- * Set while the module writes a value out. Writing sets properties of new objects and elements of
- * new arrays, so JavaScript that was given a say in that (a setter on `Object.prototype`, an index
- * setter on `Array.prototype`) runs in the middle of the module's call. Should it call the
- * simulator, the module would answer "nothing"; the package refuses the call first, with an error
- * saying so. Should it throw, the exception leaves the module without finishing its call, and the
- * package frees the module's state again before passing the exception on.
+ * Set while a call into the module runs. Only calls that write a value out can run JavaScript
+ * meanwhile: writing sets properties of new objects and elements of new arrays, so JavaScript
+ * that was given a say in that (a setter on `Object.prototype`, an index setter on
+ * `Array.prototype`) runs in the middle of the module's call. Should it call the simulator, the
+ * module would answer "nothing"; the package refuses the call first, with an error saying so.
+ * Should it throw, the exception leaves the module without finishing its call, and the package
+ * frees the module's state again before passing the exception on.
  */
 let writing = false;
 
 /** The module's exports, unwrapped (for `state_release`). */
 let X = null;
 
-/** `fns`' functions, each refusing to start while the module writes a value out. */
+/** `fns`' functions, each refusing to start while another call into the module runs. */
 function entries(fns) {
   const out = {};
   for (const [name, f] of Object.entries(fns)) {
     if (typeof f !== "function") continue;
-    const writes = WRITERS.has(name);
     out[name] = (...args) => {
       if (writing) {
         throw new Error(
           "fencepost/sim was called by code that ran while it was writing out a value (a setter on a built-in prototype); finish that call first",
         );
       }
-      if (!writes) return f(...args);
       writing = true;
       try {
         return f(...args);
