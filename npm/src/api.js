@@ -64,7 +64,7 @@ let second = 0;
 /** The address of an input area of `n` bytes (the module has none larger than a snapshot). */
 function area(n) {
   const at = W.input(n) >>> 0;
-  if (at === 0) throw new RangeError(`fencepost: ${n} bytes do not fit the module's input area`);
+  if (at === 0) throw new RangeError(`fencepost: ${n} bytes do not fit the module's input area (its memory cannot grow that far)`);
   return at;
 }
 

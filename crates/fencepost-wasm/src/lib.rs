@@ -567,8 +567,8 @@ pub fn out_name_len() -> usize {
 pub const MAX_INPUT: usize = 64 << 20;
 
 /// Makes the input area `n` bytes long and returns its address, for the caller to fill before
-/// the call that reads it; 0 (no area) for more than [`MAX_INPUT`] bytes. Any call may move it:
-/// ask again each time.
+/// the call that reads it; 0 (no area) for more than [`MAX_INPUT`] bytes, or when the memory
+/// cannot grow to hold them. Any call may move it: ask again each time.
 #[wasm_bindgen]
 #[inline(never)]
 pub fn input(n: usize) -> usize {
@@ -576,6 +576,14 @@ pub fn input(n: usize) -> usize {
         return 0;
     }
     with(0, |st| {
+        // Memory that cannot grow (a runtime's limit) is an answer, not a trap.
+        if st
+            .input
+            .try_reserve(n.saturating_sub(st.input.len()))
+            .is_err()
+        {
+            return 0;
+        }
         st.input.resize(n, 0);
         st.input.as_ptr() as usize
     })
