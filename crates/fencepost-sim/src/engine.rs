@@ -226,12 +226,16 @@ impl ClockModel {
         }
         // linear(t) ~= t * (1 + d) + skew: start from an estimate and step to the exact answer.
         // The estimate is only where the steps start (they find the same t from anywhere), so
-        // floating point does: its error is a few steps at most, even near 2^64.
+        // floating point does. Its error is that of a few roundings of t to a double's 53 bits:
+        // at most 2 steps below 2^53, then growing with t to some thousands near 2^64 (up to
+        // about t / 2^50, measured). A target past what the estimate can hold saturates it to
+        // u64::MAX; one below any reading makes it 0.
         let x = target - i128::from(self.skew_ms);
         let x = match i64::try_from(x) {
             Ok(x) => x as f64,
             Err(_) if x < 0 => -1.0,
-            Err(_) => i64::try_from(x >> 16).map_or(f64::MAX, |h| h as f64 * 65_536.0),
+            Err(_) => i64::try_from(x >> 16)
+                .map_or(f64::MAX, |h| h as f64 * 65_536.0 + f64::from(x as u16)),
         };
         let est = x * 1_000_000.0 / (1_000_000.0 + f64::from(self.drift_ppm));
         // `as` saturates: a negative or NaN estimate becomes 0, one past u64::MAX becomes MAX.
@@ -1295,6 +1299,24 @@ mod tests {
         t + i128::from(c.skew_ms) + (t * i128::from(c.drift_ppm)).div_euclid(1_000_000)
     }
 
+    /// `linear_reach(from, target)` is the smallest instant at or after `from` whose reading
+    /// reaches `target`, or u64::MAX when none does.
+    fn reaches_first(
+        c: &ClockModel,
+        from: u64,
+        target: i128,
+    ) -> Result<(), proptest::test_runner::TestCaseError> {
+        let t = c.linear_reach(from, target);
+        proptest::prop_assert!(t >= from);
+        if t < u64::MAX {
+            proptest::prop_assert!(c.linear(t) >= target);
+        }
+        if t > from {
+            proptest::prop_assert!(c.linear(t - 1) < target);
+        }
+        Ok(())
+    }
+
     /// Instants worth trying: small ones, ones near the 10^6 boundaries of the split, and huge
     /// ones near 2^63 and 2^64.
     fn instant() -> impl proptest::strategy::Strategy<Value = u64> {
@@ -1334,15 +1356,35 @@ mod tests {
             drift_ppm in -900_000i32..=1_000_000,
         ) {
             let c = ClockModel { skew_ms, drift_ppm, jump_at: None, jump_ms: 0 };
-            let target = c.linear(from) + i128::from(ahead);
-            let t = c.linear_reach(from, target);
-            proptest::prop_assert!(t >= from);
-            if t < u64::MAX {
-                proptest::prop_assert!(c.linear(t) >= target);
-            }
-            if t > from {
-                proptest::prop_assert!(c.linear(t - 1) < target);
-            }
+            reaches_first(&c, from, c.linear(from) + i128::from(ahead))?;
+        }
+    }
+
+    proptest::proptest! {
+        // Fewer cases: a target near 2^64 takes thousands of steps from its estimate.
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(10_000))]
+
+        /// The same for any target: below the reading at `from`, below any reading (the
+        /// estimate's negative branch), beyond 2^79 (its `f64::MAX` branch), near 2^63 and
+        /// 2^64, and near or past the reading at u64::MAX.
+        #[test]
+        fn linear_reach_is_the_first_instant_for_any_target(
+            from in instant(),
+            target in proptest::prop_oneof![
+                -5_000_000i128..5_000_000,
+                proptest::strategy::Strategy::prop_map(proptest::prelude::any::<i64>(), i128::from),
+                -(1i128 << 100)..(1i128 << 100),
+                -(1i128 << 66)..(1i128 << 66),
+                (1i128 << 63) - 5_000_000..(1i128 << 63) + 5_000_000,
+                (1i128 << 64) - 5_000_000..(1i128 << 64) + 5_000_000,
+            ],
+            from_end in proptest::option::of(-5_000_000i128..5_000_000),
+            skew_ms in -1_000_000i64..=1_000_000,
+            drift_ppm in -900_000i32..=1_000_000,
+        ) {
+            let c = ClockModel { skew_ms, drift_ppm, jump_at: None, jump_ms: 0 };
+            let target = from_end.map_or(target, |d| c.linear(u64::MAX) + d);
+            reaches_first(&c, from, target)?;
         }
     }
 }
