@@ -373,22 +373,86 @@ fn a_scenario_round_trips_through_json() {
     }
 }
 
+/// The beliefs of paused-worker without fencing at the instants its story turns on, read off
+/// its trace: A keeps believing in token 33 while B is granted 34, writes and releases, and the
+/// stale write lands on top without lowering the storage's highest token.
 #[test]
-fn folding_beliefs_event_by_event_matches_beliefs_after() {
-    for p in PRESETS {
-        for fencing in [true, false] {
-            let t = run_with(
-                &p.scenario(),
-                RunOptions {
-                    fencing: Some(fencing),
-                    ..RunOptions::default()
-                },
-            );
-            let mut b = fencepost_sim::Beliefs::new(t.workers.len());
-            for (i, e) in t.events.iter().enumerate() {
-                b.apply(e);
-                assert_eq!(b, t.beliefs_after(i + 1), "{} after event {i}", p.name);
-            }
+fn beliefs_without_fencing_follow_the_story() {
+    use fencepost_sim::trace::{HolderView, WorkerBelief};
+    let t = paused(false);
+    let worker = |holds, until, paused_until| WorkerBelief {
+        holds,
+        until,
+        paused_until,
+        crashed: false,
+    };
+    let nothing = worker(None, None, None);
+    let lock = |worker, token, until| {
+        Some(HolderView {
+            worker,
+            token,
+            until,
+        })
+    };
+    let beliefs = |workers, authority, storage_highest, storage_writes, storage_last_writer| {
+        fencepost_sim::Beliefs {
+            workers,
+            authority,
+            storage_highest,
+            storage_writes,
+            storage_last_writer,
         }
-    }
+    };
+    // Event 4: A learns of token 33 and believes in it until 30 s (the lease ends at 30.050 s).
+    assert_eq!(
+        t.beliefs_at(100),
+        beliefs(
+            vec![worker(Some(33), Some(30_000), None), nothing],
+            lock(A, 33, 30_050),
+            None,
+            0,
+            None
+        )
+    );
+    // Events 5 and 16: A frozen until 46 s still believes in 33; B holds 34 until 60.050 s.
+    assert_eq!(
+        t.beliefs_at(30_500),
+        beliefs(
+            vec![
+                worker(Some(33), Some(30_000), Some(46_000)),
+                worker(Some(34), Some(60_050), None)
+            ],
+            lock(B, 34, 60_100),
+            None,
+            0,
+            None
+        )
+    );
+    // Events 19 to 25: B's write is applied and B releases the lock.
+    assert_eq!(
+        t.beliefs_at(32_000),
+        beliefs(
+            vec![worker(Some(33), Some(30_000), Some(46_000)), nothing],
+            None,
+            Some(34),
+            1,
+            Some(B)
+        )
+    );
+    // Event 29: A, awake, writes with 33 and the storage applies it over 34.
+    assert_eq!(
+        t.beliefs_at(46_050),
+        beliefs(
+            vec![worker(Some(33), Some(30_000), None), nothing],
+            None,
+            Some(34),
+            2,
+            Some(A)
+        )
+    );
+    // Event 32: A releases; nobody believes it holds anything.
+    assert_eq!(
+        t.beliefs_at(46_100),
+        beliefs(vec![nothing, nothing], None, Some(34), 2, Some(A))
+    );
 }
