@@ -492,11 +492,14 @@ pub(crate) mod tagged {
         }
     }
 
-    /// The keys of one object, in the order read.
+    /// The keys of one object, in the order read: each of the names once, and the first key none
+    /// of them.
     pub(crate) struct Keys {
         names: &'static [&'static str],
         /// Bit `i`: names[i] was read.
         seen: u32,
+        /// A key none of the names is in `order`.
+        other: bool,
         order: Vec<Name>,
     }
 
@@ -507,23 +510,25 @@ pub(crate) mod tagged {
             Keys {
                 names,
                 seen: 0,
+                other: false,
                 order: Vec::new(),
             }
         }
 
         /// Records `key`, read while the object's kind has the fields `allowed` (none: the kind is
-        /// not read yet); refuses a key given twice (a key none of the names as "duplicate field
-        /// ``", as serde's tagged enums do). Returns the index of the field whose value is to be
-        /// read, or nothing when the value is to be skipped: a key none of the names, or a field
-        /// the kind does not have ([`Keys::only`] reports both).
+        /// not read yet); refuses one of the names given twice. Returns the index of the field
+        /// whose value is to be read, or nothing when the value is to be skipped: a key none of
+        /// the names, or a field the kind does not have ([`Keys::only`] reports both). A key none
+        /// of the names is never allowed, so [`Keys::only`] reports the first such key (or an
+        /// earlier field the kind does not have) whatever follows: later ones, repeats of it
+        /// included, are not kept.
         pub(crate) fn add<E: de::Error>(
             &mut self,
             key: Name,
             allowed: Option<&'static [&'static str]>,
         ) -> Result<Option<usize>, E> {
-            let read = match &key {
+            let read = match key {
                 Name::Known(i) => {
-                    let i = *i;
                     let name = self.names[i];
                     if self.seen & 1 << i != 0 {
                         return Err(E::duplicate_field(name));
@@ -532,14 +537,9 @@ pub(crate) mod tagged {
                     let skip = i != 0 && allowed.is_some_and(|a| !a.contains(&name));
                     (!skip).then_some(i)
                 }
-                Name::Other(k) => {
-                    if self
-                        .order
-                        .iter()
-                        .any(|o| matches!(o, Name::Other(x) if x == k))
-                    {
-                        return Err(E::duplicate_field(""));
-                    }
+                Name::Other(_) if self.other => return Ok(None),
+                Name::Other(_) => {
+                    self.other = true;
                     None
                 }
             };
@@ -1059,6 +1059,19 @@ mod tests {
                 r#"{"kind":"pause","kind":"hold"}"#,
                 "duplicate field `kind`",
             ),
+            (
+                r#"{"kind":"pause","worker":"A","at":1,"at":2,"for":3}"#,
+                "duplicate field `at`",
+            ),
+            (
+                r#"{"extra":0,"kind":"pause","worker":"A","at":1,"for":2,"extra":1}"#,
+                "unknown field `extra`, expected one of `worker`, `at`, `for`",
+            ),
+            (
+                r#"{"kind":"pause","worker":"A","at":1,"for":2,"extra":0,"other":1,"extra":2}"#,
+                "unknown field `extra`, expected one of `worker`, `at`, `for`",
+            ),
+            (r#"{"extra":0,"extra":1}"#, "missing field `kind`"),
             (
                 r#"{"kind":"authority_restart","at":1,"persisted":"yes"}"#,
                 "invalid type: string \"yes\", expected a boolean",
