@@ -599,6 +599,8 @@ impl<'de> Visitor<'de> for FaultVisitor {
             "restart_after",
             "persisted",
         ];
+        // The match below has an arm for each of the names: one more needs one more arm.
+        const _: () = assert!(NAMES.len() == 15);
         let mut keys = Keys::new(NAMES);
         let mut kind: Option<FaultKind> = None;
         let mut worker: Option<String> = None;
@@ -623,8 +625,9 @@ impl<'de> Visitor<'de> for FaultVisitor {
                 Some(11) => jump_at = m.next_value()?,
                 Some(12) => jump_ms = Some(m.next_value()?),
                 Some(13) => restart_after = m.next_value()?,
-                Some(_) => persisted = Some(m.next_value()?),
-                None => {
+                Some(14) => persisted = Some(m.next_value()?),
+                // `add` gives an index of NAMES only, all matched above.
+                Some(_) | None => {
                     m.next_value::<IgnoredAny>()?;
                 }
             }

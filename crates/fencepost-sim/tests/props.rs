@@ -150,6 +150,13 @@ proptest! {
         prop_assert!(grants.windows(2).all(|w| w[0] < w[1]), "{grants:?}");
     }
 
+    /// Each fault's fields (nth, skew_ms, drift_ppm, jump_at, jump_ms, restart_after...) read
+    /// back into their own slots.
+    #[test]
+    fn scenarios_round_trip_through_json(s in scenario()) {
+        prop_assert_eq!(Scenario::from_json(&s.to_json()).unwrap(), s);
+    }
+
     #[test]
     fn without_fencing_the_same_runs_never_panic(s in scenario()) {
         let t = run_with(&s, RunOptions { fencing: Some(false), max_events: 200_000, ..RunOptions::default() });
