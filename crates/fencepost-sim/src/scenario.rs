@@ -896,25 +896,7 @@ impl Scenario {
                 jump_at,
                 jump_ms,
                 ..
-            } => {
-                if skew_ms.unsigned_abs() > MAX_TIME_MS {
-                    return Err(ScenarioError::new("skew_ms", "is out of range"));
-                }
-                if !(-900_000..=1_000_000).contains(drift_ppm) {
-                    return Err(ScenarioError::new(
-                        "drift_ppm",
-                        "must be between -900000 and 1000000",
-                    ));
-                }
-                if let Some(j) = jump_at {
-                    time_field("jump_at", *j)?;
-                } else if *jump_ms != 0 {
-                    return Err(ScenarioError::new("jump_at", "is required with jump_ms"));
-                }
-                if jump_ms.unsigned_abs() > MAX_TIME_MS {
-                    return Err(ScenarioError::new("jump_ms", "is out of range"));
-                }
-            }
+            } => check_clock(*skew_ms, *drift_ppm, *jump_at, *jump_ms)?,
             Fault::Crash {
                 at: t,
                 restart_after,
@@ -929,6 +911,34 @@ impl Scenario {
         }
         Ok(())
     }
+}
+
+/// Checks a clock fault's values. A template checks the ends of its ranges with it, each
+/// range's `min` then its `max` (`jump_at` already checked as a range of times).
+pub(crate) fn check_clock(
+    skew_ms: i64,
+    drift_ppm: i32,
+    jump_at: Option<u64>,
+    jump_ms: i64,
+) -> Result<(), ScenarioError> {
+    if skew_ms.unsigned_abs() > MAX_TIME_MS {
+        return Err(ScenarioError::new("skew_ms", "is out of range"));
+    }
+    if !(-900_000..=1_000_000).contains(&drift_ppm) {
+        return Err(ScenarioError::new(
+            "drift_ppm",
+            "must be between -900000 and 1000000",
+        ));
+    }
+    if let Some(j) = jump_at {
+        time_field("jump_at", j)?;
+    } else if jump_ms != 0 {
+        return Err(ScenarioError::new("jump_at", "is required with jump_ms"));
+    }
+    if jump_ms.unsigned_abs() > MAX_TIME_MS {
+        return Err(ScenarioError::new("jump_ms", "is out of range"));
+    }
+    Ok(())
 }
 
 fn time_field(field: &str, v: u64) -> Result<(), ScenarioError> {
@@ -1178,5 +1188,55 @@ mod tests {
         assert!(e.message.contains("invalid value"), "{}", e.message);
         let e = err_of(&OK.replace("\"name\":\"A\"", "\"name\":\"lock\""));
         assert_eq!(e.to_string(), "workers[0].name: `lock` is reserved");
+    }
+
+    #[test]
+    fn clock_faults_are_checked() {
+        let clock = |fields: &str| {
+            let json = OK.replace(
+                "]}",
+                &format!(r#"],"faults":[{{"kind":"clock","worker":"A"{fields}}}]}}"#),
+            );
+            Scenario::from_json(&json)
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        };
+        let cases = [
+            (
+                r#","skew_ms":-1099511627777"#,
+                "faults[0].skew_ms: is out of range",
+            ),
+            (
+                r#","drift_ppm":-900001"#,
+                "faults[0].drift_ppm: must be between -900000 and 1000000",
+            ),
+            (
+                r#","drift_ppm":1000001"#,
+                "faults[0].drift_ppm: must be between -900000 and 1000000",
+            ),
+            (
+                r#","jump_ms":5"#,
+                "faults[0].jump_at: is required with jump_ms",
+            ),
+            (
+                r#","jump_at":1099511627777"#,
+                "faults[0].jump_at: must be at most 1099511627776 ms",
+            ),
+            (
+                r#","jump_at":1,"jump_ms":1099511627777"#,
+                "faults[0].jump_ms: is out of range",
+            ),
+            // The first problem is reported.
+            (
+                r#","jump_ms":1099511627777"#,
+                "faults[0].jump_at: is required with jump_ms",
+            ),
+        ];
+        for (fields, message) in cases {
+            assert_eq!(clock(fields), Err(message.to_string()), "{fields}");
+        }
+        let ok = r#","skew_ms":-1099511627776,"drift_ppm":-900000,"jump_at":1099511627776,"jump_ms":1099511627776"#;
+        assert_eq!(clock(ok), Ok(()));
+        assert_eq!(clock(r#","drift_ppm":1000000"#), Ok(()));
     }
 }

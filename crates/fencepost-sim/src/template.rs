@@ -80,7 +80,7 @@ use crate::object::object;
 use crate::rng::SplitMix64;
 use crate::scenario::{
     Fault, Job, Latency, MAX_FAULTS, MAX_TIME_MS, MAX_WRITES, Point, Protections, SCENARIO_VERSION,
-    Scenario, ScenarioError, Worker, json_error,
+    Scenario, ScenarioError, Worker, check_clock, json_error,
 };
 
 /// The template format version this crate reads.
@@ -739,29 +739,24 @@ fn check_fault(f: &FaultTemplate) -> Result<(), ScenarioError> {
             ..
         } => {
             skew_ms.check("skew_ms")?;
-            if skew_ms.min.unsigned_abs() > MAX_TIME_MS || skew_ms.max.unsigned_abs() > MAX_TIME_MS
-            {
-                return Err(ScenarioError::new("skew_ms", "is out of range"));
-            }
             drift_ppm.check("drift_ppm")?;
-            if drift_ppm.min < -900_000 || drift_ppm.max > 1_000_000 {
-                return Err(ScenarioError::new(
-                    "drift_ppm",
-                    "must be between -900000 and 1000000",
-                ));
-            }
             jump_ms.check("jump_ms")?;
-            if jump_ms.min.unsigned_abs() > MAX_TIME_MS || jump_ms.max.unsigned_abs() > MAX_TIME_MS
-            {
-                return Err(ScenarioError::new("jump_ms", "is out of range"));
+            if let Some(j) = jump_at {
+                j.check_time("jump_at")?;
             }
-            match jump_at {
-                Some(j) => j.check_time("jump_at")?,
-                None if *jump_ms != Between::exactly(0) => {
-                    return Err(ScenarioError::new("jump_at", "is required with jump_ms"));
-                }
-                None => {}
-            }
+            // The ends of the ranges are values a derived scenario may have.
+            check_clock(
+                skew_ms.min,
+                drift_ppm.min,
+                jump_at.map(|j| j.min),
+                jump_ms.min,
+            )?;
+            check_clock(
+                skew_ms.max,
+                drift_ppm.max,
+                jump_at.map(|j| j.max),
+                jump_ms.max,
+            )?;
         }
         FaultTemplate::Crash {
             at: t,
@@ -1201,6 +1196,66 @@ mod tests {
         assert!(e.message.contains("invalid value"), "{e}");
         let e = err(r#"{"version":1,"workers":{"count":1,"work_ms":1}}"#);
         assert_eq!(e.field, "lease_ttl_ms");
+    }
+
+    #[test]
+    fn clock_ranges_are_checked_at_both_ends() {
+        let clock = |fields: &str| {
+            let json = OK.replace(
+                r#""kind":"pause","probability":0.5,"at":{"min":0,"max":100},"for":50"#,
+                &format!(r#""kind":"clock","probability":0.5{fields}"#),
+            );
+            Template::from_json(&json)
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        };
+        let cases = [
+            (
+                r#","skew_ms":{"min":-1099511627777,"max":0}"#,
+                "faults[0].skew_ms: is out of range",
+            ),
+            (
+                r#","skew_ms":{"min":0,"max":1099511627777}"#,
+                "faults[0].skew_ms: is out of range",
+            ),
+            (
+                r#","skew_ms":{"min":5,"max":1}"#,
+                "faults[0].skew_ms.min: must not be greater than max (5 > 1)",
+            ),
+            (
+                r#","drift_ppm":{"min":-900001,"max":0}"#,
+                "faults[0].drift_ppm: must be between -900000 and 1000000",
+            ),
+            (
+                r#","drift_ppm":{"min":0,"max":1000001}"#,
+                "faults[0].drift_ppm: must be between -900000 and 1000000",
+            ),
+            (
+                r#","jump_ms":{"min":0,"max":5}"#,
+                "faults[0].jump_at: is required with jump_ms",
+            ),
+            (
+                r#","jump_ms":{"min":-5,"max":0}"#,
+                "faults[0].jump_at: is required with jump_ms",
+            ),
+            (
+                r#","jump_at":{"min":0,"max":1099511627777}"#,
+                "faults[0].jump_at.max: must be at most 1099511627776 ms",
+            ),
+            (
+                r#","jump_at":1,"jump_ms":{"min":-1099511627777,"max":0}"#,
+                "faults[0].jump_ms: is out of range",
+            ),
+            (
+                r#","jump_at":1,"jump_ms":{"min":0,"max":1099511627777}"#,
+                "faults[0].jump_ms: is out of range",
+            ),
+        ];
+        for (fields, message) in cases {
+            assert_eq!(clock(fields), Err(message.to_string()), "{fields}");
+        }
+        let ok = r#","skew_ms":{"min":-1099511627776,"max":1099511627776},"drift_ppm":{"min":-900000,"max":1000000},"jump_at":{"min":0,"max":1099511627776},"jump_ms":{"min":-1099511627776,"max":1099511627776}"#;
+        assert_eq!(clock(ok), Ok(()));
     }
 
     #[test]
