@@ -133,11 +133,13 @@ pub struct Protections {
     pub check_before_write: bool,
 }
 
+// A field left out takes its value from `Protections::default()`, the one place the defaults are
+// written.
 object!(Protections {
-    fencing = true,
-    token_kind = TokenKind::Ordered,
-    idempotency_keys = false,
-    check_before_write = false,
+    fencing = Protections::default().fencing,
+    token_kind = Protections::default().token_kind,
+    idempotency_keys = Protections::default().idempotency_keys,
+    check_before_write = Protections::default().check_before_write,
 });
 
 impl Default for Protections {
@@ -1134,6 +1136,8 @@ mod tests {
         }
         let s = Scenario::from_json(&with("\"protections\":{\"idempotency_keys\":true}")).unwrap();
         assert!(s.protections.fencing && s.protections.idempotency_keys);
+        let s = Scenario::from_json(&with("\"protections\":{}")).unwrap();
+        assert_eq!(s.protections, Protections::default());
         assert_eq!((s.seed, s.end_ms, s.faults.len()), (0, None, 0));
     }
 
