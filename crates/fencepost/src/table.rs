@@ -231,6 +231,9 @@ impl<K: Ord + Clone, H: Clone + Eq> LockTable<K, H> {
     }
 
     /// A table resuming from a snapshot, above every token it may have handed out.
+    ///
+    /// The locks may be listed in any order. A bad config is reported first, then whatever
+    /// [`TableSnapshot::validate`] reports, then a lock named twice (`Invalid("locks.name")`).
     pub fn restore(
         cfg: Config,
         snapshot: TableSnapshot<K, H>,
@@ -238,22 +241,19 @@ impl<K: Ord + Clone, H: Clone + Eq> LockTable<K, H> {
         cfg.validate()?;
         snapshot.validate()?;
         let seq = TokenSequence::resume(snapshot.reserved_through, cfg.first_token);
-        let mut table = LockTable {
-            cfg,
-            seq,
-            locks: Vec::new(),
-            time: Timeline::resume(snapshot.latest_now, snapshot.clamps),
-        };
-        for s in snapshot.locks {
+        let locks = snapshot.locks.into_iter().map(|s| {
             let slot = Slot {
                 lease: s.lease,
                 free_at: s.free_at,
             };
-            if !place(&mut table.locks, s.name, slot) {
-                return Err(SnapshotError::Invalid("locks.name"));
-            }
-        }
-        Ok(table)
+            (s.name, slot)
+        });
+        Ok(LockTable {
+            cfg,
+            seq,
+            locks: in_order(locks.collect())?,
+            time: Timeline::resume(snapshot.latest_now, snapshot.clamps),
+        })
     }
 }
 
@@ -283,21 +283,19 @@ impl<K: Ord + Clone + SnapshotCodec, H: Clone + Eq + SnapshotCodec> LockTable<K,
     pub fn restore_bytes(cfg: Config, bytes: &[u8]) -> Result<LockTable<K, H>, SnapshotError> {
         cfg.validate()?;
         let mut locks = Vec::new();
-        let mut twice = false;
+        // `insert` at the end, not `push`: the table's one way to grow its list, where a second
+        // costs the WebAssembly build about 150 bytes.
         let t = scan(
             bytes,
             KIND_TABLE,
             &mut Locks::new(|name, lease, free_at| {
-                twice |= !place(&mut locks, name, Slot { lease, free_at });
+                locks.insert(locks.len(), (name, Slot { lease, free_at }))
             }),
         )?;
-        if twice {
-            return Err(SnapshotError::Invalid("locks.name"));
-        }
         Ok(LockTable {
             cfg,
             seq: TokenSequence::resume(t.reserved_through, cfg.first_token),
-            locks,
+            locks: in_order(locks)?,
             time: Timeline::resume(t.latest_now, t.clamps),
         })
     }
@@ -308,14 +306,57 @@ fn position<K: Ord, V>(locks: &[(K, V)], lock: &K) -> Result<usize, usize> {
     locks.binary_search_by(|(name, _)| name.cmp(lock))
 }
 
-/// Puts a lock read from a snapshot in its place; `false` if the name is there already.
-/// Snapshots list locks in order, so each goes at the end; any order is read.
-fn place<K: Ord, H>(locks: &mut Vec<(K, Slot<H>)>, name: K, slot: Slot<H>) -> bool {
-    match position(locks, &name) {
-        Ok(_) => false,
-        Err(i) => {
-            locks.insert(i, (name, slot));
-            true
+/// The locks read from a snapshot, in the order it lists them, put in name order; refuses a name
+/// listed twice as `Invalid("locks.name")`.
+///
+/// Snapshots this crate writes list locks in name order, so that is one pass over them. Any
+/// order is read, though, and costs a sort: O(n log n) for a snapshot from anywhere, where
+/// inserting each lock in its place would move the locks after it, O(n^2) for a list in reverse.
+fn in_order<K: Ord, H>(mut locks: Vec<(K, Slot<H>)>) -> Result<Vec<(K, Slot<H>)>, SnapshotError> {
+    // Strictly increasing: sorted, and each name once.
+    let ascending = |l: &[(K, Slot<H>)]| l.is_sorted_by(before);
+    if !ascending(&locks) {
+        sort_by_name(&mut locks);
+        if !ascending(&locks) {
+            return Err(SnapshotError::Invalid("locks.name"));
+        }
+    }
+    Ok(locks)
+}
+
+/// Whether `a`'s name comes before `b`'s: the one comparison [`in_order`] makes. With `cmp`, as
+/// lookups compare, rather than `<`, which is a second comparison in the WebAssembly build.
+fn before<K: Ord, V>(a: &(K, V), b: &(K, V)) -> bool {
+    a.0.cmp(&b.0).is_lt()
+}
+
+/// Sorts by name in O(n log n), in place: a heapsort, which is far less WebAssembly than the
+/// standard library's sorts (the core module's size is budgeted), for the rare snapshot that
+/// lists its locks out of order.
+fn sort_by_name<K: Ord, V>(v: &mut [(K, V)]) {
+    let len = v.len();
+    // The first `len / 2` rounds build a max-heap; each later round moves its largest name to the
+    // end and restores the heap over what is left before it.
+    for i in (0..len + len / 2).rev() {
+        let (mut node, heap) = if i >= len {
+            (i - len, &mut *v)
+        } else {
+            v.swap(0, i);
+            (0, &mut v[..i])
+        };
+        loop {
+            let mut child = 2 * node + 1;
+            let Some(left) = heap.get(child) else {
+                break;
+            };
+            if heap.get(child + 1).is_some_and(|right| before(left, right)) {
+                child += 1;
+            }
+            if !before(&heap[node], &heap[child]) {
+                break;
+            }
+            heap.swap(node, child);
+            node = child;
         }
     }
 }
@@ -672,6 +713,144 @@ mod tests {
             LockTable::restore(Config::new(100), snap).unwrap_err(),
             SnapshotError::Invalid("locks.name")
         );
+    }
+
+    /// A snapshot from elsewhere may list its locks in any order; the restored table must still
+    /// find each one (a binary search over them out of order would miss a held lock, and grant it
+    /// again).
+    #[test]
+    fn locks_listed_out_of_order_stay_findable() {
+        let lease = |holder: &str, token| Lease {
+            holder: s(holder),
+            token: t(token),
+            granted_at: 0,
+            expires_at: 100,
+            depth: 1,
+        };
+        let snap = TableSnapshot {
+            next_token: Some(t(4)),
+            reserved_through: 3,
+            latest_now: 0,
+            clamps: 0,
+            locks: [("c", "C", 1), ("a", "A", 2), ("b", "B", 3)]
+                .map(|(name, holder, token)| LockState {
+                    name: s(name),
+                    lease: Some(lease(holder, token)),
+                    free_at: 0,
+                })
+                .to_vec(),
+        };
+        let cfg = Config::new(100);
+        let bytes = snap.to_bytes().unwrap();
+        let plain = LockTable::restore(cfg, snap.clone()).unwrap();
+        let direct = LockTable::<String, String>::restore_bytes(cfg, &bytes).unwrap();
+        assert_eq!(plain, direct);
+        for mut tb in [plain, direct] {
+            for (name, holder, token) in [("a", "A", 2), ("b", "B", 3), ("c", "C", 1)] {
+                assert_eq!(
+                    tb.lease(&s(name), 10),
+                    Some(&lease(holder, token)),
+                    "{name}"
+                );
+                assert_eq!(
+                    tb.try_acquire(&s(name), &s("X"), 10),
+                    Err(AcquireError::Held {
+                        holder: s(holder),
+                        until: 100
+                    }),
+                    "{name}"
+                );
+            }
+            // Written back in name order.
+            let names: std::vec::Vec<String> =
+                tb.snapshot().locks.into_iter().map(|l| l.name).collect();
+            assert_eq!(names, [s("a"), s("b"), s("c")]);
+            assert_eq!(tb.try_acquire(&s("d"), &s("X"), 10).unwrap().token, t(4));
+        }
+    }
+
+    #[test]
+    fn a_name_twice_out_of_order_is_refused_by_both_paths() {
+        let tb: LockTable<String, String> = LockTable::new(Config::new(100)).unwrap();
+        let mut snap = tb.snapshot();
+        for name in ["b", "a", "c", "a"] {
+            snap.locks.push(LockState {
+                name: s(name),
+                lease: None,
+                free_at: 0,
+            });
+        }
+        let bytes = snap.to_bytes().unwrap();
+        assert_eq!(
+            LockTable::<String, String>::restore_bytes(Config::new(100), &bytes),
+            Err(SnapshotError::Invalid("locks.name"))
+        );
+        assert_eq!(
+            LockTable::restore(Config::new(100), snap),
+            Err(SnapshotError::Invalid("locks.name"))
+        );
+    }
+
+    #[test]
+    fn sort_by_name_sorts_every_order() {
+        // Every order of up to 6 names, some repeated, against the standard library's sort.
+        for len in 0..=6u32 {
+            let mut v: std::vec::Vec<Entry> = (0..len).map(|i| (i / 2, i)).collect();
+            let mut orders = 0;
+            permute(&mut v, 0, &mut |p| {
+                let mut ours = p.to_vec();
+                sort_by_name(&mut ours);
+                let mut names: std::vec::Vec<u32> = p.iter().map(|e| e.0).collect();
+                names.sort();
+                assert!(ours.iter().map(|e| e.0).eq(names), "{p:?}");
+                let mut values: std::vec::Vec<u32> = ours.iter().map(|e| e.1).collect();
+                values.sort();
+                assert!(values.into_iter().eq(0..len), "{p:?}");
+                orders += 1;
+            });
+            assert_eq!(orders, (1..=len).product::<u32>());
+        }
+    }
+
+    /// A name and a value that tells equal names apart.
+    type Entry = (u32, u32);
+
+    /// Calls `f` with every order of `v[k..]`.
+    fn permute(v: &mut [Entry], k: usize, f: &mut dyn FnMut(&[Entry])) {
+        if k == v.len() {
+            return f(v);
+        }
+        for i in k..v.len() {
+            v.swap(k, i);
+            permute(v, k + 1, f);
+            v.swap(k, i);
+        }
+    }
+
+    /// Restoring locks listed in reverse takes a sort, not an insertion per lock (quadratic: at
+    /// this size, minutes).
+    #[test]
+    fn restoring_many_locks_in_reverse_is_not_quadratic() {
+        let n = 200_000u32;
+        let snap = TableSnapshot::<u32, u32> {
+            next_token: Some(t(1)),
+            reserved_through: 0,
+            latest_now: 0,
+            clamps: 0,
+            locks: (0..n)
+                .rev()
+                .map(|name| LockState {
+                    name,
+                    lease: None,
+                    free_at: 1,
+                })
+                .collect(),
+        };
+        let bytes = snap.to_bytes().unwrap();
+        let tb = LockTable::<u32, u32>::restore_bytes(Config::new(100), &bytes).unwrap();
+        assert_eq!(tb, LockTable::restore(Config::new(100), snap).unwrap());
+        assert_eq!(tb.len(), n as usize);
+        assert!(tb.snapshot().locks.iter().map(|l| l.name).eq(0..n));
     }
 
     #[test]
