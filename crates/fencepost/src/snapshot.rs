@@ -320,9 +320,11 @@ pub(crate) fn to_vec(
     Ok(v)
 }
 
-/// Reads from a slice; every read is checked. The first error, in byte order, is recorded and
-/// later reads yield zeros, so reading goes on without a branch per field and the caller asks
-/// once, at [`Reader::finish`].
+/// Reads from a slice; every read is checked. The first error, in byte order, is recorded, and
+/// reading goes on without a branch per field: a read that fails yields zeros (or no bytes) and
+/// leaves the position where it was, so a later, shorter read can still yield bytes from the
+/// input. Nothing read after the first error counts: the caller asks once, at
+/// [`Reader::finish`], which reports that error, and a snapshot read with one is thrown away.
 pub(crate) struct Reader<'a> {
     b: &'a [u8],
     pos: usize,
