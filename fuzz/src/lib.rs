@@ -346,6 +346,26 @@ where
             tb.snapshot().to_bytes(),
             "written straight"
         );
+        // Every lock is found however the snapshot listed them: a live lease is there and refuses
+        // another holder (a lock missed by the lookup would be granted twice).
+        let now = tb.timeline().latest();
+        for l in &snap.locks {
+            if let Some(lease) = &l.lease
+                && lease.expires_at > now
+                && lease.holder != fresh
+            {
+                assert_eq!(tb.lease(&l.name, now), Some(lease), "lost {:?}", l.name);
+                assert_eq!(
+                    tb.try_acquire(&l.name, &fresh, now),
+                    Err(AcquireError::Held {
+                        holder: lease.holder.clone(),
+                        until: lease.expires_at
+                    }),
+                    "granted {:?} twice",
+                    l.name
+                );
+            }
+        }
         if let Some(n) = tb.next_token() {
             assert!(
                 n.get() > snap.reserved_through,

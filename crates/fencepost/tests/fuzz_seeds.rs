@@ -67,6 +67,8 @@ const EXPECTED: &[(&str, &[(&str, usize)])] = &[
             ("table-string-names", 1),
             ("table-u32-names", 2),
             ("table-empty", 2),
+            // locks listed c, a, b, each leased: restored, every one is still found
+            ("table-out-of-order", 1),
             // decodes; restore refuses it with a typed error
             ("table-duplicate-names", 1),
             ("damaged-checksum", 0),
