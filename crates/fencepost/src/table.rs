@@ -264,7 +264,7 @@ impl<K: Ord + Clone + SnapshotCodec, H: Clone + Eq + SnapshotCodec> LockTable<K,
     /// The binary snapshot, written straight from the table: the bytes of
     /// `self.snapshot().to_bytes()` without the copy of every lock in between.
     pub fn snapshot_bytes(&self) -> Result<Vec<u8>, SnapshotError> {
-        u32::try_from(self.locks.len()).map_err(|_| SnapshotError::Invalid("locks"))?;
+        countable(self.locks.len())?;
         to_vec(&|out| {
             write_table(
                 out,
@@ -460,6 +460,14 @@ impl<K, H> TableSnapshot<K, H> {
     }
 }
 
+/// Refuses a table of more locks than a snapshot's `u32` count can say, as `Invalid("locks")`.
+fn countable(locks: usize) -> Result<(), SnapshotError> {
+    match u32::try_from(locks) {
+        Ok(_) => Ok(()),
+        Err(_) => Err(SnapshotError::Invalid("locks")),
+    }
+}
+
 /// Lays out a table snapshot over `out` (see [`Writer`]) from its fields and its locks in order.
 fn write_table<'o, 'l, K: SnapshotCodec + 'l, H: SnapshotCodec + 'l>(
     out: &'o mut [u8],
@@ -500,7 +508,7 @@ impl<K: SnapshotCodec, H: SnapshotCodec> TableSnapshot<K, H> {
 
     /// Encodes into `out`; returns the length written.
     pub fn encode(&self, out: &mut [u8]) -> Result<usize, SnapshotError> {
-        u32::try_from(self.locks.len()).map_err(|_| SnapshotError::Invalid("locks"))?;
+        countable(self.locks.len())?;
         self.write(out).finish()
     }
 
@@ -511,7 +519,7 @@ impl<K: SnapshotCodec, H: SnapshotCodec> TableSnapshot<K, H> {
 
     /// Encodes into a new vector.
     pub fn to_bytes(&self) -> Result<Vec<u8>, SnapshotError> {
-        u32::try_from(self.locks.len()).map_err(|_| SnapshotError::Invalid("locks"))?;
+        countable(self.locks.len())?;
         to_vec(&|out| self.write(out))
     }
 
