@@ -288,9 +288,18 @@ impl Service for LockTable<u8, u8> {
     }
     fn restore(cfg: Config, snap: Self::Snap) -> Self {
         let bytes = snap.to_bytes().expect("encodes");
+        let mut shuffled = snap.clone();
         let table = LockTable::restore(cfg, snap).expect("a snapshot the table took restores");
         // Read straight from the bytes, it is the same table.
         assert_eq!(LockTable::restore_bytes(cfg, &bytes).as_ref(), Ok(&table));
+        // And with its locks listed in another order (reversed, then turned by a third), by
+        // either path.
+        shuffled.locks.reverse();
+        let third = shuffled.locks.len() / 3;
+        shuffled.locks.rotate_left(third);
+        let bytes = shuffled.to_bytes().expect("encodes");
+        assert_eq!(LockTable::restore_bytes(cfg, &bytes).as_ref(), Ok(&table));
+        assert_eq!(LockTable::restore(cfg, shuffled).as_ref(), Ok(&table));
         table
     }
     fn encode(snap: &Self::Snap) -> Vec<u8> {
