@@ -282,6 +282,31 @@ describe("the Explore panel", () => {
     assert.equal(`(${broken})`, label.match(/\(.*\)$/)[0]);
   });
 
+  test("a seed of a finished sweep loads the scenario swept, whatever the picker and the editor say now", async () => {
+    const p = await page();
+    const panel = p.getByRole("region", { name: "Explore" });
+    const ttl = () => text(p, ".sliders output");
+    const swept = { ttl: await ttl(), faults: await text(p, ".faults ul") };
+    await panel.getByLabel("What to sweep").selectOption("current");
+    await panel.getByLabel("Number of seeds").fill("20");
+    await panel.getByRole("button", { name: "Run sweep" }).click();
+    await p.waitForFunction(() => document.querySelector(".progress-text")?.textContent.includes("20 / 20 seeds — done"), null, { timeout: 60000 });
+    // Afterwards, another source is picked and the scenario on screen is edited.
+    await panel.getByLabel("What to sweep").selectOption({ index: 0 });
+    await setRange(p.getByRole("slider", { name: "Lease TTL" }), 10000);
+    assert.equal(await ttl(), "10 s");
+    assert.notEqual(swept.ttl, "10 s");
+    const seed = panel.locator("table.sweep tbody tr").nth(1).locator("button.seed").first();
+    const n = (await seed.innerText()).match(/^seed (\d+) /)[1];
+    await seed.click();
+    // The paused-worker story with that seed, fencing off, as the sweep ran it.
+    assert.equal(await p.getByLabel("Seed", { exact: true }).inputValue(), n);
+    assert.equal(await ttl(), swept.ttl);
+    assert.equal(await text(p, ".faults ul"), swept.faults);
+    assert.equal(await p.getByLabel(/Fencing: the storage refuses/).isChecked(), false);
+    assert.match(await text(p, ".scenario-panel select"), /paused-worker \(edited\)/);
+  });
+
   test("a long sweep can be cancelled", async () => {
     const p = await page();
     const panel = p.getByRole("region", { name: "Explore" });

@@ -71,6 +71,9 @@ struct View {
     search_cancelled: bool,
     progress: Option<Progress>,
     sweep: Option<SweepReport>,
+    /// What the last sweep ran: its seeds load from this, whatever the source picker and the
+    /// scenario on screen say now.
+    swept: Option<Rc<Source>>,
     search: Option<SearchReport>,
     runs_per_sec: Option<f64>,
     error: Option<String>,
@@ -207,11 +210,13 @@ pub fn ExplorePanel(props: &ExploreProps) -> Html {
                     None => return,
                 },
             };
+            let swept = Rc::new(src.clone());
             let sweep = Sweep::new(src, 0, seeds, SweepOptions::default());
             let fresh = View {
                 running: true,
                 progress: Some(sweep.progress()),
                 sweep: Some(sweep.report().clone()),
+                swept: Some(swept),
                 search: view.search.clone(),
                 search_cancelled: view.search_cancelled,
                 ..View::default()
@@ -234,6 +239,7 @@ pub fn ExplorePanel(props: &ExploreProps) -> Html {
                         searching: true,
                         search: Some(search.report().clone()),
                         sweep: view.sweep.clone(),
+                        swept: view.swept.clone(),
                         progress: view.progress,
                         runs_per_sec: view.runs_per_sec,
                         sweep_cancelled: view.sweep_cancelled,
@@ -301,26 +307,16 @@ pub fn ExplorePanel(props: &ExploreProps) -> Html {
         })
     };
 
-    // Loading a violating seed: the scenario of that seed, with fencing as it was run.
+    // Loading a violating seed: the scenario that seed ran in the sweep, with fencing as it was run.
     let load_seed = {
         let dispatch = props.dispatch.clone();
-        let source = source.clone();
-        let scenario = props.scenario.clone();
+        let swept = view.swept.clone();
         move |seed: u64, fencing: bool| {
             let dispatch = dispatch.clone();
-            let source = source.clone();
-            let scenario = scenario.clone();
+            let swept = swept.clone();
             Callback::from(move |_: MouseEvent| {
-                let mut s = match &*source {
-                    SweepSource::Current => Scenario {
-                        seed,
-                        ..scenario.clone()
-                    },
-                    SweepSource::Template(name) => match template(name) {
-                        Some(t) => t.derive(seed),
-                        None => return,
-                    },
-                };
+                let Some(source) = &swept else { return };
+                let mut s = source.derive(seed);
                 s.protections.fencing = fencing;
                 dispatch.dispatch(Action::LoadScenario(Box::new(s)));
             })
