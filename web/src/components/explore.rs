@@ -128,7 +128,8 @@ fn pump(runner: Rc<RefCell<Runner>>, view: UseStateHandle<View>) {
         }
     }
     r.busy_ms += dom::now() - start;
-    if let Some(rep) = &next.sweep {
+    // The rate is the sweep's: a search running later must not divide its time into those runs.
+    if let (Some(Job::Sweep(_)), Some(rep)) = (&r.job, &next.sweep) {
         next.runs_per_sec = Some(rep.runs_per_sec(r.busy_ms / 1000.0));
     }
     if next.running {
