@@ -93,6 +93,17 @@ describe("the paused-worker story", () => {
     assert.match(await on.locator(".verdict-ok").innerText(), /Every invariant held/);
     const heads = await p.locator(".playhead-time").allTextContents();
     assert.deepEqual(heads, ["46.150 s", "46.150 s"]);
+    // Export SVG takes both timelines, one above the other, each under its caption.
+    const svg = await download(p, "Export SVG");
+    assert.equal(svg.name, "paused-worker-timeline-compare.svg");
+    assert.match(svg.text, /^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+    const off_at = svg.text.indexOf(">Fencing off: the storage keeps whatever arrives last</text>");
+    const on_at = svg.text.indexOf(">Fencing on: the storage refuses tokens below the highest</text>");
+    assert.ok(off_at > 0 && on_at > off_at, "both captions, fencing off first");
+    assert.ok(svg.text.indexOf("✓ 33 &lt; 34 stale") > off_at);
+    assert.ok(svg.text.indexOf("✗ 33 &lt; 34") > on_at);
+    assert.equal(svg.text.match(/>worker A<\/text>/g).length, 2);
+    assert.deepEqual(p.errors, []);
   });
 
   test("clicking a worker's lane injects a pause and re-runs the story", async () => {

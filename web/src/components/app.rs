@@ -307,7 +307,7 @@ pub fn App() -> Html {
                 <ScenarioPanel scenario={state.scenario.clone()} preset={state.preset_name()} pause_ms={state.pause_ms}
                     compare={state.compare.is_some()} t={head.t} dispatch={dispatch.clone()} />
                 <SharePanel scenario={state.scenario.clone()} trace={state.run.trace.clone()}
-                    layout={state.run.timeline.clone()} dispatch={dispatch.clone()} />
+                    layout={state.run.timeline.clone()} compare={state.compare.is_some()} dispatch={dispatch.clone()} />
             </div>
             <ExplorePanel scenario={state.scenario.clone()} dispatch={dispatch.clone()} />
             }

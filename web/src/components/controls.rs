@@ -279,6 +279,8 @@ pub struct ShareProps {
     pub scenario: Scenario,
     pub trace: Rc<fencepost_sim::Trace>,
     pub layout: Rc<crate::model::Timeline>,
+    /// Compare mode: the page shows two timelines, fencing off and on, instead of one.
+    pub compare: bool,
     pub dispatch: Dispatch,
 }
 
@@ -317,9 +319,17 @@ pub fn SharePanel(p: &ShareProps) -> Html {
     let export_svg = {
         let d = d.clone();
         let layout = p.layout.clone();
-        let name = format!("{base}-timeline.svg");
+        // What the page shows: in compare mode, both timelines (the same lanes), captioned.
+        let (ids, name): (&[&str], _) = if p.compare {
+            (
+                &["timeline-off", "timeline-on"],
+                format!("{base}-timeline-compare.svg"),
+            )
+        } else {
+            (&["timeline-main"], format!("{base}-timeline.svg"))
+        };
         Callback::from(move |_| {
-            let result = super::timeline::export_svg("timeline-main", &layout, TIMELINE_CSS)
+            let result = super::timeline::export_svg(ids, &layout, TIMELINE_CSS)
                 .ok_or_else(|| "the timeline is not on the page".to_string())
                 .and_then(|svg| dom::download(&name, "image/svg+xml", &svg));
             if let Err(e) = result {
