@@ -173,6 +173,30 @@ describe("the guided tour", () => {
     assert.equal(await p.locator(".tour").count(), 0);
     assert.match(new URL(p.url()).hash, /^#s=/);
   });
+
+  test("a shared link or an embed does not use it up, and it tells its own story after edits", async () => {
+    const p = await page("");
+    await p.evaluate(() => localStorage.clear());
+    for (const path of ["#preset=paused-worker", "?embed#preset=paused-worker"]) {
+      await p.goto(BASE + path);
+      await p.waitForSelector("svg.lanes");
+      assert.equal(await p.locator(".tour").count(), 0);
+    }
+    await p.goto(BASE);
+    await p.waitForSelector(".tour");
+    await p.getByRole("button", { name: "Leave tour" }).click();
+    // The story, edited, then the tour again: the story as the tour tells it.
+    await p.waitForSelector("ol.events li");
+    await setRange(p.getByRole("slider", { name: "Lease TTL" }), 10000);
+    assert.equal(await p.getByLabel("Preset story").inputValue(), "");
+    await p.getByRole("button", { name: "Take the tour" }).click();
+    const tour = p.getByRole("region", { name: "Guided tour" });
+    assert.match(await tour.locator(".tour-text").innerText(), /the next 30 seconds/);
+    assert.equal(await text(p, ".sliders output"), "30 s");
+    assert.equal(await p.getByLabel("Preset story").inputValue(), "paused-worker");
+    await tour.getByRole("button", { name: "Next →" }).click();
+    assert.equal(await text(p, ".playbar .clock").then((t) => t.split(" / ")[0]), "10.1 s");
+  });
 });
 
 describe("sharing", () => {

@@ -278,14 +278,12 @@ impl State {
 
     fn go_to_chapter(&mut self, i: usize) {
         let Some(ch) = CHAPTERS.get(i) else { return };
-        if self.scenario.name != TOUR_PRESET || self.scenario.protections.fencing != ch.fencing {
-            let mut s = if self.scenario.name == TOUR_PRESET {
-                self.scenario.clone()
-            } else {
-                tour_scenario(ch.fencing)
-            };
-            s.protections.fencing = ch.fencing;
-            self.set_scenario(s, false);
+        // The chapters narrate the tour's own story ("30 seconds", token 33): an edited copy of
+        // it would show another trace than the text describes.
+        let story = tour_scenario(ch.fencing);
+        if self.scenario != story {
+            self.pause_ms = first_pause_length(&story).unwrap_or(DEFAULT_PAUSE_MS);
+            self.set_scenario(story, false);
         }
         self.tour = Some(i);
         self.playing = false;
@@ -732,6 +730,33 @@ mod tests {
         );
         assert_eq!(s.scenario.name, TOUR_PRESET);
         assert_eq!(s.tour, Some(0));
+    }
+
+    #[test]
+    fn the_tour_tells_its_own_story_even_after_the_story_was_edited() {
+        let story = State::with_tour();
+        let edited = apply(
+            paused(),
+            [
+                Action::SetTtl(10_000),
+                Action::SetPauseLength(20_000),
+                Action::InjectPause {
+                    worker: 1,
+                    at: 5_000,
+                },
+                Action::TourStart,
+            ],
+        );
+        assert_eq!(edited.tour, Some(0));
+        assert_eq!(edited.scenario, story.scenario);
+        assert_eq!(edited.preset_name(), Some(TOUR_PRESET));
+        assert_eq!(edited.trace(), story.trace());
+        assert_eq!(edited.head, story.head);
+        assert_eq!(edited.pause_ms, story.pause_ms);
+        // Edits made during the tour give way to the story at the next chapter too.
+        let s = apply(story, [Action::SetTtl(10_000), Action::TourGo(1)]);
+        assert_eq!(s.scenario, tour_scenario(CHAPTERS[1].fencing));
+        assert_eq!(s.tour, Some(1));
     }
 
     #[test]

@@ -19,7 +19,7 @@ use crate::share::{decode_fragment, encode_fragment};
 use crate::state::{Action, State, Switch};
 use crate::tour::{CHAPTERS, TOUR_PRESET};
 
-/// localStorage key remembering that the visitor has seen (or left) the tour.
+/// localStorage key remembering that the visitor has left the tour (finished or not).
 const TOUR_SEEN: &str = "fencepost.tour-seen";
 /// Playback clock period.
 const FRAME_MS: u32 = 16;
@@ -187,11 +187,15 @@ pub fn App() -> Html {
             },
         );
     }
-    // Leaving the tour once is enough: it does not come back on the next visit.
+    // Leaving the tour once is enough: it does not come back on the next visit. A visit that never
+    // showed it (a shared link, an embed) leaves it for the first plain visit.
     {
         let touring = state.tour.is_some();
+        let shown = use_mut_ref(|| false);
         use_effect_with(touring, move |touring| {
-            if !*touring {
+            if *touring {
+                *shown.borrow_mut() = true;
+            } else if shown.replace(false) {
                 dom::store(TOUR_SEEN, "1");
             }
         });
