@@ -4,8 +4,9 @@
 //! [`Timeline::of`] lays a whole trace out in time (lanes, lease bars, zombie intervals, pauses,
 //! message arrows, badges). [`Playhead`] says how far playback has got; [`storage_at`],
 //! [`banner_at`], [`lane_status_at`] and [`in_flight_at`] answer what is true at that point.
-//! Nothing here decides what a lease or a token means: that comes from the trace (and
-//! [`Beliefs`], folded event by event).
+//! Nothing here decides what a lease or a token means: that comes from the simulator, through
+//! the trace's events (a stale write is [`Event::stale_over`]) and [`Beliefs`], folded event by
+//! event (who holds what, who is a zombie, the storage's highest token).
 
 use std::collections::BTreeMap;
 
@@ -486,9 +487,9 @@ fn badge(trace: &Trace, e: &Event) -> Option<Badge> {
         } => (format!("write {tok}"), BadgeKind::WriteSent),
         Detail::PauseStart { .. } => ("‖ paused".into(), BadgeKind::Paused),
         Detail::PauseEnd => ("▶ resumes".into(), BadgeKind::Resumed),
-        Detail::WriteAccepted { previous, .. } => match (e.token, previous) {
-            (Some(t), Some(p)) if t < p => (format!("✓ {t} < {p} stale"), BadgeKind::AcceptedStale),
-            _ => (format!("✓ {tok}"), BadgeKind::Accepted),
+        Detail::WriteAccepted { .. } => match e.stale_over() {
+            Some(p) => (format!("✓ {tok} < {p} stale"), BadgeKind::AcceptedStale),
+            None => (format!("✓ {tok}"), BadgeKind::Accepted),
         },
         Detail::WriteRejected {
             reason: RejectReason::Stale,
@@ -682,37 +683,32 @@ pub struct StoragePanel {
     pub refused: u32,
 }
 
-/// What the storage holds after the first `upto` events.
+/// What the storage holds after the first `upto` events: the writes as the trace lists them, the
+/// highest token as [`Beliefs`] folds it.
 pub fn storage_at(trace: &Trace, upto: usize) -> StoragePanel {
-    let mut panel = StoragePanel {
-        highest: None,
-        fencing: trace.fencing,
-        document: Vec::new(),
-        refused: 0,
-    };
+    let mut beliefs = Beliefs::new(trace.workers.len());
+    let mut document = Vec::new();
+    let mut refused = 0;
     for e in trace.events.iter().take(upto) {
+        beliefs.apply(e);
         match e.detail {
-            Detail::WriteAccepted {
-                writer,
+            Detail::WriteAccepted { writer, op, .. } => document.push(DocLine {
+                writer: trace.name(Actor::Worker(writer)).to_string(),
+                token: e.token,
                 op,
-                previous,
-            } => {
-                panel.document.push(DocLine {
-                    writer: trace.name(Actor::Worker(writer)).to_string(),
-                    token: e.token,
-                    op,
-                    t: e.t_ms,
-                    stale: matches!((e.token, previous), (Some(t), Some(p)) if t < p),
-                });
-                if let Some(t) = e.token {
-                    panel.highest = Some(panel.highest.map_or(t, |h| h.max(t)));
-                }
-            }
-            Detail::WriteRejected { .. } => panel.refused += 1,
+                t: e.t_ms,
+                stale: e.stale_over().is_some(),
+            }),
+            Detail::WriteRejected { .. } => refused += 1,
             _ => {}
         }
     }
-    panel
+    StoragePanel {
+        highest: beliefs.storage_highest,
+        fencing: trace.fencing,
+        document,
+        refused,
+    }
 }
 
 /// The violation banner: what went wrong, in plain words.

@@ -339,6 +339,17 @@ impl Event {
     pub const fn kind(&self) -> Kind {
         self.detail.kind()
     }
+
+    /// For a write the storage applied although its token is below one it had already accepted
+    /// (stale data landing): that higher token.
+    pub fn stale_over(&self) -> Option<u64> {
+        match self.detail {
+            Detail::WriteAccepted {
+                previous: Some(p), ..
+            } if self.token.is_some_and(|t| t < p) => Some(p),
+            _ => None,
+        }
+    }
 }
 
 /// A whole run.
@@ -532,16 +543,12 @@ impl Trace {
                 secs(until)
             ),
             Detail::PauseEnd => format!("{who} resumes exactly where it stopped"),
-            Detail::WriteAccepted {
-                writer,
-                op,
-                previous,
-            } => match previous {
-                Some(p) if e.token.is_some_and(|t| t < p) => format!(
+            Detail::WriteAccepted { writer, op, .. } => match e.stale_over() {
+                Some(p) => format!(
                     "the storage applies {}'s write #{op} with token{tok} even though it already accepted {p}: stale data lands",
                     self.worker(writer)
                 ),
-                _ => format!(
+                None => format!(
                     "the storage applies {}'s write #{op} with token{tok}",
                     self.worker(writer)
                 ),

@@ -114,6 +114,12 @@ fn paused_worker_without_fencing_shows_the_corruption() {
         t.explain(e),
         "the storage applies A's write #1 with token 33 even though it already accepted 34: stale data lands"
     );
+    assert_eq!(e.stale_over(), Some(34));
+    // Every other write of the run landed on top of lower tokens only.
+    assert_eq!(
+        t.events.iter().filter(|e| e.stale_over().is_some()).count(),
+        1
+    );
     let i2 = t.verdict.first(Invariant::I2).expect("I2 is violated");
     assert_eq!((i2.seq, i2.t_ms), (29, 46_050));
     assert_eq!(
