@@ -13,6 +13,7 @@ use super::controls::{PlayBar, ScenarioPanel, SharePanel};
 use super::explore::ExplorePanel;
 use super::panels::{Help, Messages, Narration, StoragePanel, TourCard, Verdict};
 use super::timeline::Timeline;
+use super::{send, target};
 use crate::dom;
 use crate::model::Playhead;
 use crate::share::{decode_fragment, encode_fragment};
@@ -123,13 +124,9 @@ pub fn App() -> Html {
                         if e.ctrl_key() || e.meta_key() || e.alt_key() {
                             return;
                         }
-                        let in_field = e
-                            .target()
-                            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-                            .is_some_and(|t| is_text_field(&t));
-                        let on_range = e
-                            .target()
-                            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+                        let in_field =
+                            target::<web_sys::Element>(e).is_some_and(|t| is_text_field(&t));
+                        let on_range = target::<web_sys::HtmlInputElement>(e)
                             .is_some_and(|i| i.type_() == "range");
                         let action = match e.key().as_str() {
                             _ if in_field && e.key() != "Escape" => None,
@@ -260,14 +257,8 @@ pub fn App() -> Html {
         };
     }
 
-    let start_tour = {
-        let d = dispatch.clone();
-        Callback::from(move |_| d.dispatch(Action::TourStart))
-    };
-    let help = {
-        let d = dispatch.clone();
-        Callback::from(move |_| d.dispatch(Action::ToggleHelp))
-    };
+    let start_tour = send(&dispatch, Action::TourStart);
+    let help = send(&dispatch, Action::ToggleHelp);
     html! {
         <div class={classes!("app", state.tour.is_some().then_some("touring"))}>
             <header class="top">

@@ -4,35 +4,14 @@ use std::rc::Rc;
 
 use fencepost_sim::trace::fmt_secs;
 use fencepost_sim::{PRESETS, Scenario, TokenKind, preset};
-use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
+use super::{Dispatch, input_value, select_value, send, target};
 use crate::dom;
 use crate::share::encode_fragment;
 use crate::state::{
-    Action, LATENCY_RANGE, PAUSE_RANGE, SPEED_MAX, SPEED_MIN, State, Switch, TTL_RANGE, ZOOM_MAX,
+    Action, LATENCY_RANGE, PAUSE_RANGE, SPEED_MAX, SPEED_MIN, Switch, TTL_RANGE, ZOOM_MAX,
 };
-
-type Dispatch = yew::functional::UseReducerDispatcher<State>;
-
-fn send(d: &Dispatch, a: Action) -> Callback<MouseEvent> {
-    let d = d.clone();
-    Callback::from(move |_| d.dispatch(a.clone()))
-}
-
-fn input_value(e: &Event) -> String {
-    e.target()
-        .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
-        .map(|i| i.value())
-        .unwrap_or_default()
-}
-
-fn select_value(e: &Event) -> String {
-    e.target()
-        .and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok())
-        .map(|i| i.value())
-        .unwrap_or_default()
-}
 
 /// Formats a speed factor: `0.1×`, `10×`, `316×`.
 pub fn speed_label(factor: f64) -> String {
@@ -362,10 +341,7 @@ pub fn SharePanel(p: &ShareProps) -> Html {
     let import = {
         let d = d.clone();
         Callback::from(move |e: Event| {
-            let Some(input) = e
-                .target()
-                .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
-            else {
+            let Some(input) = target::<web_sys::HtmlInputElement>(&e) else {
                 return;
             };
             let Some(file) = input.files().and_then(|f| f.get(0)) else {

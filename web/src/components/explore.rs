@@ -13,11 +13,11 @@ use fencepost_sim::sweep::{Progress, Sweep, SweepOptions, SweepReport};
 use fencepost_sim::template::{Source, TEMPLATES, template};
 use fencepost_sim::{Invariant, Scenario};
 use gloo_timers::callback::Timeout;
-use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
+use super::{Dispatch, input_value, select_value};
 use crate::dom;
-use crate::state::{Action, State};
+use crate::state::Action;
 
 /// Time one slice may take before yielding to the browser.
 const SLICE_MS: f64 = 12.0;
@@ -146,7 +146,7 @@ fn pump(runner: Rc<RefCell<Runner>>, view: UseStateHandle<View>) {
 #[derive(Properties, PartialEq)]
 pub struct ExploreProps {
     pub scenario: Scenario,
-    pub dispatch: yew::functional::UseReducerDispatcher<State>,
+    pub dispatch: Dispatch,
 }
 
 /// The Explore panel.
@@ -279,24 +279,13 @@ pub fn ExplorePanel(props: &ExploreProps) -> Html {
 
     let on_seeds = {
         let seeds_text = seeds_text.clone();
-        Callback::from(move |e: InputEvent| {
-            if let Some(i) = e
-                .target()
-                .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
-            {
-                seeds_text.set(i.value());
-            }
-        })
+        Callback::from(move |e: InputEvent| seeds_text.set(input_value(&e)))
     };
 
     let pick_source = {
         let source = source.clone();
         Callback::from(move |e: Event| {
-            let v = e
-                .target()
-                .and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok())
-                .map(|s| s.value())
-                .unwrap_or_default();
+            let v = select_value(&e);
             let s = match v.strip_prefix("template:") {
                 Some(name) => TEMPLATES
                     .iter()

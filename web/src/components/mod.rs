@@ -8,3 +8,36 @@ pub mod panels;
 pub mod timeline;
 
 pub use app::App;
+
+use wasm_bindgen::JsCast;
+use yew::prelude::*;
+
+use crate::state::{Action, State};
+
+/// The app's dispatcher, as the components pass it around.
+pub type Dispatch = yew::functional::UseReducerDispatcher<State>;
+
+/// A click handler that dispatches `a`.
+pub fn send(d: &Dispatch, a: Action) -> Callback<MouseEvent> {
+    let d = d.clone();
+    Callback::from(move |_| d.dispatch(a.clone()))
+}
+
+/// The element an event came from, as a `T`, if it is one.
+pub fn target<T: JsCast>(e: &Event) -> Option<T> {
+    e.target().and_then(|t| t.dyn_into::<T>().ok())
+}
+
+/// The value of the input an event came from (empty if it came from something else).
+pub fn input_value(e: &Event) -> String {
+    target::<web_sys::HtmlInputElement>(e)
+        .map(|i| i.value())
+        .unwrap_or_default()
+}
+
+/// The value of the select an event came from (empty if it came from something else).
+pub fn select_value(e: &Event) -> String {
+    target::<web_sys::HtmlSelectElement>(e)
+        .map(|s| s.value())
+        .unwrap_or_default()
+}

@@ -7,8 +7,9 @@ use fencepost_sim::{Actor, Trace};
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
+use super::{Dispatch, send, target};
 use crate::model::{banner_at, storage_at};
-use crate::state::{Action, State};
+use crate::state::Action;
 use crate::tour::CHAPTERS;
 
 /// `Stale write …` from `stale write …` (ASCII only: the sentences are ours, and Unicode case
@@ -119,7 +120,7 @@ pub struct NarrationProps {
     pub trace: Rc<Trace>,
     pub upto: usize,
     pub playing: bool,
-    pub dispatch: yew::functional::UseReducerDispatcher<State>,
+    pub dispatch: Dispatch,
 }
 
 /// What just happened, announced politely, and the whole event list.
@@ -187,7 +188,7 @@ pub fn Narration(props: &NarrationProps) -> Html {
 #[derive(Properties, PartialEq)]
 struct EventListProps {
     trace: Rc<Trace>,
-    dispatch: yew::functional::UseReducerDispatcher<State>,
+    dispatch: Dispatch,
     list_ref: NodeRef,
 }
 
@@ -198,13 +199,10 @@ fn EventList(props: &EventListProps) -> Html {
     let onclick = {
         let dispatch = props.dispatch.clone();
         Callback::from(move |e: MouseEvent| {
-            let Some(target) = e
-                .target()
-                .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-            else {
+            let Some(clicked) = target::<web_sys::Element>(&e) else {
                 return;
             };
-            let Some(button) = target.closest("button[data-i]").ok().flatten() else {
+            let Some(button) = clicked.closest("button[data-i]").ok().flatten() else {
                 return;
             };
             if let Some(i) = button.get_attribute("data-i").and_then(|v| v.parse().ok()) {
@@ -239,7 +237,7 @@ fn EventList(props: &EventListProps) -> Html {
 #[derive(Properties, PartialEq)]
 pub struct TourProps {
     pub chapter: usize,
-    pub dispatch: yew::functional::UseReducerDispatcher<State>,
+    pub dispatch: Dispatch,
 }
 
 /// The guided tour's card.
@@ -249,14 +247,8 @@ pub fn TourCard(props: &TourProps) -> Html {
     let Some(ch) = CHAPTERS.get(i) else {
         return html! {};
     };
-    let go = |to: usize| {
-        let d = props.dispatch.clone();
-        Callback::from(move |_| d.dispatch(Action::TourGo(to)))
-    };
-    let leave = {
-        let d = props.dispatch.clone();
-        Callback::from(move |_| d.dispatch(Action::TourLeave))
-    };
+    let go = |to: usize| send(&props.dispatch, Action::TourGo(to));
+    let leave = send(&props.dispatch, Action::TourLeave);
     let last = i + 1 == CHAPTERS.len();
     html! {
         <section class="tour" aria-label="Guided tour" aria-live="polite">
@@ -278,16 +270,13 @@ pub fn TourCard(props: &TourProps) -> Html {
 
 #[derive(Properties, PartialEq)]
 pub struct DispatchOnly {
-    pub dispatch: yew::functional::UseReducerDispatcher<State>,
+    pub dispatch: Dispatch,
 }
 
 /// Keyboard shortcuts.
 #[component]
 pub fn Help(props: &DispatchOnly) -> Html {
-    let close = {
-        let d = props.dispatch.clone();
-        Callback::from(move |_| d.dispatch(Action::ToggleHelp))
-    };
+    let close = send(&props.dispatch, Action::ToggleHelp);
     html! {
         <section class="help" role="dialog" aria-label="Keyboard shortcuts">
             <h2>{ "Keyboard" }</h2>
@@ -309,16 +298,13 @@ pub struct MessagesProps {
     pub error: Option<String>,
     pub notice: Option<String>,
     pub link: Option<String>,
-    pub dispatch: yew::functional::UseReducerDispatcher<State>,
+    pub dispatch: Dispatch,
 }
 
 /// Errors, notices and a link to copy by hand.
 #[component]
 pub fn Messages(props: &MessagesProps) -> Html {
-    let dismiss = {
-        let d = props.dispatch.clone();
-        Callback::from(move |_| d.dispatch(Action::Dismiss))
-    };
+    let dismiss = send(&props.dispatch, Action::Dismiss);
     html! {
         <div class="messages">
             if let Some(e) = &props.error {
