@@ -246,11 +246,6 @@ impl State {
             .map(|p| p.name)
     }
 
-    /// The current pause length (slider value).
-    pub fn pause_length(&self) -> u64 {
-        self.pause_ms
-    }
-
     fn seek(&mut self, t: u64) {
         self.head = Playhead::at_time(&self.run.trace, t.min(self.end()));
     }
