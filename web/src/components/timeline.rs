@@ -651,7 +651,7 @@ fn LaneLabels(props: &LaneLabelsProps) -> Html {
     let labels = props.layout.lanes.iter().map(|lane| {
         let lit = props.highlight.contains(&lane.actor);
         let status = lane_status_at(&props.trace, &props.beliefs, lane.actor);
-        let zombie = status.contains("zombie");
+        let zombie = matches!(lane.actor, Actor::Worker(w) if props.beliefs.is_zombie(w));
         html! {
             <div
                 class={classes!("lane-label", lit.then_some("lit"), zombie.then_some("is-zombie"))}
