@@ -485,13 +485,18 @@ fn pair(scenario: &Scenario) -> [Run; 2] {
     ]
 }
 
-fn tour_scenario(fencing: bool) -> Scenario {
-    let mut s = preset(TOUR_PRESET)
+/// The tour's story as its preset has it; also what a visitor sees without a link.
+pub fn tour_story() -> Scenario {
+    preset(TOUR_PRESET)
         .map(|p| p.scenario())
         .unwrap_or_else(|| {
             // Unreachable: the tour preset exists (tested); fall back to the first preset.
             PRESETS[0].scenario()
-        });
+        })
+}
+
+fn tour_scenario(fencing: bool) -> Scenario {
+    let mut s = tour_story();
     s.protections.fencing = fencing;
     s
 }

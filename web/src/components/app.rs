@@ -3,7 +3,7 @@
 use std::cell::Cell;
 use std::rc::Rc;
 
-use fencepost_sim::{Actor, preset};
+use fencepost_sim::Actor;
 use gloo_events::{EventListener, EventListenerOptions};
 use gloo_timers::callback::Interval;
 use wasm_bindgen::JsCast;
@@ -17,8 +17,8 @@ use super::{send, target};
 use crate::dom;
 use crate::model::Playhead;
 use crate::share::{decode_fragment, encode_fragment};
-use crate::state::{Action, State, Switch};
-use crate::tour::{CHAPTERS, TOUR_PRESET};
+use crate::state::{Action, State, Switch, tour_story};
+use crate::tour::CHAPTERS;
 
 /// localStorage key remembering that the visitor has left the tour (finished or not).
 const TOUR_SEEN: &str = "fencepost.tour-seen";
@@ -33,9 +33,9 @@ fn initial_state() -> State {
     let mut state = match decode_fragment(&dom::hash()) {
         Ok(Some(s)) => State::new(s),
         Ok(None) if !embed && dom::stored(TOUR_SEEN).is_none() => State::with_tour(),
-        Ok(None) => State::new(default_scenario()),
+        Ok(None) => State::new(tour_story()),
         Err(e) => {
-            let mut s = State::new(default_scenario());
+            let mut s = State::new(tour_story());
             s.error = Some(format!(
                 "{} — showing the paused-worker story instead.",
                 crate::components::panels::sentence_case(&e)
@@ -48,13 +48,6 @@ fn initial_state() -> State {
         state.tour = None;
     }
     state
-}
-
-fn default_scenario() -> fencepost_sim::Scenario {
-    preset(TOUR_PRESET)
-        .or_else(|| fencepost_sim::PRESETS.first())
-        .map(|p| p.scenario())
-        .unwrap_or_else(|| fencepost_sim::PRESETS[0].scenario())
 }
 
 fn is_text_field(target: &web_sys::Element) -> bool {
