@@ -1,5 +1,5 @@
-// The story in a page, through the package's `browser` exports (mapped by the page's import map):
-// the core's guard, then the simulator's paused-worker run with fencing on and off.
+// The story in a page, through the package's `browser` exports (mapped by the page's import map, or
+// bundled by Vite): the core's guard, then the simulator's paused-worker run with fencing on and off.
 import { FenceGuard, LeaseAuthority } from "fencepost";
 import { run } from "fencepost/sim";
 
@@ -20,5 +20,7 @@ const sim = json({
   fencingOff: run("paused-worker", { fencing: false }).verdict.violations.map((v) => [v.invariant, v.seq]),
 });
 document.getElementById("sim").textContent = sim;
+// `using` support is set up on load: a bundler must not have dropped it.
+window.fencepostDisposable = typeof Symbol.dispose !== "symbol" || typeof guard[Symbol.dispose] === "function";
 window.fencepostSim = sim;
 window.fencepostStory = text;

@@ -1,14 +1,16 @@
-// Serves this fixture on 127.0.0.1:<port> (the first argument), opens a page that imports the
-// package's `browser` entry in headless Chromium (Debian's, driven by playwright-core), checks the
-// story the page tells, and always closes the browser and the server.
+// Serves this fixture on 127.0.0.1:<port> (the first argument) and opens, in headless Chromium
+// (Debian's, driven by playwright-core), two pages that tell the same story: one imports the
+// package's `browser` entry through an import map, the other is the same page bundled by Vite (as
+// an app would ship it). Checks the story each tells; always closes the browser and the server.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { extname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import assert from "node:assert/strict";
 import { chromium } from "playwright-core";
+import { build } from "vite";
 
 const port = Number(process.argv[2]);
 assert.ok(Number.isInteger(port) && port > 0 && port < 65536, "usage: node run.mjs <port>");
@@ -43,6 +45,19 @@ const html = `<!doctype html>
 </html>
 `;
 
+// The bundled page: Vite resolves `fencepost` with the browser condition, copies the .wasm files
+// it finds in `new URL(..., import.meta.url)` and keeps the entries' loading (package.json lists
+// them as having side effects). Top-level await needs an esnext target.
+const bundled = resolve(here, "vite-out");
+await build({
+  root: resolve(here, "bundled"),
+  base: "/bundled/",
+  logLevel: "warn",
+  build: { outDir: bundled, emptyOutDir: true, target: "esnext" },
+});
+const wasmFiles = readdirSync(join(bundled, "assets")).filter((f) => f.endsWith(".wasm"));
+assert.equal(wasmFiles.length, 2, `Vite must emit both modules: ${wasmFiles}`);
+
 const TYPES = { ".js": "text/javascript", ".wasm": "application/wasm", ".html": "text/html" };
 const server = createServer((req, res) => {
   const path = decodeURIComponent(new URL(req.url, "http://x").pathname);
@@ -50,7 +65,9 @@ const server = createServer((req, res) => {
     res.writeHead(200, { "content-type": "text/html" }).end(html);
     return;
   }
-  const file = resolve(here, "." + path);
+  const file = path.startsWith("/bundled/")
+    ? resolve(bundled, "." + path.slice("/bundled".length).replace(/\/$/, "/index.html"))
+    : resolve(here, "." + path);
   const type = TYPES[extname(file)];
   if (!file.startsWith(here + sep) || type === undefined) {
     res.writeHead(404).end();
@@ -80,35 +97,44 @@ try {
       "--disable-sync",
     ],
   });
-  const page = context.pages()[0] ?? (await context.newPage());
-  const errors = [];
-  page.on("pageerror", (e) => errors.push(e.message));
-  page.on("console", (m) => {
-    if (m.type() === "error") errors.push(m.text());
-  });
-  await page.goto(`http://127.0.0.1:${port}/`);
-  await page.waitForFunction(() => window.fencepostStory !== undefined && window.fencepostSim !== undefined, null, { timeout: 15_000 }).catch(() => {
-    throw new Error(`the page told no story: ${errors.join("; ") || "no error reported"}`);
-  });
-  const story = JSON.parse(await page.evaluate(() => window.fencepostStory));
-  assert.deepEqual(story, [
-    { ok: true, token: "33n", expiresAt: 30000 },
-    { ok: true, token: "34n", expiresAt: 75000 },
-    { ok: true },
-    { ok: false, reason: "stale", presented: "33n", highest: "34n" },
-  ]);
-  assert.deepEqual(JSON.parse(await page.evaluate(() => window.fencepostSim)), {
-    rejected: [
-      { actor: "storage", token: "33n", highest: "34n", because: "storage rejected A's write with token 33: it has already accepted 34 from B" },
-    ],
-    fencingOff: [
-      ["I1", 29],
-      ["I2", 29],
-      ["I4", 29],
-    ],
-  });
-  assert.deepEqual(errors, []);
-  console.log("chromium: 34 accepted, 33 rejected with highest 34; fencepost/sim rejects 33 and breaks I2 without fencing");
+  for (const [where, what] of [
+    ["/", "import map"],
+    ["/bundled/", "Vite bundle"],
+  ]) {
+    const page = await context.newPage();
+    const errors = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    page.on("console", (m) => {
+      if (m.type() === "error") errors.push(m.text());
+    });
+    await page.goto(`http://127.0.0.1:${port}${where}`);
+    await page
+      .waitForFunction(() => window.fencepostStory !== undefined && window.fencepostSim !== undefined, null, { timeout: 15_000 })
+      .catch(() => {
+        throw new Error(`the page (${what}) told no story: ${errors.join("; ") || "no error reported"}`);
+      });
+    const story = JSON.parse(await page.evaluate(() => window.fencepostStory));
+    assert.deepEqual(story, [
+      { ok: true, token: "33n", expiresAt: 30000 },
+      { ok: true, token: "34n", expiresAt: 75000 },
+      { ok: true },
+      { ok: false, reason: "stale", presented: "33n", highest: "34n" },
+    ]);
+    assert.deepEqual(JSON.parse(await page.evaluate(() => window.fencepostSim)), {
+      rejected: [
+        { actor: "storage", token: "33n", highest: "34n", because: "storage rejected A's write with token 33: it has already accepted 34 from B" },
+      ],
+      fencingOff: [
+        ["I1", 29],
+        ["I2", 29],
+        ["I4", 29],
+      ],
+    });
+    assert.equal(await page.evaluate(() => window.fencepostDisposable), true, `${what}: Symbol.dispose is missing`);
+    assert.deepEqual(errors, [], what);
+    console.log(`chromium (${what}): 34 accepted, 33 rejected with highest 34; fencepost/sim rejects 33 and breaks I2 without fencing`);
+    await page.close();
+  }
 } finally {
   await context?.close();
   await new Promise((ok) => server.close(ok));
