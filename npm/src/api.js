@@ -82,7 +82,7 @@ function put(a, b = "") {
   return n;
 }
 
-/** Writes `bytes` into the input area; returns their length. */
+/** Writes `bytes` (a plain view, as `bytes()` returns) into the input area; returns their length. */
 function putBytes(bytes) {
   const at = area(bytes.length);
   memory().set(bytes, at);
@@ -113,7 +113,7 @@ function outBytes(n) {
 // -------------------------------------------------------------------------------------------
 // Loading the module.
 
-const loader = wasmLoader(raw, "fencepost_bg.js", "fencepost", "fencepost/slim", (exports) => {
+const loader = wasmLoader(raw, "fencepost_bg.js", "fencepost", "fencepost/slim", "guard_admit_many", (exports) => {
   W = exports;
 });
 
@@ -191,11 +191,44 @@ function name(argName, v) {
   return v;
 }
 
-/** Text for a codec: a string of at most MAX_TEXT characters. */
+// Typed arrays are measured with the built-in getters, never with what the object says of itself:
+// a subclass or a Proxy could report a `length` shorter than what `set` copies (past the module's
+// input area) or run code in the middle of the copy.
+const typedArray = Object.getPrototypeOf(Uint8Array.prototype);
+const builtin = (key) => Object.getOwnPropertyDescriptor(typedArray, key).get;
+const kindOf = builtin(Symbol.toStringTag);
+const lengthOf = builtin("length");
+const bufferOf = builtin("buffer");
+const offsetOf = builtin("byteOffset");
+
+/**
+ * A plain view of the same memory as `v` when it is a real typed array of `kind` (its own class,
+ * any subclass, from any realm), else null. Its `length` and `set` are the built-in ones.
+ */
+function view(v, kind, Kind) {
+  if (kindOf.call(v) !== kind) return null;
+  return new Kind(bufferOf.call(v), offsetOf.call(v), lengthOf.call(v));
+}
+
+/** The error for `v` where a `kind` typed array (class `Kind`) belongs. */
+function notA(argName, kind, Kind, v) {
+  // A Proxy of one passes `instanceof`: say why it is still refused.
+  let posing = false;
+  try {
+    posing = v instanceof Kind;
+  } catch {
+    // A Proxy whose getPrototypeOf throws is no typed array either.
+  }
+  const why = posing ? " (not a Proxy or an object posing as one)" : "";
+  return new TypeError(`${argName} must be a ${kind}${why}, got ${describe(v)}`);
+}
+
+/** Bytes for the module: a plain view of a Uint8Array of at most `max` bytes. */
 function bytes(argName, v, max) {
-  if (!(v instanceof Uint8Array)) throw new TypeError(`${argName} must be a Uint8Array, got ${describe(v)}`);
-  if (v.length > max) throw new RangeError(`${argName} must be at most ${max} bytes, got ${v.length}`);
-  return v;
+  const b = view(v, "Uint8Array", Uint8Array);
+  if (b === null) throw notA(argName, "Uint8Array", Uint8Array, v);
+  if (b.length > max) throw new RangeError(`${argName} must be at most ${max} bytes, got ${b.length}`);
+  return b;
 }
 
 // -------------------------------------------------------------------------------------------
@@ -319,14 +352,24 @@ function config(v) {
       throw new RangeError(`options.maxReentry must be a whole number from 1 to 4294967295, got ${describe(reentry)}`);
     }
   }
-  const block = reserveBlock === undefined ? 1 : ms("options.reserveBlock", reserveBlock);
+  let block = 1;
+  if (reserveBlock !== undefined) {
+    block = reserveBlock;
+    if (typeof block !== "number") throw new TypeError(`options.reserveBlock must be a number, got ${describe(block)}`);
+    if (!Number.isSafeInteger(block) || block < 0) {
+      throw new RangeError(`options.reserveBlock must be a whole number of tokens from 1 to 2^53 - 1, got ${describe(block)}`);
+    }
+  }
   return [ttl, delay, reentry, first, block];
 }
 
 function ttlOf(v) {
   if (v === undefined) return -1;
   const ttl = checkOptions("options", v, TTL_KEYS).ttlMs;
-  return ttl === undefined ? -1 : ms("options.ttlMs", ttl);
+  if (ttl === undefined) return -1;
+  // As for the authority's own ttlMs: a lease of no length is a mistake, not a 1 ms lease.
+  if (ms("options.ttlMs", ttl) === 0) throw new RangeError("options.ttlMs must be greater than 0");
+  return ttl;
 }
 
 function snapshotBytes(v) {
@@ -334,13 +377,15 @@ function snapshotBytes(v) {
   return bytes("snapshot", v, MAX_SNAPSHOT_BYTES);
 }
 
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+// Base64 digits, then at most two `=`; the length is checked apart (a regex that counts groups of
+// four recurses per group and overflows the stack on a string of a few million characters).
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 function fromBase64(s) {
   if (s.length > ((MAX_SNAPSHOT_BYTES + 2) / 3) * 4) {
     throw new RangeError(`snapshot must be at most ${MAX_SNAPSHOT_BYTES} bytes, got a string of ${s.length} characters`);
   }
-  if (!BASE64.test(s)) throw new RangeError("snapshot must be a base64 string (as snapshotString() returns)");
+  if (s.length % 4 !== 0 || !BASE64.test(s)) throw new RangeError("snapshot must be a base64 string (as snapshotString() returns)");
   const bin = atob(s);
   if (bin.length > MAX_SNAPSHOT_BYTES) {
     throw new RangeError(`snapshot must be at most ${MAX_SNAPSHOT_BYTES} bytes, got ${bin.length}`);
@@ -371,14 +416,22 @@ function snapshotOf(n) {
   return outBytes(n);
 }
 
+/**
+ * A time the module reports. Past 2^53 - 1 (a lease or delay that outlasts any time a caller can
+ * pass) it is Infinity rather than a rounded number that would be refused when passed back.
+ */
+function time(t) {
+  return t <= Number.MAX_SAFE_INTEGER ? t : Infinity;
+}
+
 function acquired(code) {
   switch (code) {
     case 0:
-      return { ok: true, token: raw.out_token(), expiresAt: raw.out_time() };
+      return { ok: true, token: raw.out_token(), expiresAt: time(raw.out_time()) };
     case 1:
-      return { ok: false, reason: "held", holder: outHolder(), until: raw.out_time() };
+      return { ok: false, reason: "held", holder: outHolder(), until: time(raw.out_time()) };
     case 2:
-      return { ok: false, reason: "lockDelay", until: raw.out_time() };
+      return { ok: false, reason: "lockDelay", until: time(raw.out_time()) };
     case 3:
       return { ok: false, reason: "reentryLimit", max: raw.out_depth() };
     case 4:
@@ -391,7 +444,7 @@ function acquired(code) {
 }
 
 function renewed(code) {
-  return code === 0 ? { ok: true, token: raw.out_token(), expiresAt: raw.out_time() } : LOST;
+  return code === 0 ? { ok: true, token: raw.out_token(), expiresAt: time(raw.out_time()) } : LOST;
 }
 
 function released(code) {
@@ -400,7 +453,7 @@ function released(code) {
 
 function expired(code) {
   if (code === 0) return null;
-  return { holder: outHolder(), token: raw.out_token(), at: raw.out_time(), freeAt: raw.out_time2() };
+  return { holder: outHolder(), token: raw.out_token(), at: time(raw.out_time()), freeAt: time(raw.out_time2()) };
 }
 
 function leaseOf(code) {
@@ -408,8 +461,8 @@ function leaseOf(code) {
   return {
     holder: outHolder(),
     token: raw.out_token(),
-    grantedAt: raw.out_time2(),
-    expiresAt: raw.out_time(),
+    grantedAt: time(raw.out_time2()),
+    expiresAt: time(raw.out_time()),
     depth: raw.out_depth(),
   };
 }
@@ -451,25 +504,26 @@ export class LeaseAuthority {
   }
 
   acquire(holder, now, options) {
-    const i = this.#live();
     const h = name("holder", holder);
     const t = ms("now", now);
     const ttl = ttlOf(options);
+    // After the options: their getters may free this object.
+    const i = this.#live();
     return acquired(raw.authority_acquire(i, put(h), t, ttl));
   }
 
-  renew(holder, token, now, options) {
-    const i = this.#live();
+  renew(holder, tok, now, options) {
     const h = name("holder", holder);
-    const tok = u64("token", token);
+    const tk = token("token", tok);
     const t = ms("now", now);
     const ttl = ttlOf(options);
-    return renewed(raw.authority_renew(i, put(h), tok, t, ttl));
+    const i = this.#live();
+    return renewed(raw.authority_renew(i, put(h), tk, t, ttl));
   }
 
-  release(holder, token, now) {
+  release(holder, tok, now) {
     const i = this.#live();
-    return released(raw.authority_release(i, put(name("holder", holder)), u64("token", token), ms("now", now)));
+    return released(raw.authority_release(i, put(name("holder", holder)), token("token", tok), ms("now", now)));
   }
 
   expire(now) {
@@ -497,12 +551,12 @@ export class LeaseAuthority {
 
   get freeAt() {
     this.#state();
-    return raw.out_time();
+    return time(raw.out_time());
   }
 
   get latestNow() {
     this.#state();
-    return raw.out_time2();
+    return time(raw.out_time2());
   }
 
   get clamps() {
@@ -559,27 +613,28 @@ export class LockTable {
   }
 
   acquire(lock, holder, now, options) {
-    const i = this.#live();
     const l = name("lock", lock);
     const h = name("holder", holder);
     const t = ms("now", now);
     const ttl = ttlOf(options);
+    // After the options: their getters may free this object.
+    const i = this.#live();
     return acquired(raw.table_acquire(i, put(l, h), second, t, ttl));
   }
 
-  renew(lock, holder, token, now, options) {
-    const i = this.#live();
+  renew(lock, holder, tok, now, options) {
     const l = name("lock", lock);
     const h = name("holder", holder);
-    const tok = u64("token", token);
+    const tk = token("token", tok);
     const t = ms("now", now);
     const ttl = ttlOf(options);
-    return renewed(raw.table_renew(i, put(l, h), second, tok, t, ttl));
+    const i = this.#live();
+    return renewed(raw.table_renew(i, put(l, h), second, tk, t, ttl));
   }
 
-  release(lock, holder, token, now) {
+  release(lock, holder, tok, now) {
     const i = this.#live();
-    return released(raw.table_release(i, put(name("lock", lock), name("holder", holder)), second, u64("token", token), ms("now", now)));
+    return released(raw.table_release(i, put(name("lock", lock), name("holder", holder)), second, token("token", tok), ms("now", now)));
   }
 
   expire(lock, now) {
@@ -597,8 +652,8 @@ export class LockTable {
         lock: outName(),
         holder: outHolder(),
         token: raw.out_token(),
-        at: raw.out_time(),
-        freeAt: raw.out_time2(),
+        at: time(raw.out_time()),
+        freeAt: time(raw.out_time2()),
       });
     }
     return out;
@@ -631,7 +686,7 @@ export class LockTable {
 
   get latestNow() {
     this.#state();
-    return raw.out_time2();
+    return time(raw.out_time2());
   }
 
   get clamps() {
@@ -671,8 +726,9 @@ export class FenceGuard {
 
   constructor(options) {
     ready();
-    const o = checkOptions("options", options, GUARD_KEYS);
-    const h = o.highest === undefined || o.highest === null ? 0n : token("options.highest", o.highest);
+    // Read once: a getter answers once.
+    const { highest } = checkOptions("options", options, GUARD_KEYS);
+    const h = highest === undefined || highest === null ? 0n : token("options.highest", highest);
     this.#i = adopt(guards, this, W.guard_new(h), "FenceGuard");
   }
 
@@ -694,20 +750,20 @@ export class FenceGuard {
    * Admits every token in order, in one call; returns one AdmitCode per token (in `out` if given).
    */
   admitMany(tokens, out) {
-    if (!(tokens instanceof BigUint64Array)) {
-      throw new TypeError(`tokens must be a BigUint64Array, got ${describe(tokens)}`);
-    }
-    const n = tokens.length;
-    if (out === undefined) out = new Uint8Array(n);
-    else if (!(out instanceof Uint8Array)) throw new TypeError(`out must be a Uint8Array, got ${describe(out)}`);
-    else if (out.length < n) throw new RangeError(`out must hold at least ${n} codes, got ${out.length}`);
+    const all = view(tokens, "BigUint64Array", BigUint64Array);
+    if (all === null) throw notA("tokens", "BigUint64Array", BigUint64Array, tokens);
+    const n = all.length;
+    let codes;
+    if (out === undefined) out = codes = new Uint8Array(n);
+    else if ((codes = view(out, "Uint8Array", Uint8Array)) === null) throw notA("out", "Uint8Array", Uint8Array, out);
+    else if (codes.length < n) throw new RangeError(`out must hold at least ${n} codes, got ${codes.length}`);
     if (this.#i < 0) throw freed("FenceGuard");
     for (let at = 0; at < n; at += BATCH) {
       const m = Math.min(BATCH, n - at);
       const inAt = W.guard_batch(m) >>> 0;
-      new BigUint64Array(W.memory.buffer, inAt, m).set(m === n ? tokens : tokens.subarray(at, at + m));
+      new BigUint64Array(W.memory.buffer, inAt, m).set(m === n ? all : all.subarray(at, at + m));
       const outAt = W.guard_admit_many(this.#i) >>> 0;
-      out.set(new Uint8Array(W.memory.buffer, outAt, m), at);
+      codes.set(new Uint8Array(W.memory.buffer, outAt, m), at);
     }
     return out;
   }
@@ -817,6 +873,9 @@ export class GuardMap {
 // -------------------------------------------------------------------------------------------
 // Idempotency.
 
+/** The outcome slot of an operation whose apply has not returned yet. */
+const APPLYING = Object.freeze({ failed: false, outcome: undefined });
+
 function opId(v) {
   if (typeof v === "number") {
     if (!Number.isSafeInteger(v) || v < 0) {
@@ -854,6 +913,8 @@ export class FencedResource {
       case 0: {
         const slot = raw.out_depth();
         this.#outcomes.delete((slot - LEDGER_CAPACITY) >>> 0);
+        // Marked until apply returns: a write of the same operation from inside apply finds it.
+        this.#outcomes.set(slot, APPLYING);
         let outcome;
         try {
           outcome = apply();
@@ -866,6 +927,9 @@ export class FencedResource {
       }
       case 1: {
         const first = this.#outcomes.get(raw.out_depth());
+        if (first === APPLYING) {
+          throw new TypeError(`op ${id} is still being applied: its apply called write for the same operation`);
+        }
         if (first === undefined) throw new Error("fencepost: the first outcome of this operation is missing");
         if (first.failed) throw first.error;
         return { ok: true, applied: false, outcome: first.outcome };
@@ -910,9 +974,9 @@ export class TokenSigner {
 
   constructor(key) {
     ready();
-    bytes("key", key, MAX_TEXT);
-    if (key.length < 16) throw new RangeError(`key must be at least 16 bytes, got ${key.length}`);
-    this.#i = adopt(signers, this, raw.signer_new(putBytes(key)), "key");
+    const k = bytes("key", key, MAX_TEXT);
+    if (k.length < 16) throw new RangeError(`key must be at least 16 bytes, got ${k.length}`);
+    this.#i = adopt(signers, this, raw.signer_new(putBytes(k)), "key");
   }
 
   #live() {

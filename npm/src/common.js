@@ -14,14 +14,23 @@ function isBytes(v) {
 
 /**
  * The loader of one module: `glue` is the wasm-bindgen glue (imported as `raw`), `glueName` its file
- * name, `label` the module's name in messages, `slim` its bring-your-own-wasm entry, `attached(exports)`
- * what to do once the module is instantiated.
+ * name, `label` the module's name in messages, `slim` its bring-your-own-wasm entry, `marker` an
+ * export only that module has, `attached(exports)` what to do once the module is instantiated.
  */
-export function wasmLoader(glue, glueName, label, slim, attached) {
+export function wasmLoader(glue, glueName, label, slim, marker, attached) {
   let loaded = false;
+  const wasmName = glueName.replace(/\.js$/, ".wasm");
   const imports = () => ({ [`./${glueName}`]: glue });
+  const notOurs = (why) => new TypeError(`module is not ${label}'s WebAssembly (${wasmName}): ${why}`);
+  /** A module that wants imports other than the glue's is not this one. */
+  const linkError = (e) => (e instanceof WebAssembly.LinkError ? notOurs(e.message) : e);
   function attach(exports) {
     if (loaded) return;
+    // A module that instantiates but is another one (an empty module has no imports) is refused
+    // before it is kept: the right one can still be loaded after.
+    if (typeof exports[marker] !== "function" || !(exports.memory instanceof WebAssembly.Memory)) {
+      throw notOurs(`it has no export \`${marker}\``);
+    }
     glue.__wbg_set_wasm(exports);
     if (typeof exports.__wbindgen_start === "function") exports.__wbindgen_start();
     loaded = true;
@@ -35,7 +44,13 @@ export function wasmLoader(glue, glueName, label, slim, attached) {
     }
     if (loaded) return;
     if (!(module instanceof WebAssembly.Module)) module = new WebAssembly.Module(module);
-    attach(new WebAssembly.Instance(module, imports()).exports);
+    let instance;
+    try {
+      instance = new WebAssembly.Instance(module, imports());
+    } catch (e) {
+      throw linkError(e);
+    }
+    attach(instance.exports);
   }
   async function init(input) {
     if (loaded) return;
@@ -54,14 +69,16 @@ export function wasmLoader(glue, glueName, label, slim, attached) {
     if (!response.ok) {
       throw new Error(`${label}: fetching its WebAssembly failed: HTTP ${response.status}`);
     }
-    let instance;
     const streaming =
       typeof WebAssembly.instantiateStreaming === "function" &&
       (response.headers.get("Content-Type") || "").startsWith("application/wasm");
-    if (streaming) {
-      ({ instance } = await WebAssembly.instantiateStreaming(response, imports()));
-    } else {
-      ({ instance } = await WebAssembly.instantiate(await response.arrayBuffer(), imports()));
+    let instance;
+    try {
+      ({ instance } = streaming
+        ? await WebAssembly.instantiateStreaming(response, imports())
+        : await WebAssembly.instantiate(await response.arrayBuffer(), imports()));
+    } catch (e) {
+      throw linkError(e);
     }
     attach(instance.exports);
   }

@@ -3,6 +3,7 @@
 // (and the one WebAssembly instance behind them) keep working.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import vm from "node:vm";
 import * as fp from "fencepost";
 
 const {
@@ -39,12 +40,20 @@ const BAD_TEXT = [
   ...[undefined, null, 34, 34n, {}, []].map((v) => [v, TypeError]),
   ...[HUGE].map((v) => [v, RangeError]),
 ];
+// A Proxy of a Uint8Array passes `instanceof` but could run code while it is copied: refused.
+const PROXY_BYTES = new Proxy(new Uint8Array(16), {});
 const BAD_BYTES = [
-  ...[undefined, null, "abc", [1, 2, 3], new Uint16Array(8), new ArrayBuffer(8), 8].map((v) => [v, TypeError]),
+  ...[undefined, null, "abc", [1, 2, 3], new Uint16Array(8), new ArrayBuffer(8), 8, PROXY_BYTES].map((v) => [v, TypeError]),
 ];
+/** A Uint8Array that says it is shorter than it is. */
+class ShortSpoken extends Uint8Array {
+  get length() {
+    return 8;
+  }
+}
 const BAD_LEASE_OPTIONS = [
   ...[null, 1, "x", [], { ttl: 5 }, { ttlMs: 5, extra: 1 }].map((v) => [v, TypeError]),
-  ...[{ ttlMs: -1 }, { ttlMs: NaN }, { ttlMs: 0.5 }].map((v) => [v, RangeError]),
+  ...[{ ttlMs: -1 }, { ttlMs: NaN }, { ttlMs: 0.5 }, { ttlMs: 0 }].map((v) => [v, RangeError]),
 ];
 const BAD_AUTHORITY_OPTIONS = [
   ...[undefined, null, 30_000, "x", [], {}, { ttl: 5 }, { ttlMs: 5, bogus: 1 }, { ttlMs: "5" }, { ttlMs: 5, firstToken: 33 }].map(
@@ -64,6 +73,15 @@ const BAD_AUTHORITY_OPTIONS = [
   ].map((v) => [v, RangeError]),
 ];
 
+/** A bad value in a failure message (a Proxy of a typed array cannot even be turned into text). */
+function show(value) {
+  try {
+    return String(typeof value === "symbol" ? "symbol" : value).slice(0, 40);
+  } catch {
+    return Object.prototype.toString.call(value);
+  }
+}
+
 /** The message must name the argument, which is how it starts. */
 function expectThrow(fn, value, type, argName) {
   let error;
@@ -72,7 +90,7 @@ function expectThrow(fn, value, type, argName) {
   } catch (e) {
     error = e;
   }
-  assert.ok(error, `${argName} = ${String(typeof value === "symbol" ? "symbol" : value).slice(0, 40)}: no error`);
+  assert.ok(error, `${argName} = ${show(value)}: no error`);
   assert.equal(error.constructor, type, `${argName}: ${error.constructor.name}: ${error.message}`);
   assert.ok(
     error.message.startsWith(argName),
@@ -172,11 +190,11 @@ test("every constructor, method and function refuses each kind of bad value and 
   sweep(BAD_MS, "now", (v) => auth.acquire("A", v));
   sweep(BAD_LEASE_OPTIONS, "options", (v) => auth.acquire("A", 0, v));
   sweep(BAD_NAME, "holder", (v) => auth.renew(v, 33n, 0));
-  sweep(BAD_TOKEN, "token", (v) => auth.renew("A", v, 0));
+  sweep([...BAD_TOKEN, [0n, RangeError]], "token", (v) => auth.renew("A", v, 0));
   sweep(BAD_MS, "now", (v) => auth.renew("A", 33n, v));
   sweep(BAD_LEASE_OPTIONS, "options", (v) => auth.renew("A", 33n, 0, v));
   sweep(BAD_NAME, "holder", (v) => auth.release(v, 33n, 0));
-  sweep(BAD_TOKEN, "token", (v) => auth.release("A", v, 0));
+  sweep([...BAD_TOKEN, [0n, RangeError]], "token", (v) => auth.release("A", v, 0));
   sweep(BAD_MS, "now", (v) => auth.release("A", 33n, v));
   sweep(BAD_MS, "now", (v) => auth.expire(v));
   sweep(BAD_MS, "now", (v) => auth.lease(v));
@@ -188,12 +206,12 @@ test("every constructor, method and function refuses each kind of bad value and 
   sweep(BAD_LEASE_OPTIONS, "options", (v) => table.acquire("l", "A", 0, v));
   sweep(BAD_NAME, "lock", (v) => table.renew(v, "A", 33n, 0));
   sweep(BAD_NAME, "holder", (v) => table.renew("l", v, 33n, 0));
-  sweep(BAD_TOKEN, "token", (v) => table.renew("l", "A", v, 0));
+  sweep([...BAD_TOKEN, [0n, RangeError]], "token", (v) => table.renew("l", "A", v, 0));
   sweep(BAD_MS, "now", (v) => table.renew("l", "A", 33n, v));
   sweep(BAD_LEASE_OPTIONS, "options", (v) => table.renew("l", "A", 33n, 0, v));
   sweep(BAD_NAME, "lock", (v) => table.release(v, "A", 33n, 0));
   sweep(BAD_NAME, "holder", (v) => table.release("l", v, 33n, 0));
-  sweep(BAD_TOKEN, "token", (v) => table.release("l", "A", v, 0));
+  sweep([...BAD_TOKEN, [0n, RangeError]], "token", (v) => table.release("l", "A", v, 0));
   sweep(BAD_MS, "now", (v) => table.release("l", "A", 33n, v));
   sweep(BAD_NAME, "lock", (v) => table.expire(v, 0));
   sweep(BAD_MS, "now", (v) => table.expire("l", v));
@@ -205,12 +223,12 @@ test("every constructor, method and function refuses each kind of bad value and 
   sweep(BAD_TOKEN, "token", (v) => guard.admit(v));
   sweep(BAD_TOKEN, "token", (v) => guard.check(v));
   sweep(
-    [...[undefined, null, [1n], new BigInt64Array(1), new Uint8Array(1), "1"].map((v) => [v, TypeError])],
+    [...[undefined, null, [1n], new BigInt64Array(1), new Uint8Array(1), "1", new Proxy(new BigUint64Array(1), {})].map((v) => [v, TypeError])],
     "tokens",
     (v) => guard.admitMany(v),
   );
   sweep(
-    [...[null, [0], new Uint16Array(2)].map((v) => [v, TypeError]), [new Uint8Array(1), RangeError]],
+    [...[null, [0], new Uint16Array(2), new Proxy(new Uint8Array(2), {})].map((v) => [v, TypeError]), [new Uint8Array(1), RangeError]],
     "out",
     (v) => guard.admitMany(new BigUint64Array(2), v),
   );
@@ -272,6 +290,121 @@ test("every constructor, method and function refuses each kind of bad value and 
   assert.deepEqual(guard.admitSigned(signer, "l", h), { ok: true });
   assert.equal(tokenFromString("34"), 34n);
   assert.equal(LeaseAuthority.restore(auth.snapshotString(), { ttlMs: 30_000 }).nextToken, 35n);
+});
+
+test("typed arrays are taken at their real length, whatever they say of themselves", () => {
+  const auth = new LeaseAuthority({ ttlMs: 1_000 });
+  assert.deepEqual(auth.acquire("A", 0), { ok: true, token: 1n, expiresAt: 1_000 });
+  // 1024 bytes that claim to be 8: read as the 1024 they are, never copied past the input area.
+  const long = new ShortSpoken(1024);
+  long.fill(1);
+  assert.throws(() => tokenFromBytes(long), {
+    name: "RangeError",
+    message: "value is not a token: token bytes must be exactly 8 long, got 1024",
+  });
+  const eight = new ShortSpoken(8);
+  eight[7] = 34;
+  assert.equal(tokenFromBytes(eight), 34n);
+  assert.throws(() => new TokenSigner(PROXY_BYTES), {
+    name: "TypeError",
+    message: "key must be a Uint8Array (not a Proxy or an object posing as one), got an object (Object)",
+  });
+  const key = new ShortSpoken(32);
+  key.fill(7);
+  assert.deepEqual(new TokenSigner(key).sign("l", 5n), new TokenSigner(new Uint8Array(32).fill(7)).sign("l", 5n));
+  const snapshot = auth.snapshot();
+  const spoken = new (class extends Uint8Array {
+    get length() {
+      return 3;
+    }
+  })(snapshot);
+  assert.equal(LeaseAuthority.restore(spoken, { ttlMs: 1_000 }).lease(1).holder, "A");
+  // A batch that says it holds 4 tokens but holds 1 admits the 1 (never leftovers of another).
+  const other = new FenceGuard();
+  other.admitMany(new BigUint64Array([999_999n, 5n, 6n, 7n]));
+  const one = new (class extends BigUint64Array {
+    get length() {
+      return 4;
+    }
+  })([3n]);
+  const guard = new FenceGuard();
+  assert.deepEqual([...guard.admitMany(one)], [1]);
+  assert.equal(guard.highest, 3n);
+  // From another realm: still a Uint8Array.
+  const foreign = vm.runInNewContext("new Uint8Array([0, 0, 0, 0, 0, 0, 0, 9])");
+  assert.equal(foreign instanceof Uint8Array, false);
+  assert.equal(tokenFromBytes(foreign), 9n);
+  // The module is whole: the authority made before still answers.
+  assert.deepEqual(auth.acquire("B", 1), { ok: false, reason: "held", holder: "A", until: 1_000 });
+});
+
+test("an options getter that frees the object gets the freed error, never another object's grant", () => {
+  for (const make of [() => new LeaseAuthority({ ttlMs: 50 }), () => new LockTable({ ttlMs: 50 })]) {
+    const a = make();
+    let other = null;
+    const options = {
+      get ttlMs() {
+        a.free();
+        other = make();
+        return 77;
+      },
+    };
+    const call = a instanceof LockTable ? () => a.acquire("l", "B", 0, options) : () => a.acquire("B", 0, options);
+    assert.throws(call, { name: "TypeError", message: `this ${a.constructor.name} was freed` });
+    const renew = a instanceof LockTable ? () => a.renew("l", "B", 1n, 0, options) : () => a.renew("B", 1n, 0, options);
+    assert.throws(renew, { name: "TypeError", message: `this ${a.constructor.name} was freed` });
+    // Nothing was granted on the object the getter made.
+    assert.equal(other.lastIssued, null);
+  }
+});
+
+test("a retry from inside apply is refused while the first attempt runs", () => {
+  const r = new FencedResource();
+  let inner = null;
+  const outer = r.write(1n, 7, () => {
+    try {
+      r.write(1n, 7, () => "twice");
+    } catch (e) {
+      inner = e;
+    }
+    return "once";
+  });
+  assert.deepEqual(outer, { ok: true, applied: true, outcome: "once" });
+  assert.equal(inner.constructor, TypeError);
+  assert.equal(inner.message, "op 7 is still being applied: its apply called write for the same operation");
+  assert.deepEqual(r.write(1n, 7, () => "again"), { ok: true, applied: false, outcome: "once" });
+});
+
+test("times past 2^53 - 1 come back as Infinity, never as a rounded number", () => {
+  const near = Number.MAX_SAFE_INTEGER - 5;
+  const auth = new LeaseAuthority({ ttlMs: 10, lockDelayMs: 10 });
+  assert.deepEqual(auth.acquire("A", near), { ok: true, token: 1n, expiresAt: Infinity });
+  assert.deepEqual(auth.lease(Number.MAX_SAFE_INTEGER), {
+    holder: "A",
+    token: 1n,
+    grantedAt: near,
+    expiresAt: Infinity,
+    depth: 1,
+  });
+  assert.deepEqual(auth.acquire("B", Number.MAX_SAFE_INTEGER), { ok: false, reason: "held", holder: "A", until: Infinity });
+  const exact = new LeaseAuthority({ ttlMs: 5 });
+  assert.deepEqual(exact.acquire("A", near), { ok: true, token: 1n, expiresAt: Number.MAX_SAFE_INTEGER });
+  const table = new LockTable({ ttlMs: 10 });
+  assert.deepEqual(table.acquire("l", "A", near), { ok: true, token: 1n, expiresAt: Infinity });
+});
+
+test("a base64 snapshot of millions of characters is read, not a stack overflow", () => {
+  // Well-formed base64 of about 9 MB that is not a snapshot: refused for what it says, quickly.
+  assert.throws(() => LockTable.restore("A".repeat(12_000_000), { ttlMs: 5 }), {
+    name: "RangeError",
+    message: "snapshot: not a fencepost snapshot (bad magic bytes)",
+  });
+  for (const bad of ["A===", "AAA", "AA=A", "====", "AAAA====", "AAA*"]) {
+    assert.throws(() => LockTable.restore(bad, { ttlMs: 5 }), {
+      name: "RangeError",
+      message: "snapshot must be a base64 string (as snapshotString() returns)",
+    });
+  }
 });
 
 test("huge and strange inputs in a loop never wear the instance down", () => {

@@ -83,7 +83,7 @@ let W = null;
 // -------------------------------------------------------------------------------------------
 // Loading the module.
 
-const loader = wasmLoader(raw, "fencepost_sim_bg.js", "fencepost/sim", "fencepost/sim/slim", (exports) => {
+const loader = wasmLoader(raw, "fencepost_sim_bg.js", "fencepost/sim", "fencepost/sim/slim", "sweep_step", (exports) => {
   X = exports;
   W = entries(exports);
 });
