@@ -1,8 +1,10 @@
+/// <reference lib="esnext.disposable" />
 // Types of the npm package `fencepost` (every entry point: Node, Workers, Deno, browsers, slim).
 //
 // Tokens are `bigint`s from 1n to 2n ** 64n - 1n (0n is never granted). Times and durations are
 // numbers of milliseconds on a monotonic timeline the host chooses: whole numbers from 0 to
-// Number.MAX_SAFE_INTEGER. A time earlier than one already seen is clamped, never trusted.
+// Number.MAX_SAFE_INTEGER. A time earlier than one already seen is clamped, never trusted. A
+// returned time past Number.MAX_SAFE_INTEGER (no time a caller can pass reaches it) is Infinity.
 //
 // Misuse (a wrong type, a negative or too large value, an unknown option, a name over 1024 bytes)
 // throws a TypeError or RangeError that names the argument. Refusals that are part of normal work
@@ -27,7 +29,7 @@ export interface AuthorityOptions {
 
 /** Per-call options of `acquire` and `renew`. */
 export interface LeaseOptions {
-  /** This lease's length instead of the authority's `ttlMs`. */
+  /** This lease's length instead of the authority's `ttlMs` (> 0). */
   ttlMs?: number;
 }
 
@@ -130,7 +132,9 @@ export class LeaseAuthority {
   /** Acquires without waiting. Persist `snapshot()` before handing out a grant whose token passed
    * the last persisted `reservedThrough`. */
   acquire(holder: string, now: number, options?: LeaseOptions): AcquireResult;
+  /** Extends the caller's lease; `token` is its grant's (0n, never granted, is a RangeError). */
   renew(holder: string, token: Token, now: number, options?: LeaseOptions): RenewResult;
+  /** Gives one level of the caller's lease back; `token` as for `renew`. */
   release(holder: string, token: Token, now: number): ReleaseResult;
   /** Notices an expiry: returns it once, the first time it is asked at or after `expiresAt`. */
   expire(now: number): Expiry | null;
@@ -154,6 +158,8 @@ export class LeaseAuthority {
   snapshotString(): string;
   /** Frees the module memory now (otherwise it is freed when this object is collected). */
   free(): void;
+  /** `free()`, for `using` (where the runtime has `Symbol.dispose`). */
+  [Symbol.dispose](): void;
 }
 
 /** A lease authority for many named locks; one token sequence for all of them. */
@@ -161,7 +167,9 @@ export class LockTable {
   constructor(options: AuthorityOptions);
   static restore(snapshot: Uint8Array | string, options: AuthorityOptions): LockTable;
   acquire(lock: string, holder: string, now: number, options?: LeaseOptions): AcquireResult;
+  /** Extends the caller's lease; `token` is its grant's (0n, never granted, is a RangeError). */
   renew(lock: string, holder: string, token: Token, now: number, options?: LeaseOptions): RenewResult;
+  /** Gives one level of the caller's lease back; `token` as for `renew`. */
   release(lock: string, holder: string, token: Token, now: number): ReleaseResult;
   expire(lock: string, now: number): Expiry | null;
   /** Notices every expiry due by `now`, in lock order, and forgets locks that are free. */
@@ -177,6 +185,8 @@ export class LockTable {
   snapshot(): Uint8Array;
   snapshotString(): string;
   free(): void;
+  /** `free()`, for `using` (where the runtime has `Symbol.dispose`). */
+  [Symbol.dispose](): void;
 }
 
 /** A token accepted: newer than every one before, or the current owner again. */
@@ -236,6 +246,8 @@ export class FenceGuard {
   /** The highest token accepted (null: none yet). */
   readonly highest: Token | null;
   free(): void;
+  /** `free()`, for `using` (where the runtime has `Symbol.dispose`). */
+  [Symbol.dispose](): void;
 }
 
 /** One guard per resource name. */
@@ -248,6 +260,8 @@ export class GuardMap {
   /** Every resource with its highest token, in the order they were first seen. */
   entries(): Array<[resource: string, highest: Token | null]>;
   free(): void;
+  /** `free()`, for `using` (where the runtime has `Symbol.dispose`). */
+  [Symbol.dispose](): void;
 }
 
 /** An operation applied now, or a retry answered with the first outcome. */
@@ -275,6 +289,8 @@ export class FencedResource {
   /** Operations it can remember; the oldest is forgotten first. */
   readonly capacity: number;
   free(): void;
+  /** `free()`, for `using` (where the runtime has `Symbol.dispose`). */
+  [Symbol.dispose](): void;
 }
 
 /** Signs and verifies tokens (HMAC-SHA-256 over the lock name and the token) with a shared key. */
@@ -286,6 +302,8 @@ export class TokenSigner {
   /** Checks a signed value for `lock`. Throws RangeError for a value that is not a signed token. */
   verify(lock: string, header: string): { ok: true; token: Token } | ForgedRefusal;
   free(): void;
+  /** `free()`, for `using` (where the runtime has `Symbol.dispose`). */
+  [Symbol.dispose](): void;
 }
 
 /** "Fencing-Token". */

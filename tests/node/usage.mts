@@ -100,3 +100,11 @@ auth.acquire("A", 0n);
 guard.admitMany([1n, 2n]);
 // @ts-expect-error a stale refusal has no holder
 if (!a.ok && a.reason === "exhausted") void a.holder;
+
+// `using` frees at the end of the block (the declarations carry `[Symbol.dispose]`).
+function scoped(): boolean {
+  using g = new FenceGuard();
+  using t = new LockTable({ ttlMs: 1_000 });
+  return g.admit(1n).ok && t.acquire("l", "A", 0).ok;
+}
+void scoped;
