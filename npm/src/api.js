@@ -207,7 +207,9 @@ const offsetOf = builtin("byteOffset");
  */
 function view(v, kind, Kind) {
   if (kindOf.call(v) !== kind) return null;
-  return new Kind(bufferOf.call(v), offsetOf.call(v), lengthOf.call(v));
+  const n = lengthOf.call(v);
+  // Empty (or over a detached buffer, which cannot be viewed again): nothing to read.
+  return n === 0 ? new Kind(0) : new Kind(bufferOf.call(v), offsetOf.call(v), n);
 }
 
 /** The error for `v` where a `kind` typed array (class `Kind`) belongs. */

@@ -334,6 +334,13 @@ test("typed arrays are taken at their real length, whatever they say of themselv
   const foreign = vm.runInNewContext("new Uint8Array([0, 0, 0, 0, 0, 0, 0, 9])");
   assert.equal(foreign instanceof Uint8Array, false);
   assert.equal(tokenFromBytes(foreign), 9n);
+  // Over a detached buffer: empty, never a construction error.
+  const gone = new Uint8Array(8);
+  structuredClone(gone.buffer, { transfer: [gone.buffer] });
+  assert.throws(() => tokenFromBytes(gone), {
+    name: "RangeError",
+    message: "value is not a token: token bytes must be exactly 8 long, got 0",
+  });
   // The module is whole: the authority made before still answers.
   assert.deepEqual(auth.acquire("B", 1), { ok: false, reason: "held", holder: "A", until: 1_000 });
 });
