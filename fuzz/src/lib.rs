@@ -146,7 +146,9 @@ fn signed_header_reference(v: &[u8]) -> Result<(u64, [u8; MAC_LEN]), ParseSigned
         return Err(ParseSignedError::Truncated { len: hex.len() / 2 });
     }
     if hex.len() > 2 * MAC_LEN {
-        return Err(ParseSignedError::TooLong { len: hex.len() / 2 });
+        return Err(ParseSignedError::TooLong {
+            len: hex.len().div_ceil(2),
+        });
     }
     let mut mac = [0; MAC_LEN];
     for (i, pair) in hex.chunks(2).enumerate() {
@@ -210,8 +212,13 @@ pub fn signed_token(data: &[u8]) -> usize {
 
     let bytes = SignedToken::from_bytes(data);
     match data.len() {
-        n if n < SIGNED_LEN => assert_eq!(bytes, Err(ParseSignedError::Truncated { len: n })),
-        n if n > SIGNED_LEN => assert_eq!(bytes, Err(ParseSignedError::TooLong { len: n })),
+        n if n < SIGNED_LEN => assert_eq!(
+            bytes,
+            Err(ParseSignedError::Truncated {
+                len: n.saturating_sub(8)
+            })
+        ),
+        n if n > SIGNED_LEN => assert_eq!(bytes, Err(ParseSignedError::TooLong { len: n - 8 })),
         _ if data[..8] == [0; 8] => {
             assert_eq!(bytes, Err(ParseSignedError::Token(ParseTokenError::Zero)));
         }

@@ -15,6 +15,10 @@
 //!   was lost ([`LeaseError::Lost`]). An expired lease can never be renewed back to life.
 //! * Time only moves forward: an earlier `now` than one already seen is clamped (see
 //!   [`crate::time::Timeline`]).
+//! * Expiries saturate at `u64::MAX`, the end of the timeline: a lease granted so late that
+//!   `now + ttl` would pass it expires at `u64::MAX`, and one granted *at* `u64::MAX` is already
+//!   over (each such acquire takes a fresh token). Keep the timeline's origin well below that:
+//!   milliseconds since the Unix epoch leave about 584 million years.
 //!
 //! ## Persisting: the host's contract
 //!
@@ -162,7 +166,7 @@ impl TokenSequence {
         }
     }
 
-    /// The highest token issued so far, if any.
+    /// The highest token that may have been issued, if any.
     pub(crate) fn last_issued(&self, first: Token) -> Option<Token> {
         match self.next {
             Some(next) if next <= first => None,
@@ -645,7 +649,11 @@ impl<H: Clone + Eq> Authority<H> {
         self.seq.next
     }
 
-    /// The highest token issued so far.
+    /// The highest token that may have been issued: the one before [`Authority::next_token`].
+    ///
+    /// After a restore this covers the whole reservation the snapshot recorded (tokens a
+    /// crashed authority may have handed out), so it can be above the last token actually
+    /// granted; it is `None` only when no token can have been issued.
     pub fn last_issued(&self) -> Option<Token> {
         self.seq.last_issued(self.cfg.first_token)
     }

@@ -64,11 +64,13 @@ impl SignedToken {
 
     /// Parses the 40-byte form.
     pub fn from_bytes(bytes: &[u8]) -> Result<SignedToken, ParseSignedError> {
+        // Lengths are reported as MAC bytes (what follows the 8 token bytes), as for the header.
+        let mac_len = bytes.len().saturating_sub(8);
         if bytes.len() < SIGNED_LEN {
-            return Err(ParseSignedError::Truncated { len: bytes.len() });
+            return Err(ParseSignedError::Truncated { len: mac_len });
         }
         if bytes.len() > SIGNED_LEN {
-            return Err(ParseSignedError::TooLong { len: bytes.len() });
+            return Err(ParseSignedError::TooLong { len: mac_len });
         }
         let token = Token::from_be_slice(&bytes[..8]).map_err(ParseSignedError::Token)?;
         let mut mac = [0; MAC_LEN];
@@ -121,7 +123,10 @@ impl SignedToken {
             return Err(ParseSignedError::Truncated { len: hex.len() / 2 });
         }
         if hex.len() > 2 * MAC_LEN {
-            return Err(ParseSignedError::TooLong { len: hex.len() / 2 });
+            // Rounded up: 65 hex digits are more than 32 bytes.
+            return Err(ParseSignedError::TooLong {
+                len: hex.len().div_ceil(2),
+            });
         }
         Ok(SignedToken { token, mac })
     }
@@ -135,14 +140,14 @@ pub enum ParseSignedError {
     Token(ParseTokenError),
     /// A plain token with no MAC.
     MissingMac,
-    /// The MAC is shorter than 32 bytes (`len` bytes were there).
+    /// The MAC is shorter than 32 bytes.
     Truncated {
-        /// Bytes of MAC (or of the whole byte form) present.
+        /// Whole bytes of MAC present (an odd hex digit does not count).
         len: usize,
     },
-    /// The MAC (or the byte form) is longer than it can be.
+    /// The MAC is longer than 32 bytes.
     TooLong {
-        /// Bytes present.
+        /// Bytes of MAC present (an odd hex digit counts as one).
         len: usize,
     },
     /// A character that is not a lowercase hex digit at byte `at`.
@@ -407,6 +412,14 @@ mod tests {
             SignedToken::from_header(longer.as_bytes()),
             Err(ParseSignedError::TooLong { len: 33 })
         );
+        // One hex digit too many is more than 32 bytes, and says so.
+        let odd = std::format!("{good}0");
+        let e = SignedToken::from_header(odd.as_bytes()).unwrap_err();
+        assert_eq!(e, ParseSignedError::TooLong { len: 33 });
+        assert_eq!(
+            std::format!("{e}"),
+            "signature is too long: 33 bytes, expected 32"
+        );
         // The unsigned parser points at the signed one.
         assert_eq!(
             Token::from_header(good.as_bytes()),
@@ -422,13 +435,17 @@ mod tests {
         assert_eq!(SignedToken::from_bytes(&b), Ok(st));
         assert_eq!(
             SignedToken::from_bytes(&b[..39]),
-            Err(ParseSignedError::Truncated { len: 39 })
+            Err(ParseSignedError::Truncated { len: 31 })
+        );
+        assert_eq!(
+            std::format!("{}", SignedToken::from_bytes(&b[..39]).unwrap_err()),
+            "signature is truncated: 31 bytes, expected 32"
         );
         let mut long = b.to_vec();
         long.push(0);
         assert_eq!(
             SignedToken::from_bytes(&long),
-            Err(ParseSignedError::TooLong { len: 41 })
+            Err(ParseSignedError::TooLong { len: 33 })
         );
         assert_eq!(
             SignedToken::from_bytes(&[0; 40]),

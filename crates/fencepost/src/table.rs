@@ -185,7 +185,9 @@ impl<K: Ord + Clone, H: Clone + Eq> LockTable<K, H> {
         self.seq.next
     }
 
-    /// The highest token issued so far, on any lock.
+    /// The highest token that may have been issued, on any lock (as for
+    /// [`Authority::last_issued`](crate::Authority::last_issued): after a restore, the top of the
+    /// snapshot's reservation).
     pub fn last_issued(&self) -> Option<Token> {
         self.seq.last_issued(self.cfg.first_token)
     }
