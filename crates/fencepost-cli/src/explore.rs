@@ -21,7 +21,11 @@ pub(crate) fn load_template(what: &str) -> Result<Template, Fail> {
     if let Some(t) = template::template(what) {
         return Ok(t);
     }
-    let text = std::fs::read_to_string(what).map_err(|e| bad(format!("{what}: {e}")))?;
+    let text = std::fs::read_to_string(what).map_err(|e| {
+        bad(format!(
+            "{what}: {e} (not a built-in template or a readable template file)"
+        ))
+    })?;
     Template::from_json(&text).map_err(|e| bad(format!("{what}: {e}")))
 }
 

@@ -40,10 +40,8 @@ pub(crate) fn format_is_json(value: Option<&String>) -> Result<bool, Fail> {
     match value.map(String::as_str) {
         Some("json") => Ok(true),
         Some("text") => Ok(false),
-        other => Err(bad(format!(
-            "--format takes text or json, not `{}`",
-            other.unwrap_or("")
-        ))),
+        Some(other) => Err(bad(format!("--format takes text or json, not `{other}`"))),
+        None => Err(bad("--format needs a value: text or json")),
     }
 }
 
@@ -81,8 +79,18 @@ fn main() -> ExitCode {
 
 fn dispatch(args: &[String], out: &mut impl Write) -> Result<u8, Fail> {
     let io = |e: std::io::Error| Fail(format!("writing output: {e}"), 2);
+    // `<command> --help` (or -h, anywhere after it) shows the usage, as `--help` alone does.
+    if args.len() > 1 && args[1..].iter().any(|a| a == "--help" || a == "-h") {
+        writeln!(out, "{USAGE}").map_err(io)?;
+        return Ok(0);
+    }
     match args.first().map(String::as_str) {
         Some("presets") => {
+            if let Some(extra) = args.get(1) {
+                return Err(bad(format!(
+                    "usage: presets takes no argument, got `{extra}`"
+                )));
+            }
             for p in PRESETS {
                 writeln!(out, "{:<32} {}", p.name, p.title).map_err(io)?;
             }
@@ -182,6 +190,8 @@ fn sim(args: &[String], out: &mut impl Write) -> Result<u8, Fail> {
 
 /// The readable timeline: one line per event, a column per actor, and the explanation.
 fn write_text(trace: &Trace, out: &mut impl Write) -> std::io::Result<()> {
+    let shown = printable(trace);
+    let trace = shown.as_ref().unwrap_or(trace);
     let mut lanes: Vec<Actor> = vec![Actor::Lock];
     lanes.extend((0..trace.workers.len() as u16).map(Actor::Worker));
     lanes.push(Actor::Storage);
@@ -264,6 +274,36 @@ fn write_text(trace: &Trace, out: &mut impl Write) -> std::io::Result<()> {
         }
     }
     Ok(())
+}
+
+/// The trace with control characters in its names escaped (`\n` as `\n`, ESC as `\u{1b}`), so a
+/// name cannot break the one-line-per-event layout or drive the terminal; None when no name has
+/// one.
+fn printable(trace: &Trace) -> Option<Trace> {
+    let unsafe_name = |n: &str| n.chars().any(char::is_control);
+    if !unsafe_name(&trace.scenario) && !trace.workers.iter().any(|n| unsafe_name(n)) {
+        return None;
+    }
+    let escape = |n: &str| -> String {
+        n.chars()
+            .map(|c| {
+                if c.is_control() {
+                    c.escape_default().to_string()
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect()
+    };
+    let mut shown = trace.clone();
+    shown.scenario = escape(&shown.scenario);
+    for n in &mut shown.workers {
+        *n = escape(n);
+    }
+    for v in &mut shown.verdict.violations {
+        v.because = escape(&v.because);
+    }
+    Some(shown)
 }
 
 /// A short mark for the acting actor's column.

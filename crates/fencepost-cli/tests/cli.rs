@@ -140,3 +140,80 @@ fn bad_usage_is_exit_2_with_a_message() {
         );
     }
 }
+
+#[test]
+fn every_command_answers_help_with_the_usage() {
+    for cmd in ["sim", "explore", "check", "check-scenario", "presets"] {
+        for flag in ["--help", "-h"] {
+            let out = fencepost(&[cmd, flag]);
+            assert_eq!(out.status.code(), Some(0), "{cmd} {flag}");
+            assert!(
+                text(&out.stdout).starts_with("usage:\n  fencepost presets\n"),
+                "{cmd} {flag}"
+            );
+        }
+    }
+    let out = fencepost(&["sim", "paused-worker", "--seed", "3", "--help"]);
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn stray_and_missing_arguments_are_named() {
+    let out = fencepost(&["presets", "--bogus"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr)
+            .starts_with("fencepost: usage: presets takes no argument, got `--bogus`\n"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = fencepost(&["sim", "paused-worker", "--format"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr),
+        "fencepost: --format needs a value: text or json\n"
+    );
+    let out = fencepost(&["sim", "--template", "no-such-template", "--seed", "1"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains(
+            "no-such-template: No such file or directory (os error 2) (not a built-in template or a readable template file)"
+        ),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn control_characters_in_names_are_escaped_in_text() {
+    let dir = std::env::temp_dir().join(format!("fencepost-cli-ctl-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("ctl.json");
+    // Every mention of a worker (its name, the faults that name it) renamed.
+    let json = fencepost_sim::preset("paused-worker")
+        .unwrap()
+        .scenario()
+        .to_json()
+        .replace("\"A\"", "\"A\\nVERDICT ok\"")
+        .replace("\"B\"", "\"\\u001b[31mB\"");
+    assert!(json.contains("VERDICT"), "{json}");
+    std::fs::write(&path, json).unwrap();
+    let out = fencepost(&["sim", path.to_str().unwrap(), "--no-fencing"]);
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = text(&out.stdout);
+    assert!(!stdout.contains('\u{1b}'), "{stdout}");
+    assert!(
+        !stdout.lines().any(|l| l.starts_with("VERDICT")),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("the storage applies A\\nVERDICT ok's write #1 with token 33"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("\\u{1b}[31mB"), "{stdout}");
+    assert!(
+        stdout.contains("document: [\\u{1b}[31mB#1@34, A\\nVERDICT ok#1@33]"),
+        "{stdout}"
+    );
+}
