@@ -7,7 +7,8 @@
 // what makes the rules hold for every instance of the service sharing the store.
 //
 //   deno run --unstable-kv --allow-net --allow-read --allow-write --allow-env main.ts
-//   (PORT: listen port, default 8000; KV_PATH: local KV file, default: Deno's default store)
+//   (PORT: listen port, default 8000; HOST: address to listen on, default 127.0.0.1;
+//   KV_PATH: local KV file, default: Deno's default store)
 
 import {
   answer,
@@ -23,7 +24,34 @@ import {
 } from "../shared/service.js";
 
 /** Attempts before a request gives up under contention. */
-const MAX_ATTEMPTS = 32;
+const MAX_ATTEMPTS = 64;
+/**
+ * Largest document, in bytes. Deno KV caps a value at 64 KiB after serialisation, and a document's
+ * value also holds its token and guard mark, so documents here are a little smaller than the
+ * service's 64 KiB request limit.
+ */
+const MAX_DOC_BYTES = 60 * 1024;
+
+/** Waits a random while, longer after each lost race, so racing requests spread out. */
+function backoff(attempt: number): Promise<void> {
+  const ms = Math.random() * Math.min(50, 2 ** attempt);
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+/**
+ * Runs a KV call; a store that is busy (another process holds its lock, as when instances share a
+ * local file) is a 503 the client may retry, not a failure of the request.
+ */
+async function store<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (e) {
+    if (e instanceof Error && /database is locked/i.test(e.message)) {
+      throw new HttpError(503, "the store is busy; try again");
+    }
+    throw e;
+  }
+}
 
 const kv = await Deno.openKv(Deno.env.get("KV_PATH") || undefined);
 
@@ -31,13 +59,15 @@ async function lock(request: Request, name: string, action: string): Promise<Res
   const body = await readJson(request);
   const key = ["lock", name];
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const entry = await kv.get<Uint8Array>(key);
+    if (attempt > 0) await backoff(attempt);
+    const entry = await store(() => kv.get<Uint8Array>(key));
     const auth = loadAuthority(entry.value);
     try {
       const { changed, response } = lockOp(auth, action, body, Date.now());
       if (!changed) return response;
       // Persisted before the grant is returned, and only if nobody else changed the lock meanwhile.
-      const commit = await kv.atomic().check(entry).set(key, auth.snapshot()).commit();
+      const snapshot = auth.snapshot();
+      const commit = await store(() => kv.atomic().check(entry).set(key, snapshot).commit());
       if (commit.ok) return response;
     } finally {
       auth.free();
@@ -46,23 +76,28 @@ async function lock(request: Request, name: string, action: string): Promise<Res
   throw new HttpError(503, "too much contention on this lock; try again");
 }
 
-type Doc = { highest: string; doc: { data: string; token: string } };
+/** A document as stored: its guard's mark, its token, and its text as UTF-8 bytes. */
+type Doc = { highest: string; token: string; data: Uint8Array };
+
+const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 
 async function doc(request: Request, name: string): Promise<Response> {
   const key = ["doc", name];
   if (request.method === "GET") {
-    const entry = await kv.get<Doc>(key);
-    return entry.value === null ? json(404, { error: "no such document" }) : json(200, entry.value.doc);
+    const entry = await store(() => kv.get<Doc>(key));
+    if (entry.value === null) return json(404, { error: "no such document" });
+    return json(200, { data: decoder.decode(entry.value.data), token: entry.value.token });
   }
   const token = fencingToken(request);
-  const data = await readText(request);
+  const data = new TextEncoder().encode(await readText(request, MAX_DOC_BYTES));
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const entry = await kv.get<Doc>(key);
+    if (attempt > 0) await backoff(attempt);
+    const entry = await store(() => kv.get<Doc>(key));
     const decision = docPut(entry.value?.highest ?? null, token);
     if (!decision.accepted) return decision.response;
     // The guard's mark and the data change together, or not at all.
-    const value: Doc = { highest: decision.highest, doc: { data, token: token.toString() } };
-    const commit = await kv.atomic().check(entry).set(key, value).commit();
+    const value: Doc = { highest: decision.highest, token: token.toString(), data };
+    const commit = await store(() => kv.atomic().check(entry).set(key, value).commit());
     if (commit.ok) return decision.response;
   }
   throw new HttpError(503, "too much contention on this document; try again");
@@ -77,4 +112,5 @@ function handle(request: Request): Promise<Response> {
 }
 
 const port = Number(Deno.env.get("PORT") ?? "8000");
-Deno.serve({ hostname: "127.0.0.1", port, onListen: ({ port }) => console.log(`listening on http://127.0.0.1:${port}`) }, handle);
+const hostname = Deno.env.get("HOST") ?? "127.0.0.1";
+Deno.serve({ hostname, port, onListen: ({ port }) => console.log(`listening on http://${hostname}:${port}`) }, handle);

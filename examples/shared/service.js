@@ -8,11 +8,12 @@
 //   POST /locks/:name/acquire  {holder, ttlMs?}  -> 200 {token, expiresAt} | 409 {holder, until}
 //   POST /locks/:name/renew    {holder, token, ttlMs?} -> 200 {token, expiresAt} | 409 {error}
 //   POST /locks/:name/release  {holder, token}   -> 200 {released, depth} | 409 {error}
-//   PUT  /docs/:key  (header Fencing-Token, any body) -> 200 {token} | 409 {presented, highest}
+//   PUT  /docs/:key  (header Fencing-Token, UTF-8 body) -> 200 {token} | 409 {presented, highest}
 //   GET  /docs/:key  -> 200 {data, token} | 404
 //
 // Tokens travel as decimal strings (JSON numbers cannot hold every u64). Any malformed input gets
-// 400 with {error: "<what is wrong>"}.
+// 400 with {error: "<what is wrong>"}; a failure on the server's side (storage, a stored state it
+// cannot read) gets 500 or 503, never a 4xx that tells the client its request was at fault.
 
 import { FenceGuard, LeaseAuthority, tokenFromHeader, tokenFromString } from "fencepost";
 
@@ -40,18 +41,26 @@ export function json(status, body) {
   return new Response(text, { status, headers: { "content-type": "application/json" } });
 }
 
-/** Runs `handler`, turning thrown HttpErrors (and argument errors from fencepost) into responses. */
+/**
+ * Runs `handler`, turning thrown HttpErrors into responses. Every input is checked (and refused
+ * with an HttpError) before it reaches fencepost or storage, so any other error is the server's:
+ * 500, logged for the operator.
+ */
 export async function answer(handler) {
   try {
     return await handler();
   } catch (e) {
     if (e instanceof HttpError) return json(e.status, { error: e.message });
-    if (e instanceof TypeError || e instanceof RangeError) return json(400, { error: e.message });
+    console.error("fencepost service:", e);
     return json(500, { error: "internal error" });
   }
 }
 
-/** What a URL asks for, or null. */
+/**
+ * What a URL asks for, or null.
+ * @param {Request} request
+ * @returns {{ kind: "lock", name: string, action: string } | { kind: "doc", key: string } | null}
+ */
 export function route(request) {
   const url = new URL(request.url);
   const parts = url.pathname.split("/").slice(1);
@@ -87,10 +96,11 @@ function checkName(what, s) {
 const DRAIN_LIMIT = 16 * 1024 * 1024;
 
 /**
- * Reads at most MAX_BODY bytes of the body as text. A longer body is refused with 400; it is never
- * buffered, only drained (up to DRAIN_LIMIT) so the client can read the answer.
+ * Reads at most `max` bytes of the body as UTF-8 text (a leading byte-order mark is kept). A longer
+ * body is refused with 400; it is never buffered, only drained (up to DRAIN_LIMIT) so the client
+ * can read the answer.
  */
-export async function readText(request) {
+export async function readText(request, max = MAX_BODY) {
   if (request.body === null) return "";
   const reader = request.body.getReader();
   const chunks = [];
@@ -99,7 +109,7 @@ export async function readText(request) {
     const { done, value } = await reader.read();
     if (done) break;
     size += value.byteLength;
-    if (size > MAX_BODY) {
+    if (size > max) {
       if (size > DRAIN_LIMIT) {
         await reader.cancel();
         break;
@@ -108,7 +118,7 @@ export async function readText(request) {
     }
     chunks.push(value);
   }
-  if (size > MAX_BODY) throw new HttpError(400, `body is larger than ${MAX_BODY} bytes`);
+  if (size > max) throw new HttpError(400, `body is larger than ${max} bytes`);
   const all = new Uint8Array(size);
   let at = 0;
   for (const c of chunks) {
@@ -116,7 +126,7 @@ export async function readText(request) {
     at += c.byteLength;
   }
   try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(all);
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(all);
   } catch {
     throw new HttpError(400, "body is not valid UTF-8");
   }
@@ -143,6 +153,8 @@ function holderOf(body) {
   if (typeof h !== "string" || h.length === 0 || h.length > 256) {
     throw new HttpError(400, "holder must be a string of 1 to 256 characters");
   }
+  // JSON can spell a lone surrogate ("\ud800"); fencepost takes names as well-formed Unicode.
+  if (!h.isWellFormed()) throw new HttpError(400, "holder must be well-formed Unicode (no lone surrogates)");
   return h;
 }
 

@@ -53,7 +53,7 @@ const RUNTIMES = {
       `--allow-net=127.0.0.1:${port}`,
       `--allow-read=${ROOT}/npm,${ROOT}/examples,${dir}`,
       `--allow-write=${dir}`,
-      "--allow-env=PORT,KV_PATH",
+      "--allow-env=PORT,HOST,KV_PATH",
       "--config",
       join(ROOT, "examples/deno/deno.json"),
       join(ROOT, "examples/deno/main.ts"),
@@ -109,8 +109,9 @@ async function start(name, port, dir) {
 async function call(base, method, path, body, headers = {}) {
   const init = { method, headers: { ...headers } };
   if (body !== undefined) {
-    init.body = typeof body === "string" ? body : JSON.stringify(body);
-    if (typeof body !== "string") init.headers["content-type"] = "application/json";
+    const raw = typeof body === "string" || body instanceof Uint8Array;
+    init.body = raw ? body : JSON.stringify(body);
+    if (!raw) init.headers["content-type"] = "application/json";
   }
   const r = await fetch(base + path, init);
   const text = await r.text();
@@ -214,6 +215,15 @@ for (const name of wanted) {
       assert.deepEqual(byTime, byToken.map((g) => g.token));
     });
 
+    test("100 acquires racing on one lock by one holder: every one re-enters, none is turned away", async () => {
+      const b = server.base;
+      const results = await Promise.all(Array.from({ length: 100 }, () => acquire(b, "busy", "A", 60_000)));
+      for (const r of results) assert.equal(r.status, 200, r.text);
+      assert.equal(new Set(results.map((r) => r.json.token)).size, 1, "one lease, one token");
+      const rel = await release(b, "busy", "A", results[0].json.token);
+      assert.deepEqual(rel.json, { released: "held", depth: 99 });
+    });
+
     test("after a takeover, 100 concurrent writes with the old token all get 409", async () => {
       const b = server.base;
       const a = await acquire(b, "takeover", "A", SHORT_TTL);
@@ -256,6 +266,9 @@ for (const name of wanted) {
         [call(b, "POST", "/locks/m/acquire", JSON.stringify({ holder: "A", pad: "x".repeat(10 * 1024 * 1024) })), /larger than 65536 bytes/],
         [call(b, "POST", "/locks/bad%zz/acquire", { holder: "A" }), /percent-encoding/],
         [call(b, "POST", `/locks/${"x".repeat(200)}/acquire`, { holder: "A" }), /lock name must be/],
+        // JSON can spell a lone surrogate; it is the client's mistake, not the server's.
+        [call(b, "POST", "/locks/m/acquire", '{"holder":"A\\ud800"}'), /holder must be well-formed Unicode/],
+        [call(b, "PUT", "/docs/m", new Uint8Array([0xff, 0xfe, 0x00]), { "Fencing-Token": "1" }), /not valid UTF-8/],
       ];
       for (const [pending, message] of cases) {
         const r = await pending;
@@ -269,6 +282,45 @@ for (const name of wanted) {
       assert.equal((await put(b, "m", ok.json.token, "fine")).status, 200);
       assert.deepEqual((await call(b, "GET", "/docs/m")).json, { data: "fine", token: ok.json.token });
     });
+
+    test("documents keep their text exactly, up to the host's limit", async () => {
+      const b = server.base;
+      const lease = await acquire(b, "text", "A", 60_000);
+      assert.equal(lease.status, 200, lease.text);
+      const token = lease.json.token;
+      // A leading byte-order mark is part of the text.
+      assert.equal((await put(b, "text", token, "\uFEFFhello")).status, 200);
+      assert.deepEqual((await call(b, "GET", "/docs/text")).json, { data: "\uFEFFhello", token });
+      // Deno KV holds 60 KiB of document (its values are capped at 64 KiB); Durable Objects the
+      // request limit, 64 KiB. Multi-byte text counts in bytes on both.
+      const limit = name === "deno" ? 60 * 1024 : 64 * 1024;
+      const full = "€".repeat(Math.floor(limit / 3)) + "x".repeat(limit % 3);
+      const stored = await put(b, "text", token, full);
+      assert.equal(stored.status, 200, stored.text);
+      assert.equal((await call(b, "GET", "/docs/text")).json.data, full);
+      const over = await put(b, "text", token, full + "x");
+      assert.equal(over.status, 400, over.text);
+      assert.equal(over.json.error, `body is larger than ${limit} bytes`);
+    });
+
+    if (name === "deno") {
+      test("a stored state the service cannot read is a 500, not the client's fault", async () => {
+        // Another process writes garbage where the lock's snapshot lives.
+        const [bin] = RUNTIMES.deno(port, dir);
+        const kvPath = join(dir, "kv.sqlite3");
+        const code = `const kv = await Deno.openKv(${JSON.stringify(kvPath)}); await kv.set(["lock", "broken"], new Uint8Array([1, 2, 3])); kv.close();`;
+        await new Promise((ok, fail) => {
+          const child = spawn(bin, ["eval", "--unstable-kv", code], { env: { ...process.env, DENO_NO_UPDATE_CHECK: "1" }, stdio: "inherit" });
+          child.once("exit", (c) => (c === 0 ? ok() : fail(new Error(`deno eval exited ${c}`))));
+        });
+        const r = await acquire(server.base, "broken", "A", 1_000);
+        assert.equal(r.status, 500, r.text);
+        assert.deepEqual(r.json, { error: "internal error" });
+        assert.match(server.log(), /fencepost service: RangeError: snapshot: snapshot is truncated/);
+        const other = await acquire(server.base, "fine", "A", 1_000);
+        assert.equal(other.status, 200, other.text);
+      });
+    }
 
     test("after a restart of the runtime, grants resume above every earlier token and documents stay", async () => {
       assert.ok(storyTokens.length >= 2, "the story ran first");

@@ -10,6 +10,19 @@ pub fn test() -> Result {
     let dir = root().join("tests/edge");
     npm_ci(&dir)?;
     let bin = dir.join("node_modules/.bin");
+    step("edge services: the Deno host type-checks");
+    Cmd::new(bin.join("deno"))
+        .args([
+            "check",
+            "--quiet",
+            "--unstable-kv",
+            "--config",
+            "../../examples/deno/deno.json",
+            "../../examples/deno/main.ts",
+        ])
+        .cwd(&dir)
+        .env("DENO_NO_UPDATE_CHECK", "1")
+        .run()?;
     step("edge services: Cloudflare Workers + Durable Objects (workerd) and Deno + KV, over HTTP");
     Cmd::new("node")
         .args(["--test", "--test-reporter=spec", "edge.test.mjs"])
