@@ -34,7 +34,7 @@ use fencepost::{
 
 use crate::invariants::{Checker, Owner};
 use crate::rng::SplitMix64;
-use crate::scenario::{Fault, Point, Scenario, TokenKind};
+use crate::scenario::{Fault, MAX_FAULTS, MAX_WORKERS, Point, Scenario, TokenKind};
 use crate::trace::{Actor, AppliedWrite, Detail, Event, JobEnd, Msg, RejectReason, Trace};
 
 /// Options that override a scenario for one run.
@@ -71,6 +71,51 @@ pub fn run_with(scenario: &Scenario, opts: RunOptions) -> Trace {
     let mut sim = Sim::new(scenario, opts);
     sim.run();
     sim.finish()
+}
+
+/// Most actions a run with `events` events so far has queued or held back for paused workers:
+/// each event schedules at most two (a grant its expiry check and, through its delivery, the
+/// holder's work and renewal timers), each fault two more (a pause and its end), and each worker
+/// its start.
+const fn live_actions(events: u64) -> u64 {
+    2 * events + 2 * MAX_FAULTS as u64 + MAX_WORKERS as u64 + 16
+}
+
+/// Most bytes of memory a run stopped at `max_events` events can take from the WebAssembly
+/// module's allocator (see [`crate::growth_bytes`]) while it runs: every table that grows with
+/// its events (each event sends at most one message and applies at most one write and one fresh
+/// grant), its queued and held-back actions (one table per worker for those), and its trace
+/// (see [`trace_bytes`]) when it records one. One step may emit a few events past the limit.
+pub fn run_bytes(max_events: usize, record: bool) -> u64 {
+    use crate::growth_bytes as g;
+    use core::mem::size_of;
+    let n = max_events as u64 + 16;
+    let q = live_actions(n);
+    // Per worker at most 8 bytes per action and a few blocks of growth (see growth_bytes).
+    let held = 8 * q * size_of::<Action>() as u64 + MAX_WORKERS as u64 * 1024;
+    let tables = g(n, size_of::<InFlight>())
+        + g(n, size_of::<(Holder, u64, u32)>())
+        + g(n, size_of::<u32>())
+        + g(n, size_of::<(u16, u16, u32)>())
+        + g(q, size_of::<Scheduled>())
+        + held;
+    tables
+        + if record {
+            trace_bytes(n)
+        } else {
+            g(n, size_of::<AppliedWrite>())
+        }
+}
+
+/// Most bytes of memory a recorded trace of `events` events holds (its events, and its document,
+/// which has fewer writes than the trace has events), writing it out included.
+pub fn trace_bytes(events: u64) -> u64 {
+    use crate::growth_bytes as g;
+    use core::mem::size_of;
+    g(events, size_of::<Event>())
+        + g(events, size_of::<AppliedWrite>())
+        + 2 * g(events, 2 * size_of::<usize>())
+        + 64 * 1024
 }
 
 /// Holder identity at the lock service: worker index and incarnation.
@@ -495,6 +540,15 @@ impl<'s> Sim<'s> {
                 break;
             }
             self.now = s.t;
+            #[cfg(debug_assertions)]
+            {
+                let held: usize = self.workers.iter().map(|w| w.deferred.len()).sum();
+                let live = (self.queue.len() + 1 + held) as u64;
+                debug_assert!(
+                    live <= live_actions(u64::from(self.event_count)),
+                    "{live} actions"
+                );
+            }
             if let Some(w) = s.action.handled_by(&self.msgs) {
                 let ws = &mut self.workers[usize::from(w)];
                 if ws.paused_until.is_some() && ws.alive {

@@ -895,9 +895,11 @@ struct Seen {
 }
 
 impl Seen {
+    const FIRST: usize = 1 << 12;
+
     fn new() -> Seen {
         Seen {
-            slots: vec![0; 1 << 12],
+            slots: vec![0; Seen::FIRST],
             len: 0,
         }
     }
@@ -1103,12 +1105,50 @@ struct Meta {
     choice: Option<Choice>,
 }
 
+/// A state waiting to be expanded: the state, its index in `metas`, its depth.
+type Entry = (State, u32, u32);
+
+/// States per chunk of the frontier: as many as fit in 64 KiB.
+const CHUNK: usize = {
+    let n = (1 << 16) / core::mem::size_of::<Entry>();
+    if n == 0 { 1 } else { n }
+};
+
+/// The frontier, first in first out, in chunks of [`CHUNK`] states, the first read from `.1` on:
+/// it grows and shrinks by blocks of one size, which the WebAssembly module's allocator reuses,
+/// instead of one table that doubles (and would need twice its size while it moves).
+struct Frontier(VecDeque<Vec<Entry>>, usize);
+
+impl Frontier {
+    fn push(&mut self, e: Entry) {
+        match self.0.back_mut() {
+            Some(c) if c.len() < CHUNK => c.push(e),
+            _ => {
+                let mut c = Vec::with_capacity(CHUNK);
+                c.push(e);
+                self.0.push_back(c);
+            }
+        }
+    }
+
+    fn pop(&mut self) -> Option<Entry> {
+        let first = self.0.front()?;
+        let e = first.get(self.1)?.clone();
+        self.1 += 1;
+        if self.1 == CHUNK {
+            self.0.pop_front();
+            self.1 = 0;
+        }
+        Some(e)
+    }
+}
+
 /// A breadth-first search that can be advanced in slices.
 pub struct Search {
     world: Scenario,
     model: Model,
     opts: SearchOptions,
-    frontier: VecDeque<(State, u32, u32)>,
+    frontier: Frontier,
     seen: Seen,
     metas: Vec<Meta>,
     report: SearchReport,
@@ -1127,8 +1167,8 @@ impl Search {
         let init = State::initial(world, &model)?;
         let mut seen = Seen::new();
         seen.insert(init.fingerprint(model.nw));
-        let mut frontier = VecDeque::new();
-        frontier.push_back((init, 0, 0));
+        let mut frontier = Frontier(VecDeque::new(), 0);
+        frontier.push((init, 0, 0));
         Ok(Search {
             world: world.clone(),
             model,
@@ -1168,7 +1208,7 @@ impl Search {
     pub fn step(&mut self, budget: u64) -> Result<bool, ScenarioError> {
         let mut left = budget;
         while left > 0 && !self.done {
-            let Some((state, idx, depth)) = self.frontier.pop_front() else {
+            let Some((state, idx, depth)) = self.frontier.pop() else {
                 self.report.complete = !self.report.depth_limited;
                 self.done = true;
                 break;
@@ -1220,7 +1260,7 @@ impl Search {
                         return Ok(());
                     }
                 } else if !next.is_terminal(&self.model) {
-                    self.frontier.push_back((next, me, d));
+                    self.frontier.push((next, me, d));
                 }
                 if self.report.distinct_states >= self.opts.max_states {
                     self.done = true;
@@ -1270,6 +1310,29 @@ impl Search {
             scenario,
         }
     }
+}
+
+/// Most bytes of memory a search that stops at `max_states` distinct states can take from the
+/// WebAssembly module's allocator (see [`crate::growth_bytes`]): its frontier (every distinct
+/// state at most once, in chunks of 64 KiB, the first and last partly used), the parent of each
+/// state, the fingerprint table (at most half full) and a megabyte for the world, the scope and
+/// the counterexample. The same for every world: states have a fixed size.
+pub fn search_bytes(max_states: u64) -> u64 {
+    use crate::growth_bytes as g;
+    use core::mem::size_of;
+    let n = max_states.max(2);
+    let chunks = n / CHUNK as u64 + 2;
+    let chunk = (CHUNK * size_of::<Entry>()).next_power_of_two() as u64;
+    let mut slots = Seen::FIRST as u64;
+    let mut seen = 0;
+    loop {
+        seen += slots * 8;
+        if slots >= 2 * n {
+            break;
+        }
+        slots *= 2;
+    }
+    chunks * chunk + g(chunks, size_of::<Vec<Entry>>()) + g(n, size_of::<Meta>()) + seen + (1 << 20)
 }
 
 /// Searches `world` within `scope` to the end.
