@@ -12,6 +12,11 @@
 // (`scenario.workers[1].job.work_ms: ...`). A violated invariant is a result, never an error.
 // A call made from a setter on a built-in prototype while the simulator writes out a value
 // throws an Error.
+//
+// The simulator's WebAssembly memory ends at 4 GiB. A run, sweep or search that could need more
+// than is left (live objects may hold 3 GiB between them, one search 2 GiB; the bound follows
+// from `maxEvents` or `maxStates`) is refused with a RangeError naming that option: `free()`
+// runs, sweeps and searches no longer needed, or ask for fewer events or states.
 
 // ---------------------------------------------------------------------------------------------
 // Scenarios.
@@ -320,7 +325,9 @@ export interface RunOptions {
   fencing?: boolean;
   /** Use this seed instead of the scenario's. */
   seed?: U64;
-  /** Stop after this many events (1 to 1,000,000, the default). */
+  /** Stop after this many events (1 to 1,000,000, the default). A run that could need more
+   * memory than is left is refused (see the top of this file); one that ends within 10,000
+   * events never is, while there is room for that many. */
   maxEvents?: number;
 }
 
@@ -420,7 +427,8 @@ export interface SweepOptions {
   modes?: "both" | "fencingOn" | "fencingOff";
   /** Violating seeds kept per mode (default 5). */
   keepSeeds?: number;
-  /** Event limit of each run (default 100,000). */
+  /** Event limit of each run (default 100,000; the sweep is refused if runs that long could need
+   * more memory than is left). */
   maxEvents?: number;
 }
 
@@ -495,7 +503,8 @@ export interface SearchOptions {
   fencing?: boolean;
   /** Do not expand states at this depth (default 10,000). */
   maxDepth?: number;
-  /** Stop after this many distinct states (default 1,000,000; at most 5,000,000). */
+  /** Stop after this many distinct states (default 1,000,000; at most 1,483,149, as many as fit in
+   * the 2 GiB one search may take). */
   maxStates?: number;
   /** Stop at the first, so shortest, counterexample (default true). */
   stopAtFirst?: boolean;
