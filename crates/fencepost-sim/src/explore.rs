@@ -25,7 +25,6 @@
 //! The core takes no clock: the caller times [`Search::run`] or the slices of [`Search::step`] and
 //! divides the counts in the [`SearchReport`].
 
-use alloc::collections::VecDeque;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec;
@@ -1114,30 +1113,32 @@ const CHUNK: usize = {
     if n == 0 { 1 } else { n }
 };
 
-/// The frontier, first in first out, in chunks of [`CHUNK`] states, the first read from `.1` on:
-/// it grows and shrinks by blocks of one size, which the WebAssembly module's allocator reuses,
+/// The frontier, first in first out, in chunks of [`CHUNK`] states (each emptied once read): it
+/// grows and shrinks by blocks of one size, which the WebAssembly module's allocator reuses,
 /// instead of one table that doubles (and would need twice its size while it moves).
-struct Frontier(VecDeque<Vec<Entry>>, usize);
+struct Frontier {
+    chunks: Vec<Vec<Entry>>,
+    pushed: usize,
+    popped: usize,
+}
 
 impl Frontier {
     fn push(&mut self, e: Entry) {
-        match self.0.back_mut() {
-            Some(c) if c.len() < CHUNK => c.push(e),
-            _ => {
-                let mut c = Vec::with_capacity(CHUNK);
-                c.push(e);
-                self.0.push_back(c);
-            }
+        if self.pushed.is_multiple_of(CHUNK) {
+            self.chunks.push(Vec::with_capacity(CHUNK));
         }
+        if let Some(c) = self.chunks.last_mut() {
+            c.push(e);
+        }
+        self.pushed += 1;
     }
 
     fn pop(&mut self) -> Option<Entry> {
-        let first = self.0.front()?;
-        let e = first.get(self.1)?.clone();
-        self.1 += 1;
-        if self.1 == CHUNK {
-            self.0.pop_front();
-            self.1 = 0;
+        let c = self.chunks.get_mut(self.popped / CHUNK)?;
+        let e = c.get(self.popped % CHUNK)?.clone();
+        self.popped += 1;
+        if self.popped.is_multiple_of(CHUNK) {
+            *c = Vec::new();
         }
         Some(e)
     }
@@ -1167,7 +1168,11 @@ impl Search {
         let init = State::initial(world, &model)?;
         let mut seen = Seen::new();
         seen.insert(init.fingerprint(model.nw));
-        let mut frontier = Frontier(VecDeque::new(), 0);
+        let mut frontier = Frontier {
+            chunks: Vec::new(),
+            pushed: 0,
+            popped: 0,
+        };
         frontier.push((init, 0, 0));
         Ok(Search {
             world: world.clone(),
