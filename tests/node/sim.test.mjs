@@ -128,6 +128,26 @@ test("every preset reaches the verdicts it promises with fencing on and off", ()
   assert.equal(presets()[0].scenario.lease_ttl_ms, 30_000, "each call returns fresh objects");
 });
 
+test("truncated says whether the event limit or end_ms cut events off, not merely that something was left queued", () => {
+  const full = run("paused-worker").trace;
+  const n = full.events.length;
+  assert.equal(full.truncated, false);
+  for (const [maxEvents, truncated] of [[10, true], [n, false], [n + 1, false]]) {
+    const t = run("paused-worker", { maxEvents }).trace;
+    assert.equal(t.truncated, truncated, `maxEvents ${maxEvents}`);
+    assert.equal(t.events.length < n, truncated);
+  }
+  // One worker done at 10 ms; its lease's expiry check (at 1000 ms) finds nothing to expire.
+  const one = { version: 1, lease_ttl_ms: 1000, workers: [{ name: "A", job: { work_ms: 10 } }] };
+  const all = run(one).trace;
+  const last = all.events.at(-1).t_ms;
+  for (const [endMs, truncated] of [[last - 1, true], [last, false], [999, false], [1000, false], [5000, false]]) {
+    const t = run({ ...one, end_ms: endMs }).trace;
+    assert.equal(t.truncated, truncated, `end_ms ${endMs}`);
+    assert.equal(t.events.length < all.events.length, truncated);
+  }
+});
+
 test("a scenario object with huge tokens and seed keeps them exact", () => {
   const scenario = {
     version: 1,

@@ -536,7 +536,8 @@ impl<'s> Sim<'s> {
             if self.sc.end_ms.is_some_and(|end| s.t > end)
                 || self.event_count as usize >= self.opts.max_events
             {
-                self.truncated = true;
+                // Cut short only if something left would still have made an event.
+                self.truncated = !self.idle(&s) || self.queue.iter().any(|q| !self.idle(q));
                 break;
             }
             self.now = s.t;
@@ -557,6 +558,35 @@ impl<'s> Sim<'s> {
                 }
             }
             self.step(s.action);
+        }
+    }
+
+    /// Whether taking `s` would make no event and change nothing another action depends on: an
+    /// expiry check before its lease ends, a timer or message for a process that has died since
+    /// (or a timer, but for carrying on after a pause, of a worker whose job is over), the end of
+    /// a pause that is already over, the start of a worker that has started. A run stopped with
+    /// only such actions left has cut nothing off. (Others may make no event either: they count
+    /// as cut off.)
+    fn idle(&self, s: &Scheduled) -> bool {
+        let ws = |w: u16| self.workers.get(usize::from(w));
+        let gone = |w: u16, inc: u16| ws(w).is_none_or(|ws| !ws.alive || ws.inc != inc);
+        match s.action {
+            Action::ExpiryCheck => self
+                .authority
+                .recorded_lease()
+                .is_none_or(|l| s.t < l.expires_at),
+            Action::Timer { w, inc, timer } => {
+                gone(w, inc)
+                    || (!matches!(timer, Timer::Continue { .. })
+                        && ws(w).is_some_and(|ws| ws.phase == Phase::Done))
+            }
+            Action::Deliver { msg } => self
+                .msgs
+                .get(msg as usize)
+                .is_some_and(|m| matches!(m.to, Actor::Worker(w) if gone(w, m.inc))),
+            Action::PauseEnd { w } => ws(w).is_some_and(|ws| ws.paused_until != Some(s.t)),
+            Action::Start { w } => ws(w).is_some_and(|ws| ws.phase != Phase::NotStarted),
+            _ => false,
         }
     }
 
@@ -1439,6 +1469,47 @@ mod tests {
             let c = ClockModel { skew_ms, drift_ppm, jump_at: None, jump_ms: 0 };
             let target = from_end.map_or(target, |d| c.linear(u64::MAX) + d);
             reaches_first(&c, from, target)?;
+        }
+    }
+    /// `truncated` says exactly whether the run lost events: cut short by the event limit or
+    /// `end_ms`, a run is truncated when, and only when, it has fewer events than the whole run.
+    #[test]
+    fn truncated_means_events_were_cut_off() {
+        let mut scenarios: Vec<Scenario> = crate::PRESETS.iter().map(|p| p.scenario()).collect();
+        scenarios.push(
+            Scenario::from_json(
+                r#"{"version":1,"lease_ttl_ms":1000,"workers":[{"name":"A","job":{"work_ms":10}}]}"#,
+            )
+            .unwrap(),
+        );
+        for sc in &scenarios {
+            for fencing in [Some(true), Some(false)] {
+                let opts = RunOptions {
+                    fencing,
+                    ..RunOptions::default()
+                };
+                let full = run_with(sc, opts);
+                assert!(!full.truncated, "{}", sc.name);
+                let n = full.events.len();
+                for max_events in 1..=n + 2 {
+                    let t = run_with(sc, RunOptions { max_events, ..opts });
+                    assert_eq!(t.truncated, t.events.len() < n, "{} {max_events}", sc.name);
+                }
+                let last = full.events[n - 1].t_ms;
+                for end in full
+                    .events
+                    .iter()
+                    .map(|e| e.t_ms)
+                    .chain([last + 1, last + 5000])
+                {
+                    for end_ms in [end.saturating_sub(1), end] {
+                        let mut cut = sc.clone();
+                        cut.end_ms = Some(end_ms);
+                        let t = run_with(&cut, opts);
+                        assert_eq!(t.truncated, t.events.len() < n, "{} end {end_ms}", sc.name);
+                    }
+                }
+            }
         }
     }
 }
