@@ -252,6 +252,23 @@ test("the exhaustive search finds the shortest counterexample without fencing an
   ]);
 });
 
+test("a counterexample at the edge of time (everything at 2^40 ms) is a scenario run replays", () => {
+  const T = 2 ** 40;
+  const job = { work_ms: T, writes: 1000 };
+  const world = {
+    version: 1,
+    lease_ttl_ms: T,
+    latency_ms: { min: T, max: T },
+    workers: [{ name: "A", start_ms: T, job }, { name: "B", start_ms: T, job }],
+  };
+  const scope = { max_faults: 16, pause_ms: [T], hold_ms: [T], jump_ms: [T, -T] };
+  const ce = search(world, { fencing: false, scope, maxStates: 100_000 }).counterexample;
+  assert.ok(ce.faults.every((f) => f.jump_at === undefined || f.jump_at === null || f.jump_at <= T), JSON.stringify(ce.faults));
+  const replay = run(ce.scenario).verdict;
+  assert.deepEqual([...new Set(replay.violations.map((v) => v.invariant))].sort(), [...ce.broken].sort());
+  assert.equal(replay.violations[0].t_ms, ce.t_ms);
+});
+
 test("the history checker finds a stale write line by line and in a whole log", () => {
   const lines = [
     '{"t":1000,"resource":"orders/42","writer":"A","token":33,"result":"ok"}',

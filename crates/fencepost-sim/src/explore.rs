@@ -792,7 +792,12 @@ impl State {
 
     fn start_work(&mut self, m: &Model, ch: &mut Chooser<'_>, w: u8, write: u16) {
         let wi = usize::from(w);
-        let options = if !m.jump_ms.is_empty() && !self.workers[wi].jumped && self.budget_left(m, w)
+        // The jump comes 1 ms later: not past the latest instant a scenario may name, so that
+        // the counterexample stays a scenario `run` accepts.
+        let options = if !m.jump_ms.is_empty()
+            && !self.workers[wi].jumped
+            && self.now < MAX_TIME_MS
+            && self.budget_left(m, w)
         {
             1 + m.jump_ms.len()
         } else {
