@@ -175,6 +175,18 @@ test("sweeps: sources, templates and options", () => {
   throwsExactly(() => new Sweep("paused-worker", { seeds: 1, modes: "all" }), RangeError, 'options.modes must be "both", "fencingOn" or "fencingOff", got "all"');
   throwsExactly(() => new Sweep("paused-worker", { seeds: 1, modes: 1 }), TypeError, "options.modes must be a string, got 1");
   throwsExactly(() => new Sweep("paused-worker", { seeds: 1, firstSeed: -1n }), RangeError, "options.firstSeed must be between 0n and 18446744073709551615n, got -1n");
+  // The last seed can be swept; seeds past it are refused, not silently left out.
+  const MAX = 2n ** 64n - 1n;
+  const last = new Sweep("paused-worker", { seeds: 1, firstSeed: MAX });
+  assert.equal(last.total, 1);
+  assert.deepEqual(last.run().fencing_off.first_violating.map((h) => h.seed), [MAX]);
+  last.free();
+  assert.equal(new Sweep("paused-worker", { seeds: 5, firstSeed: MAX - 4n }).total, 5);
+  throwsExactly(
+    () => new Sweep("paused-worker", { seeds: 10, firstSeed: MAX - 4n }),
+    RangeError,
+    "options.seeds: only 5 seeds from options.firstSeed 18446744073709551611n to 18446744073709551615n, got 10",
+  );
   throwsExactly(() => new Sweep("paused-worker", { seeds: 1, maxEvents: 0 }), RangeError, "options.maxEvents must be a whole number from 1 to 10000000, got 0");
   const template = { version: 1, lease_ttl_ms: 5_000, workers: { count: 2, work_ms: 10 } };
   throwsExactly(() => new Sweep({ ...template, lease_ttl_ms: { min: 5, max: 1 } }, { seeds: 1 }), RangeError, "source.lease_ttl_ms.min: must not be greater than max (5 > 1)");

@@ -723,6 +723,11 @@ export class Sweep {
     if (o.seeds === undefined) throw new TypeError("options.seeds is required (how many seeds to run)");
     const seeds = count("options.seeds", o.seeds, 0, Number.MAX_SAFE_INTEGER);
     const first = o.firstSeed === undefined ? 0n : seed("options.firstSeed", o.firstSeed);
+    if (BigInt(seeds) > U64_MAX - first + 1n) {
+      throw new RangeError(
+        `options.seeds: only ${U64_MAX - first + 1n} seeds from options.firstSeed ${first}n to ${U64_MAX}n, got ${seeds}`,
+      );
+    }
     let modes = 0;
     if (o.modes !== undefined) {
       if (typeof o.modes !== "string") throw new TypeError(`options.modes must be a string, got ${describe(o.modes)}`);
