@@ -5,7 +5,8 @@
 // scenario files and `fencepost ... --format json`), snake_case field names included, so they move
 // between files, the CLI and JavaScript unchanged; `toJson` writes any of them as the CLI does.
 // Seeds and tokens are bigints wherever the module hands them out (a scenario takes a number or a
-// bigint); times (virtual milliseconds) and counts are numbers.
+// bigint), and so are the times of a write log the history checker read; the simulator's times
+// (virtual milliseconds) and counts are numbers.
 //
 // Misuse (a wrong type, a value out of range, an unknown field or option) throws a TypeError or
 // RangeError whose message starts with the argument, and for a scenario with the field
@@ -559,7 +560,8 @@ export interface Finding {
   resource: string;
   writer: string;
   token: bigint;
-  t: number;
+  /** The offending write's `t`, exactly as logged (any unsigned 64-bit integer). */
+  t: bigint;
   /** The newer write it came after. */
   newer_writer: string;
   newer_token: bigint;

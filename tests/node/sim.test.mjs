@@ -302,6 +302,21 @@ test("the history checker finds a stale write line by line and in a whole log", 
   assert.deepEqual(whole.findings, third.findings);
   assert.deepEqual(checkHistory(`${lines.join("\n")}\n`, { keep: 1 }).findings, [third.findings[0]]);
   assert.equal(checkHistory([]).summary.lines, 0);
+  // A log's times are whatever the storage wrote (nanoseconds, say): they come back exact.
+  const late = checkHistory([
+    '{"t":1,"resource":"r","writer":"A","token":9,"result":"ok"}',
+    '{"t":18446744073709551615,"resource":"r","writer":"B","token":5,"result":"ok"}',
+    '{"t":9007199254740993,"resource":"r","writer":"C","token":4,"result":"ok"}',
+  ]).findings;
+  assert.deepEqual(
+    late.map((f) => [f.line, f.t]),
+    [
+      [2, 18446744073709551615n],
+      [2, 18446744073709551615n],
+      [3, 9007199254740993n],
+      [3, 9007199254740993n],
+    ],
+  );
 });
 
 test("sim/index.d.ts declares exactly what every entry exports, without any", async () => {

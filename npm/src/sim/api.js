@@ -10,7 +10,8 @@
 // Scenarios, templates, scopes, traces and reports have the shapes of the simulator's JSON (the
 // files and the `fencepost` CLI's `--format json` output), field names included; `toJson` writes
 // any of them exactly as the CLI does. Seeds and tokens are bigints wherever the module hands them
-// out (scenarios take numbers or bigints); times and counts are numbers.
+// out (scenarios take numbers or bigints), and so are the times of a history the checker read
+// (whatever a storage logged); the simulator's times and counts are numbers.
 
 import * as raw from "./fencepost_sim_bg.js";
 import { NONE, U64_MAX, checkOptions, describe, freed, ms, text, wasmLoader } from "./common.js";
@@ -32,8 +33,9 @@ const MAX_SEARCH_STATES = 5_000_000;
 /** Longest history text `checkHistory` reads at once, in characters. */
 const MAX_HISTORY = 256 * 1024 * 1024;
 
-/** Keys whose integers are seeds or tokens: bigints everywhere the module hands them out. */
-const BIG = new Set(["seed", "first_seed", "first_token", "token", "previous", "highest", "next_token", "newer_token", "holds"]);
+/** Keys whose integers are seeds, tokens or a history's times (any u64 a storage logged):
+ * bigints everywhere the module hands them out. */
+const BIG = new Set(["seed", "first_seed", "first_token", "token", "previous", "highest", "next_token", "newer_token", "holds", "t"]);
 
 // -------------------------------------------------------------------------------------------
 // Calls into the module.
