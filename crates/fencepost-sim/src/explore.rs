@@ -113,16 +113,13 @@ impl Scope {
                 return Err(ScenarioError::new(field, "at most 8 values"));
             }
         }
-        if let Some(v) = self
-            .pause_ms
-            .iter()
-            .chain(&self.hold_ms)
-            .find(|v| **v > MAX_TIME_MS)
-        {
-            return Err(ScenarioError::new(
-                "scope",
-                format!("{v} ms is longer than {MAX_TIME_MS} ms"),
-            ));
+        for (field, lens) in [("pause_ms", &self.pause_ms), ("hold_ms", &self.hold_ms)] {
+            if let Some(i) = lens.iter().position(|v| *v > MAX_TIME_MS) {
+                return Err(ScenarioError::new(
+                    format!("scope.{field}[{i}]"),
+                    format!("must be at most {MAX_TIME_MS} ms"),
+                ));
+            }
         }
         if self.jump_ms.iter().any(|j| j.unsigned_abs() > MAX_TIME_MS) {
             return Err(ScenarioError::new("scope.jump_ms", "is out of range"));

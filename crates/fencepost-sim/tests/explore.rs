@@ -279,4 +279,11 @@ fn what_the_model_does_not_cover_is_refused_by_field() {
     scope.workers = vec!["Z".into()];
     let e = search(&world("paused-worker"), &scope, opts(true)).unwrap_err();
     assert_eq!(e.to_string(), "scope.workers[0]: no worker is named `Z`");
+    let mut scope = Scope::around_ttl(10_000, 1);
+    scope.pause_ms = vec![1, 1 << 41];
+    let e = search(&world("paused-worker"), &scope, opts(true)).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "scope.pause_ms[1]: must be at most 1099511627776 ms"
+    );
 }
