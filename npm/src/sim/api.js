@@ -271,6 +271,9 @@ function isPlainObject(v) {
   return proto === Object.prototype || proto === null;
 }
 
+/** A UTF-16 surrogate without its other half: no JSON reader takes it. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
 /**
  * A copy of `value` that holds only plain data (objects, arrays, strings, finite numbers, bigints,
  * booleans and null), with keys whose value is undefined left out as JSON does: no getter, proxy,
@@ -278,17 +281,21 @@ function isPlainObject(v) {
  */
 function plainCopy(argName, value) {
   let values = 0;
-  const copy = (v, path, depth) => {
+  const copy = (v, path, depth, key) => {
     if (++values > MAX_VALUES) throw new RangeError(`${argName} holds more than ${MAX_VALUES} values`);
     switch (typeof v) {
       case "string":
         if (v.length > MAX_STRING) throw new RangeError(`${path} must be at most ${MAX_STRING} characters long`);
+        if (LONE_SURROGATE.test(v)) throw new RangeError(`${path} must be well-formed Unicode, but has a lone surrogate`);
         return v;
       case "number":
         if (!Number.isFinite(v)) throw new RangeError(`${path} must be a finite number, got ${v}`);
         return v;
       case "bigint":
-        if (v < -(2n ** 63n) || v > U64_MAX) throw new RangeError(`${path} must be between -2n ** 63n and ${U64_MAX}n, got ${describe(v)}`);
+        if (BIG.has(key) ? BigInt.asUintN(64, v) !== v : v < -(2n ** 63n) || v > U64_MAX) {
+          const least = BIG.has(key) ? "0n" : "-2n ** 63n";
+          throw new RangeError(`${path} must be between ${least} and ${U64_MAX}n, got ${describe(v)}`);
+        }
         return v;
       case "boolean":
         return v;
@@ -299,7 +306,7 @@ function plainCopy(argName, value) {
           const out = new Array(v.length);
           for (let i = 0; i < v.length; i++) {
             if (v[i] === undefined) throw new TypeError(`${path}[${i}] must not be undefined`);
-            out[i] = copy(v[i], `${path}[${i}]`, depth + 1);
+            out[i] = copy(v[i], `${path}[${i}]`, depth + 1, key);
           }
           return out;
         }
@@ -308,7 +315,7 @@ function plainCopy(argName, value) {
           const out = {};
           for (const key of Object.keys(v)) {
             const x = v[key];
-            if (x !== undefined) out[key] = copy(x, `${path}.${key}`, depth + 1);
+            if (x !== undefined) out[key] = copy(x, `${path}.${key}`, depth + 1, key);
           }
           return out;
         }
@@ -317,7 +324,7 @@ function plainCopy(argName, value) {
     }
   };
   if (!isPlainObject(value)) throw new TypeError(`${argName} must be an object, got ${describe(value)}`);
-  return copy(value, argName, 0);
+  return copy(value, argName, 0, "");
 }
 
 /**
@@ -407,6 +414,16 @@ function culprit(what, value, keys) {
   return bad - 1;
 }
 
+/** What a JSON value is, in the words of the module's reader ("integer `5`", "boolean `true`"). */
+function found(v) {
+  if (typeof v === "number" || typeof v === "bigint") {
+    return `${typeof v === "bigint" || Number.isInteger(v) ? "integer" : "floating point"} \`${v}\``;
+  }
+  if (typeof v === "boolean") return `boolean \`${v}\``;
+  if (v === null || v === undefined) return "null";
+  return Array.isArray(v) ? "sequence" : "map";
+}
+
 /**
  * The error the module reported for its last call, naming the argument and field. `parts` are the
  * call's JSON arguments: `[argName, json]`, `json` as `writeJson` returned it (with `what`: 0 a
@@ -414,16 +431,28 @@ function culprit(what, value, keys) {
  */
 function failure(...parts) {
   const kind = R.error_kind();
-  const message = R.error_message();
+  let message = R.error_message();
   const column = R.error_column();
   let [arg, json] = parts[R.error_part()] ?? parts[0];
   let field = R.error_field();
   if (column > 0 && json !== undefined) {
     const m = markAt(json.marks, column);
     field = m === null ? "" : m[2];
+    // The reader says only "expected value" where a kind's name (a string) was something else.
+    if (message === "expected value" && m !== null) {
+      let v = json.value;
+      for (const k of m[3]) v = v?.[k];
+      if (typeof v !== "string") message = `invalid type: ${found(v)}, expected a string (a name)`;
+    }
     const k = m === null ? -1 : culprit(json.what, json.value, m[3]);
     if (k >= 0) field = `${field}[${k}]`;
   } else if (field === "scope" || field.startsWith("scope.") || field.startsWith("scope[")) arg = "options";
+  else if (json !== undefined && /\.(min|max)$/.test(field)) {
+    // A range given as a plain number: the validator names its `min`, the caller wrote one number.
+    let v = json.value;
+    for (const k of field.slice(0, field.lastIndexOf(".")).split(/\.|\[(\d+)\]/)) if (k) v = v?.[k];
+    if (typeof v === "number" || typeof v === "bigint") field = field.slice(0, field.lastIndexOf("."));
+  }
   const full = field === "" ? `${arg}: ${message}` : `${arg}.${field}: ${message}`;
   return kind === 1 ? new TypeError(full) : new RangeError(full);
 }
@@ -715,6 +744,9 @@ export class Sweep {
         );
       }
     } else {
+      if (typeof source !== "object" || source === null) {
+        throw new TypeError(`source must be a preset or template name, a scenario or a template, got ${describe(source)}`);
+      }
       const value = plainCopy("source", source);
       template = isTemplate(value);
       written = { ...writeJson(value), what: template ? 1 : 0 };
