@@ -517,7 +517,9 @@ export interface Counterexample {
   invariant: Invariant;
   broken: Invariant[];
   t_ms: number;
+  /** The faults the search injected, in the order they struck. */
   faults: Fault[];
+  /** The world (clock skew and drift included) with those faults. */
   scenario: Scenario;
 }
 
@@ -536,7 +538,10 @@ export interface SearchReport {
 
 /** A breadth-first search that advances in slices. */
 export class Search {
-  /** `scenario`: a preset name or a scenario; its faults are left out (its world is searched). */
+  /** `scenario`: a preset name or a scenario. Its world is searched: the scenario without its
+   * faults, but for clock skew and drift, which describe the machines and stay (a
+   * counterexample's `scenario` keeps them, and a clock jump in its `faults` carries the
+   * worker's skew and drift). */
   constructor(scenario: Scenario | string, options?: SearchOptions);
   /** Expands up to `budget` states (default 10,000); returns whether the search has finished. */
   step(budget?: number): boolean;

@@ -848,7 +848,8 @@ const SEARCH_KEYS = ["maxFaults", "fencing", "maxDepth", "maxStates", "stopAtFir
 
 /**
  * An exhaustive, breadth-first search of the faults a scope allows on a scenario's world (the
- * scenario without its faults), for a shortest counterexample. It advances in slices (`step`).
+ * scenario without its faults, but for clock skew and drift), for a shortest counterexample. It
+ * advances in slices (`step`).
  */
 export class Search {
   #i = -1;
