@@ -5,13 +5,19 @@
 // scenario files and `fencepost ... --format json`), snake_case field names included, so they move
 // between files, the CLI and JavaScript unchanged; `toJson` writes any of them as the CLI does.
 // Seeds and tokens are bigints wherever the module hands them out (a scenario takes a number or a
-// bigint); times (virtual milliseconds) and counts are numbers.
+// bigint), and so are the times of a write log the history checker read; the simulator's times
+// (virtual milliseconds) and counts are numbers.
 //
 // Misuse (a wrong type, a value out of range, an unknown field or option) throws a TypeError or
 // RangeError whose message starts with the argument, and for a scenario with the field
 // (`scenario.workers[1].job.work_ms: ...`). A violated invariant is a result, never an error.
 // A call made from a setter on a built-in prototype while the simulator writes out a value
 // throws an Error.
+//
+// The simulator's WebAssembly memory ends at 4 GiB. A run, sweep or search that could need more
+// than is left (live objects may hold 3 GiB between them, one search 2 GiB; the bound follows
+// from `maxEvents` or `maxStates`) is refused with a RangeError naming that option: `free()`
+// runs, sweeps and searches no longer needed, or ask for fewer events or states.
 
 // ---------------------------------------------------------------------------------------------
 // Scenarios.
@@ -320,7 +326,9 @@ export interface RunOptions {
   fencing?: boolean;
   /** Use this seed instead of the scenario's. */
   seed?: U64;
-  /** Stop after this many events (1 to 1,000,000, the default). */
+  /** Stop after this many events (1 to 1,000,000, the default). A run that could need more
+   * memory than is left is refused (see the top of this file); one that ends within 10,000
+   * events never is, while there is room for that many. */
   maxEvents?: number;
 }
 
@@ -420,7 +428,8 @@ export interface SweepOptions {
   modes?: "both" | "fencingOn" | "fencingOff";
   /** Violating seeds kept per mode (default 5). */
   keepSeeds?: number;
-  /** Event limit of each run (default 100,000). */
+  /** Event limit of each run (default 100,000; the sweep is refused if runs that long could need
+   * more memory than is left). */
   maxEvents?: number;
 }
 
@@ -495,7 +504,8 @@ export interface SearchOptions {
   fencing?: boolean;
   /** Do not expand states at this depth (default 10,000). */
   maxDepth?: number;
-  /** Stop after this many distinct states (default 1,000,000; at most 5,000,000). */
+  /** Stop after this many distinct states (default 1,000,000; at most 1,483,149, as many as fit in
+   * the 2 GiB one search may take). */
   maxStates?: number;
   /** Stop at the first, so shortest, counterexample (default true). */
   stopAtFirst?: boolean;
@@ -507,7 +517,9 @@ export interface Counterexample {
   invariant: Invariant;
   broken: Invariant[];
   t_ms: number;
+  /** The faults the search injected, in the order they struck. */
   faults: Fault[];
+  /** The world (clock skew and drift included) with those faults. */
   scenario: Scenario;
 }
 
@@ -526,7 +538,10 @@ export interface SearchReport {
 
 /** A breadth-first search that advances in slices. */
 export class Search {
-  /** `scenario`: a preset name or a scenario; its faults are left out (its world is searched). */
+  /** `scenario`: a preset name or a scenario. Its world is searched: the scenario without its
+   * faults, but for clock skew and drift, which describe the machines and stay (a
+   * counterexample's `scenario` keeps them, and a clock jump in its `faults` carries the
+   * worker's skew and drift). */
   constructor(scenario: Scenario | string, options?: SearchOptions);
   /** Expands up to `budget` states (default 10,000); returns whether the search has finished. */
   step(budget?: number): boolean;
@@ -550,7 +565,8 @@ export interface Finding {
   resource: string;
   writer: string;
   token: bigint;
-  t: number;
+  /** The offending write's `t`, exactly as logged (any unsigned 64-bit integer). */
+  t: bigint;
   /** The newer write it came after. */
   newer_writer: string;
   newer_token: bigint;

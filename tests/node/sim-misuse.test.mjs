@@ -36,7 +36,22 @@ test("scenarios: every error names the field, whether JavaScript, the reader or 
     [{ ...ok(), name: new Date(0) }, TypeError, "scenario.name must be a plain object, got an object (Date)"],
     [{ ...ok(), name: Symbol("n") }, TypeError, "scenario.name must be plain data, got a symbol"],
     [{ ...ok(), lease_ttl_ms: NaN }, RangeError, "scenario.lease_ttl_ms must be a finite number, got NaN"],
-    [{ ...ok(), seed: 2n ** 64n }, RangeError, "scenario.seed must be between -2n ** 63n and 18446744073709551615n, got 18446744073709551616n"],
+    [{ ...ok(), seed: 2n ** 64n }, RangeError, "scenario.seed must be between 0n and 18446744073709551615n, got 18446744073709551616n"],
+    [{ ...ok(), seed: -1n }, RangeError, "scenario.seed must be between 0n and 18446744073709551615n, got -1n"],
+    [
+      { ...ok(), faults: [{ kind: "clock", worker: "A", skew_ms: -(2n ** 64n) }] },
+      RangeError,
+      "scenario.faults[0].skew_ms must be between -2n ** 63n and 18446744073709551615n, got -18446744073709551616n",
+    ],
+    [{ ...ok(), workers: [{ name: "\ud800", job: { work_ms: 1 } }] }, RangeError, "scenario.workers[0].name must be well-formed Unicode, but has a lone surrogate"],
+    [{ ...ok(), workers: [{ name: "a\udc00", job: { work_ms: 1 } }] }, RangeError, "scenario.workers[0].name must be well-formed Unicode, but has a lone surrogate"],
+    [{ ...ok(), protections: { token_kind: 5 } }, TypeError, "scenario.protections.token_kind: invalid type: integer `5`, expected a string (a name)"],
+    [{ ...ok(), faults: [{ kind: 5, worker: "A", at: 1, for: 1 }] }, TypeError, "scenario.faults[0].kind: invalid type: integer `5`, expected a string (a name)"],
+    [
+      { ...ok(), faults: [{ kind: "pause_at", worker: "A", point: true, for: 1 }] },
+      TypeError,
+      "scenario.faults[0].point: invalid type: boolean `true`, expected a string (a name)",
+    ],
     [{ ...ok(), workers: [undefined] }, TypeError, "scenario.workers[0] must not be undefined"],
     [{ version: 1 }, TypeError, "scenario: missing field `lease_ttl_ms`"],
     [{ ...ok(), lease_ttl_ms: "1000" }, TypeError, 'scenario.lease_ttl_ms: invalid type: string "1000", expected u64'],
@@ -169,15 +184,30 @@ test("a setter that throws while the simulator writes out a value: the error rea
 test("sweeps: sources, templates and options", () => {
   throwsExactly(() => new Sweep("paused-worker"), TypeError, "options must be an object with seeds, got undefined");
   throwsExactly(() => new Sweep("paused-worker", {}), TypeError, "options.seeds is required (how many seeds to run)");
-  throwsExactly(() => new Sweep(5, { seeds: 1 }), TypeError, "source must be an object, got 5");
+  throwsExactly(() => new Sweep(5, { seeds: 1 }), TypeError, "source must be a preset or template name, a scenario or a template, got 5");
+  throwsExactly(() => new Sweep(null, { seeds: 1 }), TypeError, "source must be a preset or template name, a scenario or a template, got null");
   assert.throws(() => new Sweep("nope", { seeds: 1 }), { name: "RangeError", message: /^source: no preset or template is named "nope"; templates: pauses-holds-skew; presets: paused-worker, / });
   throwsExactly(() => new Sweep("paused-worker", { seeds: -1 }), RangeError, "options.seeds must be a whole number from 0 to 9007199254740991, got -1");
   throwsExactly(() => new Sweep("paused-worker", { seeds: 1, modes: "all" }), RangeError, 'options.modes must be "both", "fencingOn" or "fencingOff", got "all"');
   throwsExactly(() => new Sweep("paused-worker", { seeds: 1, modes: 1 }), TypeError, "options.modes must be a string, got 1");
   throwsExactly(() => new Sweep("paused-worker", { seeds: 1, firstSeed: -1n }), RangeError, "options.firstSeed must be between 0n and 18446744073709551615n, got -1n");
+  // The last seed can be swept; seeds past it are refused, not silently left out.
+  const MAX = 2n ** 64n - 1n;
+  const last = new Sweep("paused-worker", { seeds: 1, firstSeed: MAX });
+  assert.equal(last.total, 1);
+  assert.deepEqual(last.run().fencing_off.first_violating.map((h) => h.seed), [MAX]);
+  last.free();
+  assert.equal(new Sweep("paused-worker", { seeds: 5, firstSeed: MAX - 4n }).total, 5);
+  throwsExactly(
+    () => new Sweep("paused-worker", { seeds: 10, firstSeed: MAX - 4n }),
+    RangeError,
+    "options.seeds: only 5 seeds from options.firstSeed 18446744073709551611n to 18446744073709551615n, got 10",
+  );
   throwsExactly(() => new Sweep("paused-worker", { seeds: 1, maxEvents: 0 }), RangeError, "options.maxEvents must be a whole number from 1 to 10000000, got 0");
   const template = { version: 1, lease_ttl_ms: 5_000, workers: { count: 2, work_ms: 10 } };
   throwsExactly(() => new Sweep({ ...template, lease_ttl_ms: { min: 5, max: 1 } }, { seeds: 1 }), RangeError, "source.lease_ttl_ms.min: must not be greater than max (5 > 1)");
+  throwsExactly(() => new Sweep({ ...template, lease_ttl_ms: 0 }, { seeds: 1 }), RangeError, "source.lease_ttl_ms: must be greater than 0");
+  throwsExactly(() => new Sweep({ ...template, lease_ttl_ms: { min: 0, max: 1 } }, { seeds: 1 }), RangeError, "source.lease_ttl_ms.min: must be greater than 0");
   throwsExactly(
     () => new Sweep({ ...template, faults: [{ kind: "pause", probability: 2, at: 1, for: 1 }] }, { seeds: 1 }),
     RangeError,
@@ -207,6 +237,11 @@ test("searches: scenarios the model cannot hold, scopes and options", () => {
     "options.scope.pause: unknown field `pause`, expected one of `max_faults`, `points`, `pause_ms`, `hold_ms`, `jump_ms`, `workers`",
   );
   throwsExactly(() => new Search("paused-worker", { scope: { max_faults: 20 } }), RangeError, "options.scope.max_faults: must be at most 16");
+  throwsExactly(
+    () => new Search("paused-worker", { scope: { max_faults: 1, pause_ms: [5], hold_ms: [1, 2 ** 41] } }),
+    RangeError,
+    "options.scope.hold_ms[1]: must be at most 1099511627776 ms",
+  );
   throwsExactly(() => new Search("paused-worker", { scope: { max_faults: 1, workers: ["Z"] } }), RangeError, "options.scope.workers[0]: no worker is named `Z`");
   throwsExactly(
     () => new Search("paused-worker", { scope: { max_faults: 1, points: ["after_acquire", "never"] } }),

@@ -128,6 +128,26 @@ test("every preset reaches the verdicts it promises with fencing on and off", ()
   assert.equal(presets()[0].scenario.lease_ttl_ms, 30_000, "each call returns fresh objects");
 });
 
+test("truncated says whether the event limit or end_ms cut events off, not merely that something was left queued", () => {
+  const full = run("paused-worker").trace;
+  const n = full.events.length;
+  assert.equal(full.truncated, false);
+  for (const [maxEvents, truncated] of [[10, true], [n, false], [n + 1, false]]) {
+    const t = run("paused-worker", { maxEvents }).trace;
+    assert.equal(t.truncated, truncated, `maxEvents ${maxEvents}`);
+    assert.equal(t.events.length < n, truncated);
+  }
+  // One worker done at 10 ms; its lease's expiry check (at 1000 ms) finds nothing to expire.
+  const one = { version: 1, lease_ttl_ms: 1000, workers: [{ name: "A", job: { work_ms: 10 } }] };
+  const all = run(one).trace;
+  const last = all.events.at(-1).t_ms;
+  for (const [endMs, truncated] of [[last - 1, true], [last, false], [999, false], [1000, false], [5000, false]]) {
+    const t = run({ ...one, end_ms: endMs }).trace;
+    assert.equal(t.truncated, truncated, `end_ms ${endMs}`);
+    assert.equal(t.events.length < all.events.length, truncated);
+  }
+});
+
 test("a scenario object with huge tokens and seed keeps them exact", () => {
   const scenario = {
     version: 1,
@@ -232,6 +252,23 @@ test("the exhaustive search finds the shortest counterexample without fencing an
   ]);
 });
 
+test("a counterexample at the edge of time (everything at 2^40 ms) is a scenario run replays", () => {
+  const T = 2 ** 40;
+  const job = { work_ms: T, writes: 1000 };
+  const world = {
+    version: 1,
+    lease_ttl_ms: T,
+    latency_ms: { min: T, max: T },
+    workers: [{ name: "A", start_ms: T, job }, { name: "B", start_ms: T, job }],
+  };
+  const scope = { max_faults: 16, pause_ms: [T], hold_ms: [T], jump_ms: [T, -T] };
+  const ce = search(world, { fencing: false, scope, maxStates: 100_000 }).counterexample;
+  assert.ok(ce.faults.every((f) => f.jump_at === undefined || f.jump_at === null || f.jump_at <= T), JSON.stringify(ce.faults));
+  const replay = run(ce.scenario).verdict;
+  assert.deepEqual([...new Set(replay.violations.map((v) => v.invariant))].sort(), [...ce.broken].sort());
+  assert.equal(replay.violations[0].t_ms, ce.t_ms);
+});
+
 test("the history checker finds a stale write line by line and in a whole log", () => {
   const lines = [
     '{"t":1000,"resource":"orders/42","writer":"A","token":33,"result":"ok"}',
@@ -265,6 +302,21 @@ test("the history checker finds a stale write line by line and in a whole log", 
   assert.deepEqual(whole.findings, third.findings);
   assert.deepEqual(checkHistory(`${lines.join("\n")}\n`, { keep: 1 }).findings, [third.findings[0]]);
   assert.equal(checkHistory([]).summary.lines, 0);
+  // A log's times are whatever the storage wrote (nanoseconds, say): they come back exact.
+  const late = checkHistory([
+    '{"t":1,"resource":"r","writer":"A","token":9,"result":"ok"}',
+    '{"t":18446744073709551615,"resource":"r","writer":"B","token":5,"result":"ok"}',
+    '{"t":9007199254740993,"resource":"r","writer":"C","token":4,"result":"ok"}',
+  ]).findings;
+  assert.deepEqual(
+    late.map((f) => [f.line, f.t]),
+    [
+      [2, 18446744073709551615n],
+      [2, 18446744073709551615n],
+      [3, 9007199254740993n],
+      [3, 9007199254740993n],
+    ],
+  );
 });
 
 test("sim/index.d.ts declares exactly what every entry exports, without any", async () => {

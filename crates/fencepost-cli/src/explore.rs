@@ -104,6 +104,15 @@ pub(crate) fn explore(args: &[String], out: &mut impl Write) -> Result<u8, Fail>
         (None, false) => Some(1000),
         (None, true) => None,
     };
+    if let Some(n) = seeds {
+        let room = (u64::MAX - first_seed).saturating_add(1);
+        if n > room {
+            return Err(bad(format!(
+                "--seeds: only {room} seeds from --first-seed {first_seed} to {}, got {n}",
+                u64::MAX
+            )));
+        }
+    }
     let mut violated = false;
     let mut doc = serde_json::Map::new();
     if let Some(n) = seeds {
@@ -190,7 +199,7 @@ fn write_sweep(
         out,
         "seed sweep of {what}: seeds {}..{}, each run with fencing on and off ({} runs/s)",
         r.first_seed,
-        r.first_seed + r.seeds,
+        u128::from(r.first_seed) + u128::from(r.seeds),
         human(r.runs_per_sec(secs))
     )?;
     for fencing in [true, false] {

@@ -100,6 +100,35 @@ fn bad_input_exits_2_with_the_field_named() {
     assert!(err.contains("workers[0].job.renew_every_ms"), "{err}");
     let (code, _, _) = fencepost(&["explore", "paused-worker", "--seeds", "x"]);
     assert_eq!(code, 2);
+    // The last seed can be swept; seeds past it are refused, not silently left out.
+    let last = u64::MAX.to_string();
+    let (code, out, _) = fencepost(&[
+        "explore",
+        "paused-worker",
+        "--seeds",
+        "1",
+        "--first-seed",
+        &last,
+    ]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains(&format!("seeds {last}..18446744073709551616,")),
+        "{out}"
+    );
+    assert!(out.contains("fencing off: 1 of 1 runs violated"), "{out}");
+    let (code, _, err) = fencepost(&[
+        "explore",
+        "paused-worker",
+        "--seeds",
+        "2",
+        "--first-seed",
+        &last,
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("--seeds: only 1 seeds from --first-seed 18446744073709551615 to 18446744073709551615, got 2"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -34,7 +34,7 @@ use fencepost::{
 
 use crate::invariants::{Checker, Owner};
 use crate::rng::SplitMix64;
-use crate::scenario::{Fault, Point, Scenario, TokenKind};
+use crate::scenario::{Fault, MAX_FAULTS, MAX_WORKERS, Point, Scenario, TokenKind};
 use crate::trace::{Actor, AppliedWrite, Detail, Event, JobEnd, Msg, RejectReason, Trace};
 
 /// Options that override a scenario for one run.
@@ -71,6 +71,51 @@ pub fn run_with(scenario: &Scenario, opts: RunOptions) -> Trace {
     let mut sim = Sim::new(scenario, opts);
     sim.run();
     sim.finish()
+}
+
+/// Most actions a run with `events` events so far has queued or held back for paused workers:
+/// each event schedules at most two (a grant its expiry check and, through its delivery, the
+/// holder's work and renewal timers), each fault two more (a pause and its end), and each worker
+/// its start.
+const fn live_actions(events: u64) -> u64 {
+    2 * events + 2 * MAX_FAULTS as u64 + MAX_WORKERS as u64 + 16
+}
+
+/// Most bytes of memory a run stopped at `max_events` events can take from the WebAssembly
+/// module's allocator (see [`crate::growth_bytes`]) while it runs: every table that grows with
+/// its events (each event sends at most one message and applies at most one write and one fresh
+/// grant), its queued and held-back actions (one table per worker for those), and its trace
+/// (see [`trace_bytes`]) when it records one. One step may emit a few events past the limit.
+pub fn run_bytes(max_events: usize, record: bool) -> u64 {
+    use crate::growth_bytes as g;
+    use core::mem::size_of;
+    let n = max_events as u64 + 16;
+    let q = live_actions(n);
+    // Per worker at most 8 bytes per action and a few blocks of growth (see growth_bytes).
+    let held = 8 * q * size_of::<Action>() as u64 + MAX_WORKERS as u64 * 1024;
+    let tables = g(n, size_of::<InFlight>())
+        + g(n, size_of::<(Holder, u64, u32)>())
+        + g(n, size_of::<u32>())
+        + g(n, size_of::<(u16, u16, u32)>())
+        + g(q, size_of::<Scheduled>())
+        + held;
+    tables
+        + if record {
+            trace_bytes(n)
+        } else {
+            g(n, size_of::<AppliedWrite>())
+        }
+}
+
+/// Most bytes of memory a recorded trace of `events` events holds (its events, and its document,
+/// which has fewer writes than the trace has events), writing it out included.
+pub fn trace_bytes(events: u64) -> u64 {
+    use crate::growth_bytes as g;
+    use core::mem::size_of;
+    g(events, size_of::<Event>())
+        + g(events, size_of::<AppliedWrite>())
+        + 2 * g(events, 2 * size_of::<usize>())
+        + 64 * 1024
 }
 
 /// Holder identity at the lock service: worker index and incarnation.
@@ -491,10 +536,20 @@ impl<'s> Sim<'s> {
             if self.sc.end_ms.is_some_and(|end| s.t > end)
                 || self.event_count as usize >= self.opts.max_events
             {
-                self.truncated = true;
+                // Cut short only if something left would still have made an event.
+                self.truncated = !self.idle(&s) || self.queue.iter().any(|q| !self.idle(q));
                 break;
             }
             self.now = s.t;
+            #[cfg(debug_assertions)]
+            {
+                let held: usize = self.workers.iter().map(|w| w.deferred.len()).sum();
+                let live = (self.queue.len() + 1 + held) as u64;
+                debug_assert!(
+                    live <= live_actions(u64::from(self.event_count)),
+                    "{live} actions"
+                );
+            }
             if let Some(w) = s.action.handled_by(&self.msgs) {
                 let ws = &mut self.workers[usize::from(w)];
                 if ws.paused_until.is_some() && ws.alive {
@@ -503,6 +558,35 @@ impl<'s> Sim<'s> {
                 }
             }
             self.step(s.action);
+        }
+    }
+
+    /// Whether taking `s` would make no event and change nothing another action depends on: an
+    /// expiry check before its lease ends, a timer or message for a process that has died since
+    /// (or a timer, but for carrying on after a pause, of a worker whose job is over), the end of
+    /// a pause that is already over, the start of a worker that has started. A run stopped with
+    /// only such actions left has cut nothing off. (Others may make no event either: they count
+    /// as cut off.)
+    fn idle(&self, s: &Scheduled) -> bool {
+        let ws = |w: u16| self.workers.get(usize::from(w));
+        let gone = |w: u16, inc: u16| ws(w).is_none_or(|ws| !ws.alive || ws.inc != inc);
+        match s.action {
+            Action::ExpiryCheck => self
+                .authority
+                .recorded_lease()
+                .is_none_or(|l| s.t < l.expires_at),
+            Action::Timer { w, inc, timer } => {
+                gone(w, inc)
+                    || (!matches!(timer, Timer::Continue { .. })
+                        && ws(w).is_some_and(|ws| ws.phase == Phase::Done))
+            }
+            Action::Deliver { msg } => self
+                .msgs
+                .get(msg as usize)
+                .is_some_and(|m| matches!(m.to, Actor::Worker(w) if gone(w, m.inc))),
+            Action::PauseEnd { w } => ws(w).is_some_and(|ws| ws.paused_until != Some(s.t)),
+            Action::Start { w } => ws(w).is_some_and(|ws| ws.phase != Phase::NotStarted),
+            _ => false,
         }
     }
 
@@ -1385,6 +1469,47 @@ mod tests {
             let c = ClockModel { skew_ms, drift_ppm, jump_at: None, jump_ms: 0 };
             let target = from_end.map_or(target, |d| c.linear(u64::MAX) + d);
             reaches_first(&c, from, target)?;
+        }
+    }
+    /// `truncated` says exactly whether the run lost events: cut short by the event limit or
+    /// `end_ms`, a run is truncated when, and only when, it has fewer events than the whole run.
+    #[test]
+    fn truncated_means_events_were_cut_off() {
+        let mut scenarios: Vec<Scenario> = crate::PRESETS.iter().map(|p| p.scenario()).collect();
+        scenarios.push(
+            Scenario::from_json(
+                r#"{"version":1,"lease_ttl_ms":1000,"workers":[{"name":"A","job":{"work_ms":10}}]}"#,
+            )
+            .unwrap(),
+        );
+        for sc in &scenarios {
+            for fencing in [Some(true), Some(false)] {
+                let opts = RunOptions {
+                    fencing,
+                    ..RunOptions::default()
+                };
+                let full = run_with(sc, opts);
+                assert!(!full.truncated, "{}", sc.name);
+                let n = full.events.len();
+                for max_events in 1..=n + 2 {
+                    let t = run_with(sc, RunOptions { max_events, ..opts });
+                    assert_eq!(t.truncated, t.events.len() < n, "{} {max_events}", sc.name);
+                }
+                let last = full.events[n - 1].t_ms;
+                for end in full
+                    .events
+                    .iter()
+                    .map(|e| e.t_ms)
+                    .chain([last + 1, last + 5000])
+                {
+                    for end_ms in [end.saturating_sub(1), end] {
+                        let mut cut = sc.clone();
+                        cut.end_ms = Some(end_ms);
+                        let t = run_with(&cut, opts);
+                        assert_eq!(t.truncated, t.events.len() < n, "{} end {end_ms}", sc.name);
+                    }
+                }
+            }
         }
     }
 }

@@ -25,7 +25,6 @@
 //! The core takes no clock: the caller times [`Search::run`] or the slices of [`Search::step`] and
 //! divides the counts in the [`SearchReport`].
 
-use alloc::collections::VecDeque;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec;
@@ -114,16 +113,13 @@ impl Scope {
                 return Err(ScenarioError::new(field, "at most 8 values"));
             }
         }
-        if let Some(v) = self
-            .pause_ms
-            .iter()
-            .chain(&self.hold_ms)
-            .find(|v| **v > MAX_TIME_MS)
-        {
-            return Err(ScenarioError::new(
-                "scope",
-                format!("{v} ms is longer than {MAX_TIME_MS} ms"),
-            ));
+        for (field, lens) in [("pause_ms", &self.pause_ms), ("hold_ms", &self.hold_ms)] {
+            if let Some(i) = lens.iter().position(|v| *v > MAX_TIME_MS) {
+                return Err(ScenarioError::new(
+                    format!("scope.{field}[{i}]"),
+                    format!("must be at most {MAX_TIME_MS} ms"),
+                ));
+            }
         }
         if self.jump_ms.iter().any(|j| j.unsigned_abs() > MAX_TIME_MS) {
             return Err(ScenarioError::new("scope.jump_ms", "is out of range"));
@@ -793,7 +789,12 @@ impl State {
 
     fn start_work(&mut self, m: &Model, ch: &mut Chooser<'_>, w: u8, write: u16) {
         let wi = usize::from(w);
-        let options = if !m.jump_ms.is_empty() && !self.workers[wi].jumped && self.budget_left(m, w)
+        // The jump comes 1 ms later: not past the latest instant a scenario may name, so that
+        // the counterexample stays a scenario `run` accepts.
+        let options = if !m.jump_ms.is_empty()
+            && !self.workers[wi].jumped
+            && self.now < MAX_TIME_MS
+            && self.budget_left(m, w)
         {
             1 + m.jump_ms.len()
         } else {
@@ -895,9 +896,11 @@ struct Seen {
 }
 
 impl Seen {
+    const FIRST: usize = 1 << 12;
+
     fn new() -> Seen {
         Seen {
-            slots: vec![0; 1 << 12],
+            slots: vec![0; Seen::FIRST],
             len: 0,
         }
     }
@@ -1103,12 +1106,52 @@ struct Meta {
     choice: Option<Choice>,
 }
 
+/// A state waiting to be expanded: the state, its index in `metas`, its depth.
+type Entry = (State, u32, u32);
+
+/// States per chunk of the frontier: as many as fit in 64 KiB.
+const CHUNK: usize = {
+    let n = (1 << 16) / core::mem::size_of::<Entry>();
+    if n == 0 { 1 } else { n }
+};
+
+/// The frontier, first in first out, in chunks of [`CHUNK`] states (each emptied once read): it
+/// grows and shrinks by blocks of one size, which the WebAssembly module's allocator reuses,
+/// instead of one table that doubles (and would need twice its size while it moves).
+struct Frontier {
+    chunks: Vec<Vec<Entry>>,
+    pushed: usize,
+    popped: usize,
+}
+
+impl Frontier {
+    fn push(&mut self, e: Entry) {
+        if self.pushed.is_multiple_of(CHUNK) {
+            self.chunks.push(Vec::with_capacity(CHUNK));
+        }
+        if let Some(c) = self.chunks.last_mut() {
+            c.push(e);
+        }
+        self.pushed += 1;
+    }
+
+    fn pop(&mut self) -> Option<Entry> {
+        let c = self.chunks.get_mut(self.popped / CHUNK)?;
+        let e = c.get(self.popped % CHUNK)?.clone();
+        self.popped += 1;
+        if self.popped.is_multiple_of(CHUNK) {
+            *c = Vec::new();
+        }
+        Some(e)
+    }
+}
+
 /// A breadth-first search that can be advanced in slices.
 pub struct Search {
     world: Scenario,
     model: Model,
     opts: SearchOptions,
-    frontier: VecDeque<(State, u32, u32)>,
+    frontier: Frontier,
     seen: Seen,
     metas: Vec<Meta>,
     report: SearchReport,
@@ -1127,8 +1170,12 @@ impl Search {
         let init = State::initial(world, &model)?;
         let mut seen = Seen::new();
         seen.insert(init.fingerprint(model.nw));
-        let mut frontier = VecDeque::new();
-        frontier.push_back((init, 0, 0));
+        let mut frontier = Frontier {
+            chunks: Vec::new(),
+            pushed: 0,
+            popped: 0,
+        };
+        frontier.push((init, 0, 0));
         Ok(Search {
             world: world.clone(),
             model,
@@ -1168,7 +1215,7 @@ impl Search {
     pub fn step(&mut self, budget: u64) -> Result<bool, ScenarioError> {
         let mut left = budget;
         while left > 0 && !self.done {
-            let Some((state, idx, depth)) = self.frontier.pop_front() else {
+            let Some((state, idx, depth)) = self.frontier.pop() else {
                 self.report.complete = !self.report.depth_limited;
                 self.done = true;
                 break;
@@ -1220,7 +1267,7 @@ impl Search {
                         return Ok(());
                     }
                 } else if !next.is_terminal(&self.model) {
-                    self.frontier.push_back((next, me, d));
+                    self.frontier.push((next, me, d));
                 }
                 if self.report.distinct_states >= self.opts.max_states {
                     self.done = true;
@@ -1270,6 +1317,29 @@ impl Search {
             scenario,
         }
     }
+}
+
+/// Most bytes of memory a search that stops at `max_states` distinct states can take from the
+/// WebAssembly module's allocator (see [`crate::growth_bytes`]): its frontier (every distinct
+/// state at most once, in chunks of 64 KiB, the first and last partly used), the parent of each
+/// state, the fingerprint table (at most half full) and a megabyte for the world, the scope and
+/// the counterexample. The same for every world: states have a fixed size.
+pub fn search_bytes(max_states: u64) -> u64 {
+    use crate::growth_bytes as g;
+    use core::mem::size_of;
+    let n = max_states.max(2);
+    let chunks = n / CHUNK as u64 + 2;
+    let chunk = (CHUNK * size_of::<Entry>()).next_power_of_two() as u64;
+    let mut slots = Seen::FIRST as u64;
+    let mut seen = 0;
+    loop {
+        seen += slots * 8;
+        if slots >= 2 * n {
+            break;
+        }
+        slots *= 2;
+    }
+    chunks * chunk + g(chunks, size_of::<Vec<Entry>>()) + g(n, size_of::<Meta>()) + seen + (1 << 20)
 }
 
 /// Searches `world` within `scope` to the end.

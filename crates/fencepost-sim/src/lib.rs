@@ -65,6 +65,23 @@ pub fn strip_json_position(msg: &mut alloc::string::String) -> bool {
     }
 }
 
+/// Most bytes a vector of up to `n` elements of `size` bytes can take from the WebAssembly
+/// module's allocator while it grows by doubling: every block of its growth (capacities 1, 2, 4,
+/// ... up to the first power of two at or above `n`), each rounded up to a power of two of at
+/// least 16 bytes as that allocator does, counted as if none were ever given back for reuse.
+pub fn growth_bytes(n: u64, size: usize) -> u64 {
+    let mut total = 0u64;
+    let mut cap = 1u64;
+    loop {
+        let block = cap.saturating_mul(size as u64).max(16);
+        total = total.saturating_add(block.checked_next_power_of_two().unwrap_or(u64::MAX));
+        if cap >= n {
+            return total;
+        }
+        cap = cap.saturating_mul(2);
+    }
+}
+
 pub use engine::{RunOptions, run, run_with};
 pub use invariants::{Invariant, Verdict, Violation};
 pub use presets::{PRESETS, Preset, preset};

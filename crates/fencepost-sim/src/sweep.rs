@@ -172,9 +172,10 @@ pub struct Sweep {
 }
 
 impl Sweep {
-    /// A sweep over seeds `first_seed .. first_seed + seeds` (stopping at `u64::MAX`).
+    /// A sweep over seeds `first_seed .. first_seed + seeds` (stopping after `u64::MAX`, which it
+    /// runs too).
     pub fn new(source: Source, first_seed: u64, seeds: u64, opts: SweepOptions) -> Sweep {
-        let seeds = seeds.min(u64::MAX - first_seed);
+        let seeds = seeds.min((u64::MAX - first_seed).saturating_add(1));
         let on = matches!(opts.modes, Modes::Both | Modes::FencingOn);
         let off = matches!(opts.modes, Modes::Both | Modes::FencingOff);
         let report = SweepReport {
@@ -256,5 +257,26 @@ impl Sweep {
     /// The scenario of one seed, to replay it alone.
     pub fn scenario(&self, seed: u64) -> crate::Scenario {
         self.source.derive(seed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_last_seed_is_swept_too() {
+        let source = || Source::Fixed(crate::preset("paused-worker").unwrap().scenario());
+        let opts = SweepOptions::default();
+        let mut s = Sweep::new(source(), u64::MAX, 1, opts);
+        assert_eq!(s.progress().total, 1);
+        assert_eq!(s.run_to_end().runs, 1);
+        let mut s = Sweep::new(source(), u64::MAX - 4, 10, opts);
+        assert_eq!(s.progress().total, 5);
+        assert_eq!(s.run_to_end().runs, 5);
+        assert_eq!(
+            Sweep::new(source(), 0, u64::MAX, opts).progress().total,
+            u64::MAX
+        );
     }
 }

@@ -229,6 +229,44 @@ fn every_counterexample_replays_in_the_engine() {
     }
 }
 
+/// In a world at the edge of time (everything at 2^40 ms, the latest instant a scenario may
+/// name), the search injects no clock jump a scenario could not name: every counterexample is a
+/// valid scenario, and replays.
+#[test]
+fn counterexamples_at_the_edge_of_time_are_valid_scenarios() {
+    let t = fencepost_sim::scenario::MAX_TIME_MS;
+    let world = Scenario::from_json(&format!(
+        r#"{{"version":1,"lease_ttl_ms":{t},"latency_ms":{{"min":{t},"max":{t}}},"workers":[
+        {{"name":"A","start_ms":{t},"job":{{"work_ms":{t},"writes":1000}}}},
+        {{"name":"B","start_ms":{t},"job":{{"work_ms":{t},"writes":1000}}}}]}}"#
+    ))
+    .unwrap();
+    let scope = Scope {
+        max_faults: 16,
+        pause_ms: vec![t],
+        hold_ms: vec![t],
+        jump_ms: vec![t as i64, -(t as i64)],
+        ..Scope::around_ttl(t, 16)
+    };
+    let mut found = 0;
+    for stop_at_first in [true, false] {
+        let o = SearchOptions {
+            max_states: 20_000,
+            stop_at_first,
+            ..opts(false)
+        };
+        let r = search(&world, &scope, o).unwrap();
+        if let Some(cx) = r.counterexample {
+            found += 1;
+            cx.scenario.validate().unwrap();
+            let replay = run(&cx.scenario);
+            assert_eq!(replay.verdict.broken(), cx.broken);
+            assert_eq!(replay.verdict.violations[0].t_ms, cx.t_ms);
+        }
+    }
+    assert_eq!(found, 2);
+}
+
 #[test]
 fn what_the_model_does_not_cover_is_refused_by_field() {
     let gc = world_of(&preset("gc-pause").unwrap().scenario());
@@ -241,4 +279,11 @@ fn what_the_model_does_not_cover_is_refused_by_field() {
     scope.workers = vec!["Z".into()];
     let e = search(&world("paused-worker"), &scope, opts(true)).unwrap_err();
     assert_eq!(e.to_string(), "scope.workers[0]: no worker is named `Z`");
+    let mut scope = Scope::around_ttl(10_000, 1);
+    scope.pause_ms = vec![1, 1 << 41];
+    let e = search(&world("paused-worker"), &scope, opts(true)).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "scope.pause_ms[1]: must be at most 1099511627776 ms"
+    );
 }

@@ -10,3 +10,46 @@ use wasm_bindgen_test::wasm_bindgen_test;
 fn wasm32_trace_hashes_match_native() {
     assert_eq!(common::trace_hashes(), common::EXPECTED);
 }
+
+/// The package (npm/src/sim/api.js) refuses runs, sweeps and searches by these bounds, which it
+/// computes with the sizes of the module's types: its results must be the module's own.
+#[wasm_bindgen_test]
+fn memory_bounds_match_the_package() {
+    use fencepost_sim::engine::{run_bytes, trace_bytes};
+    use fencepost_sim::explore::search_bytes;
+    let runs: Vec<[u64; 3]> = [1, 33, 1000, 1_000_000]
+        .iter()
+        .map(|&n| {
+            [
+                run_bytes(n, true),
+                run_bytes(n, false),
+                trace_bytes(n as u64),
+            ]
+        })
+        .collect();
+    assert_eq!(
+        runs,
+        [
+            [399_200, 324_576, 65_728],
+            [428_640, 344_800, 87_904],
+            [1_707_744, 1_347_424, 425_824],
+            [1_214_722_784, 912_667_488, 369_164_128],
+        ]
+    );
+    let searches: Vec<u64> = [2, 1000, 1_000_000, 2_000_000, 5_000_000]
+        .into_iter()
+        .map(search_bytes)
+        .collect();
+    assert_eq!(
+        searches,
+        [
+            1_212_560,
+            2_589_648,
+            1_413_578_704,
+            2_826_010_576,
+            7_364_247_504
+        ]
+    );
+    // The most states one search may have (2 GiB), as the package's errors say.
+    assert!(search_bytes(1_483_149) <= 2 << 30 && search_bytes(1_483_150) > 2 << 30);
+}

@@ -638,6 +638,7 @@ pub fn test() -> Result {
             "sim.test.mjs",
             "sim.test.cjs",
             "sim-misuse.test.mjs",
+            "sim-memory.test.mjs",
             "sim-cli.test.mjs",
         ])
         .env("FENCEPOST_CLI", &cli)

@@ -10,7 +10,8 @@
 // Scenarios, templates, scopes, traces and reports have the shapes of the simulator's JSON (the
 // files and the `fencepost` CLI's `--format json` output), field names included; `toJson` writes
 // any of them exactly as the CLI does. Seeds and tokens are bigints wherever the module hands them
-// out (scenarios take numbers or bigints); times and counts are numbers.
+// out (scenarios take numbers or bigints), and so are the times of a history the checker read
+// (whatever a storage logged); the simulator's times and counts are numbers.
 
 import * as raw from "./fencepost_sim_bg.js";
 import { NONE, U64_MAX, checkOptions, describe, freed, ms, text, wasmLoader } from "./common.js";
@@ -23,15 +24,18 @@ const MAX_VALUES = 100_000;
 const MAX_STRING = 1 << 20;
 /** Most events a recorded run may have. */
 const MAX_RUN_EVENTS = 1_000_000;
+/** Events of the first attempt at a run (see `run`). */
+const FIRST_EVENTS = 10_000;
 /** Most events each run of a sweep may have. */
 const MAX_SWEEP_EVENTS = 10_000_000;
-/** Most distinct states a search may hold (the module's memory bounds it). */
+/** Most distinct states a search may hold (fewer fit in the module's memory: see `statesThatFit`). */
 const MAX_SEARCH_STATES = 5_000_000;
 /** Longest history text `checkHistory` reads at once, in characters. */
 const MAX_HISTORY = 256 * 1024 * 1024;
 
-/** Keys whose integers are seeds or tokens: bigints everywhere the module hands them out. */
-const BIG = new Set(["seed", "first_seed", "first_token", "token", "previous", "highest", "next_token", "newer_token", "holds"]);
+/** Keys whose integers are seeds, tokens or a history's times (any u64 a storage logged):
+ * bigints everywhere the module hands them out. */
+const BIG = new Set(["seed", "first_seed", "first_token", "token", "previous", "highest", "next_token", "newer_token", "holds", "t"]);
 
 // -------------------------------------------------------------------------------------------
 // Calls into the module.
@@ -107,6 +111,130 @@ export async function init(input) {
 const ready = loader.ready;
 
 // -------------------------------------------------------------------------------------------
+// Memory.
+//
+// The module's memory ends at 4 GiB, and an allocation that fails there aborts the instance: every
+// later call would throw. So the package refuses, before it starts, a run, sweep or search that
+// could take more than is left, with a RangeError that says to free() objects no longer needed.
+// It counts, for every live object, the most bytes it could take (a bound, not a measurement: see
+// `run_bytes`, `trace_bytes` and `search_bytes` in crates/fencepost-sim, which these functions
+// follow with the sizes of the module's types; crates/fencepost-sim/tests/wasm_determinism.rs
+// checks the sizes and the results). Live objects may hold at most MEMORY_CAP bytes between them;
+// and what the memory has already grown to (it never shrinks), plus what live sweeps and
+// unfinished searches could still take, must stay below MEMORY_END.
+
+const MIB = 2 ** 20;
+/** Most bytes live runs, sweeps and searches may hold between them. */
+const MEMORY_CAP = 3072 * MIB;
+/** Most bytes one search may take. */
+const SEARCH_SHARE = 2048 * MIB;
+/** Where the objects' memory must end: 4 GiB less room for arguments and values written out. */
+const MEMORY_END = 3840 * MIB;
+/** Sizes in the module: a search's frontier entry, a state's parent link, a vector; a message in
+ * flight, a grant, a queued action, a held-back action, an event, an applied write. */
+const SIZE = { entry: 1296, meta: 32, vec: 12, msg: 56, grant: 16, queued: 40, action: 24, event: 80, write: 32 };
+/** Search frontier states per 64 KiB chunk. */
+const CHUNK = Math.floor(65536 / SIZE.entry);
+
+function pow2(x) {
+  let p = 16;
+  while (p < x) p *= 2;
+  return p;
+}
+
+/** Bytes a vector of up to `n` elements of `size` bytes takes while it doubles (`growth_bytes`). */
+function growth(n, size) {
+  let total = 0;
+  for (let cap = 1; ; cap *= 2) {
+    total += pow2(cap * size);
+    if (cap >= n) return total;
+  }
+}
+
+/** A recorded trace of `events` events (`trace_bytes`). */
+function traceBytes(events) {
+  return growth(events, SIZE.event) + growth(events, SIZE.write) + 2 * growth(events, 8) + 65536;
+}
+
+/** A run stopped at `maxEvents` events, while it runs (`run_bytes`). */
+function runBytes(maxEvents, record) {
+  const n = maxEvents + 16;
+  const q = 2 * n + 2 * 256 + 64 + 16;
+  const tables =
+    growth(n, SIZE.msg) + growth(n, SIZE.grant) + growth(n, 4) + growth(n, 8) + growth(q, SIZE.queued) + 8 * q * SIZE.action + 64 * 1024;
+  return tables + (record ? traceBytes(n) : growth(n, SIZE.write));
+}
+
+/** A search of at most `maxStates` states (`search_bytes`). */
+function searchBytes(maxStates) {
+  const n = Math.max(maxStates, 2);
+  const chunks = Math.floor(n / CHUNK) + 2;
+  let seen = 0;
+  for (let slots = 4096; ; slots *= 2) {
+    seen += slots * 8;
+    if (slots >= 2 * n) break;
+  }
+  return chunks * pow2(CHUNK * SIZE.entry) + growth(chunks, SIZE.vec) + growth(n, SIZE.meta) + seen + MIB;
+}
+
+let searchFit = 0;
+/** The most states one search may have. */
+function statesThatFit() {
+  if (searchFit === 0) {
+    let [lo, hi] = [2, MAX_SEARCH_STATES];
+    while (lo < hi) {
+      const mid = Math.ceil((lo + hi) / 2);
+      if (searchBytes(mid) <= SEARCH_SHARE) lo = mid;
+      else hi = mid - 1;
+    }
+    searchFit = lo;
+  }
+  return searchFit;
+}
+
+/** Bytes held by each live object (by key: kind and index), and whether it may still grow. */
+const holds = new Map();
+let held = 0;
+let growing = 0;
+
+function mib(bytes) {
+  return Math.ceil(bytes / MIB);
+}
+
+/** Refuses to make an object that could need `bytes` bytes when they may not be left. */
+function room(argName, what, bytes) {
+  const used = X.memory.buffer.byteLength;
+  const left = Math.min(MEMORY_CAP - held, MEMORY_END - used - growing);
+  if (bytes > left) {
+    throw new RangeError(
+      `${argName}: ${what} could need up to ${mib(bytes)} MiB of the simulator's memory and ${Math.max(0, Math.floor(left / MIB))} MiB are left (live runs, sweeps and searches hold up to ${mib(held)} MiB of the ${mib(MEMORY_CAP)} MiB they may have, and the memory has grown to ${mib(used)} MiB): free() those no longer needed, or lower ${argName}`,
+    );
+  }
+}
+
+function hold(key, bytes, grows) {
+  holds.set(key, [bytes, grows]);
+  held += bytes;
+  if (grows) growing += bytes;
+}
+
+function stopGrowing(key) {
+  const h = holds.get(key);
+  if (h?.[1]) {
+    h[1] = false;
+    growing -= h[0];
+  }
+}
+
+function release(key) {
+  const h = holds.get(key);
+  if (h === undefined) return;
+  holds.delete(key);
+  held -= h[0];
+  if (h[1]) growing -= h[0];
+}
+
+// -------------------------------------------------------------------------------------------
 // Checking arguments.
 
 /** A whole number in `min..=max` (both safe integers). */
@@ -143,6 +271,9 @@ function isPlainObject(v) {
   return proto === Object.prototype || proto === null;
 }
 
+/** A UTF-16 surrogate without its other half: no JSON reader takes it. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
 /**
  * A copy of `value` that holds only plain data (objects, arrays, strings, finite numbers, bigints,
  * booleans and null), with keys whose value is undefined left out as JSON does: no getter, proxy,
@@ -150,17 +281,21 @@ function isPlainObject(v) {
  */
 function plainCopy(argName, value) {
   let values = 0;
-  const copy = (v, path, depth) => {
+  const copy = (v, path, depth, key) => {
     if (++values > MAX_VALUES) throw new RangeError(`${argName} holds more than ${MAX_VALUES} values`);
     switch (typeof v) {
       case "string":
         if (v.length > MAX_STRING) throw new RangeError(`${path} must be at most ${MAX_STRING} characters long`);
+        if (LONE_SURROGATE.test(v)) throw new RangeError(`${path} must be well-formed Unicode, but has a lone surrogate`);
         return v;
       case "number":
         if (!Number.isFinite(v)) throw new RangeError(`${path} must be a finite number, got ${v}`);
         return v;
       case "bigint":
-        if (v < -(2n ** 63n) || v > U64_MAX) throw new RangeError(`${path} must be between -2n ** 63n and ${U64_MAX}n, got ${describe(v)}`);
+        if (BIG.has(key) ? BigInt.asUintN(64, v) !== v : v < -(2n ** 63n) || v > U64_MAX) {
+          const least = BIG.has(key) ? "0n" : "-2n ** 63n";
+          throw new RangeError(`${path} must be between ${least} and ${U64_MAX}n, got ${describe(v)}`);
+        }
         return v;
       case "boolean":
         return v;
@@ -171,7 +306,7 @@ function plainCopy(argName, value) {
           const out = new Array(v.length);
           for (let i = 0; i < v.length; i++) {
             if (v[i] === undefined) throw new TypeError(`${path}[${i}] must not be undefined`);
-            out[i] = copy(v[i], `${path}[${i}]`, depth + 1);
+            out[i] = copy(v[i], `${path}[${i}]`, depth + 1, key);
           }
           return out;
         }
@@ -180,7 +315,7 @@ function plainCopy(argName, value) {
           const out = {};
           for (const key of Object.keys(v)) {
             const x = v[key];
-            if (x !== undefined) out[key] = copy(x, `${path}.${key}`, depth + 1);
+            if (x !== undefined) out[key] = copy(x, `${path}.${key}`, depth + 1, key);
           }
           return out;
         }
@@ -189,7 +324,7 @@ function plainCopy(argName, value) {
     }
   };
   if (!isPlainObject(value)) throw new TypeError(`${argName} must be an object, got ${describe(value)}`);
-  return copy(value, argName, 0);
+  return copy(value, argName, 0, "");
 }
 
 /**
@@ -279,6 +414,16 @@ function culprit(what, value, keys) {
   return bad - 1;
 }
 
+/** What a JSON value is, in the words of the module's reader ("integer `5`", "boolean `true`"). */
+function found(v) {
+  if (typeof v === "number" || typeof v === "bigint") {
+    return `${typeof v === "bigint" || Number.isInteger(v) ? "integer" : "floating point"} \`${v}\``;
+  }
+  if (typeof v === "boolean") return `boolean \`${v}\``;
+  if (v === null || v === undefined) return "null";
+  return Array.isArray(v) ? "sequence" : "map";
+}
+
 /**
  * The error the module reported for its last call, naming the argument and field. `parts` are the
  * call's JSON arguments: `[argName, json]`, `json` as `writeJson` returned it (with `what`: 0 a
@@ -286,16 +431,28 @@ function culprit(what, value, keys) {
  */
 function failure(...parts) {
   const kind = R.error_kind();
-  const message = R.error_message();
+  let message = R.error_message();
   const column = R.error_column();
   let [arg, json] = parts[R.error_part()] ?? parts[0];
   let field = R.error_field();
   if (column > 0 && json !== undefined) {
     const m = markAt(json.marks, column);
     field = m === null ? "" : m[2];
+    // The reader says only "expected value" where a kind's name (a string) was something else.
+    if (message === "expected value" && m !== null) {
+      let v = json.value;
+      for (const k of m[3]) v = v?.[k];
+      if (typeof v !== "string") message = `invalid type: ${found(v)}, expected a string (a name)`;
+    }
     const k = m === null ? -1 : culprit(json.what, json.value, m[3]);
     if (k >= 0) field = `${field}[${k}]`;
   } else if (field === "scope" || field.startsWith("scope.") || field.startsWith("scope[")) arg = "options";
+  else if (json !== undefined && /\.(min|max)$/.test(field)) {
+    // A range given as a plain number: the validator names its `min`, the caller wrote one number.
+    let v = json.value;
+    for (const k of field.slice(0, field.lastIndexOf(".")).split(/\.|\[(\d+)\]/)) if (k) v = v?.[k];
+    if (typeof v === "number" || typeof v === "bigint") field = field.slice(0, field.lastIndexOf("."));
+  }
   const full = field === "" ? `${arg}: ${message}` : `${arg}.${field}: ${message}`;
   return kind === 1 ? new TypeError(full) : new RangeError(full);
 }
@@ -428,7 +585,13 @@ const TOKEN = Symbol("SimRun");
 /** Wraps a run index in a SimRun (set by the class; nothing outside this file sees it). */
 let adoptRun;
 
-const runs = typeof FinalizationRegistry === "function" ? new FinalizationRegistry((i) => W.run_drop(i)) : null;
+const runs =
+  typeof FinalizationRegistry === "function"
+    ? new FinalizationRegistry((i) => {
+        W.run_drop(i);
+        release(`r${i}`);
+      })
+    : null;
 const RUN_KEYS = ["fencing", "seed", "maxEvents"];
 
 /** One simulated run: its trace, verdict, explanations and what every actor believed when. */
@@ -446,6 +609,7 @@ export class SimRun {
     const r = new SimRun(TOKEN);
     r.#i = i;
     r.#events = W.run_events(i);
+    hold(`r${i}`, traceBytes(r.#events), false);
     runs?.register(r, i, r);
     return r;
   }
@@ -496,6 +660,7 @@ export class SimRun {
   free() {
     if (this.#i >= 0) {
       W.run_drop(this.#i);
+      release(`r${this.#i}`);
       runs?.unregister(this);
       this.#i = -1;
     }
@@ -514,15 +679,29 @@ export function run(scenario, options) {
   const hasSeed = o.seed !== undefined;
   const s = hasSeed ? seed("options.seed", o.seed) : 0n;
   const maxEvents = o.maxEvents === undefined ? MAX_RUN_EVENTS : count("options.maxEvents", o.maxEvents, 1, MAX_RUN_EVENTS);
-  const i = R.run_scenario(json, fencing, hasSeed, s, maxEvents) >>> 0;
-  if (i === NONE) throw failure(["scenario", written]);
-  return adoptRun(i);
+  // First up to FIRST_EVENTS events, which need little memory: a run that ends before them is
+  // the whole run (the limit only stops it). Only a longer one is made again with the whole limit.
+  let limit = Math.min(maxEvents, FIRST_EVENTS);
+  for (;;) {
+    room("options.maxEvents", `a run of up to ${limit} events`, runBytes(limit, true));
+    const i = R.run_scenario(json, fencing, hasSeed, s, limit) >>> 0;
+    if (i === NONE) throw failure(["scenario", written]);
+    if (limit === maxEvents || W.run_events(i) < limit) return adoptRun(i);
+    W.run_drop(i);
+    limit = maxEvents;
+  }
 }
 
 // -------------------------------------------------------------------------------------------
 // Seed sweeps.
 
-const sweeps = typeof FinalizationRegistry === "function" ? new FinalizationRegistry((i) => W.sweep_drop(i)) : null;
+const sweeps =
+  typeof FinalizationRegistry === "function"
+    ? new FinalizationRegistry((i) => {
+        W.sweep_drop(i);
+        release(`w${i}`);
+      })
+    : null;
 const SWEEP_KEYS = ["seeds", "firstSeed", "modes", "keepSeeds", "maxEvents"];
 const MODES = { both: 0, fencingOn: 1, fencingOff: 2 };
 
@@ -565,6 +744,9 @@ export class Sweep {
         );
       }
     } else {
+      if (typeof source !== "object" || source === null) {
+        throw new TypeError(`source must be a preset or template name, a scenario or a template, got ${describe(source)}`);
+      }
       const value = plainCopy("source", source);
       template = isTemplate(value);
       written = { ...writeJson(value), what: template ? 1 : 0 };
@@ -575,6 +757,11 @@ export class Sweep {
     if (o.seeds === undefined) throw new TypeError("options.seeds is required (how many seeds to run)");
     const seeds = count("options.seeds", o.seeds, 0, Number.MAX_SAFE_INTEGER);
     const first = o.firstSeed === undefined ? 0n : seed("options.firstSeed", o.firstSeed);
+    if (BigInt(seeds) > U64_MAX - first + 1n) {
+      throw new RangeError(
+        `options.seeds: only ${U64_MAX - first + 1n} seeds from options.firstSeed ${first}n to ${U64_MAX}n, got ${seeds}`,
+      );
+    }
     let modes = 0;
     if (o.modes !== undefined) {
       if (typeof o.modes !== "string") throw new TypeError(`options.modes must be a string, got ${describe(o.modes)}`);
@@ -586,8 +773,11 @@ export class Sweep {
     const keep = o.keepSeeds === undefined ? 5 : count("options.keepSeeds", o.keepSeeds, 0, 10_000);
     const maxEvents =
       o.maxEvents === undefined ? 100_000 : count("options.maxEvents", o.maxEvents, 1, MAX_SWEEP_EVENTS);
+    const bytes = runBytes(maxEvents, false) + 4 * MIB;
+    room("options.maxEvents", `a sweep of runs of up to ${maxEvents} events`, bytes);
     const i = R.sweep_new(json, template, first, BigInt(seeds), modes, keep, maxEvents) >>> 0;
     if (i === NONE) throw failure(["source", written]);
+    hold(`w${i}`, bytes, true);
     this.#i = i;
     this.#total = W.sweep_total(i);
     sweeps?.register(this, i, this);
@@ -637,6 +827,7 @@ export class Sweep {
   free() {
     if (this.#i >= 0) {
       W.sweep_drop(this.#i);
+      release(`w${this.#i}`);
       sweeps?.unregister(this);
       this.#i = -1;
     }
@@ -647,12 +838,18 @@ export class Sweep {
 // Exhaustive search.
 
 const searches =
-  typeof FinalizationRegistry === "function" ? new FinalizationRegistry((i) => W.search_drop(i)) : null;
+  typeof FinalizationRegistry === "function"
+    ? new FinalizationRegistry((i) => {
+        W.search_drop(i);
+        release(`s${i}`);
+      })
+    : null;
 const SEARCH_KEYS = ["maxFaults", "fencing", "maxDepth", "maxStates", "stopAtFirst", "scope"];
 
 /**
  * An exhaustive, breadth-first search of the faults a scope allows on a scenario's world (the
- * scenario without its faults), for a shortest counterexample. It advances in slices (`step`).
+ * scenario without its faults, but for clock skew and drift), for a shortest counterexample. It
+ * advances in slices (`step`).
  */
 export class Search {
   #i = -1;
@@ -662,7 +859,8 @@ export class Search {
    * `scenario`: a preset name or a scenario. Options: `maxFaults` (default 2) for the default
    * scope (pauses, held writes and clock jumps around the lease TTL), or a whole `scope`;
    * `fencing` (default: as the scenario says), `maxDepth` (default 10,000), `maxStates`
-   * (default 1,000,000; at most 5,000,000), `stopAtFirst` (default true).
+   * (default 1,000,000; at most as many as fit in SEARCH_SHARE: 1,483,149), `stopAtFirst`
+   * (default true).
    */
   constructor(scenario, options) {
     ready();
@@ -675,8 +873,16 @@ export class Search {
     const maxStates =
       o.maxStates === undefined ? 1_000_000 : count("options.maxStates", o.maxStates, 1, MAX_SEARCH_STATES);
     const stop = o.stopAtFirst === undefined ? true : flag("options.stopAtFirst", o.stopAtFirst);
+    const bytes = searchBytes(maxStates);
+    if (bytes > SEARCH_SHARE) {
+      throw new RangeError(
+        `options.maxStates: a search of up to ${maxStates} states could need ${mib(bytes)} MiB of the simulator's memory, more than the ${mib(SEARCH_SHARE)} MiB one search may take; at most ${statesThatFit()} states fit`,
+      );
+    }
+    room("options.maxStates", `a search of up to ${maxStates} states`, bytes);
     const i = R.search_new(json, scope?.text ?? "", maxFaults, fencing, maxDepth, maxStates, stop) >>> 0;
     if (i === NONE) throw failure(["scenario", written], ["options.scope", scope]);
+    hold(`s${i}`, bytes, true);
     this.#i = i;
     searches?.register(this, i, this);
   }
@@ -693,6 +899,7 @@ export class Search {
     const r = W.search_step(i, budget) >>> 0;
     if (r === NONE) throw failure(["scenario", undefined]);
     this.#finished = r === 1;
+    if (this.#finished) stopGrowing(`s${i}`);
     return this.#finished;
   }
 
@@ -715,6 +922,7 @@ export class Search {
   free() {
     if (this.#i >= 0) {
       W.search_drop(this.#i);
+      release(`s${this.#i}`);
       searches?.unregister(this);
       this.#i = -1;
     }

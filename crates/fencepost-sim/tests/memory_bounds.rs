@@ -1,0 +1,138 @@
+//! The bounds the WebAssembly package reserves memory by (`run_bytes`, `search_bytes`) hold: the
+//! most bytes a run or search ever has allocated at once stays below them, for runs that hit
+//! their event limit with as many messages and writes per event as scenarios allow, and for
+//! searches stopped by their state limit.
+//!
+//! A counting allocator measures; it counts what was asked for (the bounds count whole
+//! power-of-two blocks), so it checks that the tables grow no further than the bounds assume.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use fencepost_sim::engine::run_bytes;
+use fencepost_sim::explore::{Scope, Search, SearchOptions, search_bytes, world_of};
+use fencepost_sim::{RunOptions, Scenario, growth_bytes, preset, run_with};
+
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+/// One measurement at a time (tests run on several threads).
+static ONE: Mutex<()> = Mutex::new(());
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let live = LIVE.fetch_add(layout.size(), Ordering::SeqCst) + layout.size();
+        PEAK.fetch_max(live, Ordering::SeqCst);
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, p: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size(), Ordering::SeqCst);
+        unsafe { System.dealloc(p, layout) }
+    }
+}
+
+#[global_allocator]
+static A: Counting = Counting;
+
+/// The most bytes live at once while `f` runs, above what was live before.
+fn peak<R>(f: impl FnOnce() -> R) -> (usize, R) {
+    let before = LIVE.load(Ordering::SeqCst);
+    PEAK.store(before, Ordering::SeqCst);
+    let r = f();
+    (PEAK.load(Ordering::SeqCst) - before, r)
+}
+
+fn busy(workers: usize, latency: u64, renew: u64) -> Scenario {
+    let workers: Vec<String> = (0..workers)
+        .map(|i| {
+            format!(
+                r#"{{"name":"w{i}","start_ms":{i},"job":{{"work_ms":1000000,"writes":1000,"renew_every_ms":{renew},"retry_after_ms":1}}}}"#
+            )
+        })
+        .collect();
+    Scenario::from_json(&format!(
+        r#"{{"version":1,"lease_ttl_ms":1000000000,"latency_ms":{{"min":0,"max":{latency}}},"workers":[{}],
+        "faults":[{{"kind":"pause","worker":"w0","at":5,"for":50}},{{"kind":"crash","worker":"w0","at":9,"restart_after":3}}]}}"#,
+        workers.join(",")
+    ))
+    .unwrap()
+}
+
+#[test]
+fn growth_bytes_counts_every_power_of_two_block() {
+    assert_eq!(growth_bytes(0, 8), 16);
+    assert_eq!(growth_bytes(1, 8), 16);
+    // Capacities 1, 2, 4: blocks of 24 -> 32, 48 -> 64, 96 -> 128 bytes.
+    assert_eq!(growth_bytes(3, 24), 32 + 64 + 128);
+    assert_eq!(growth_bytes(4, 24), 32 + 64 + 128);
+    assert_eq!(growth_bytes(5, 24), 32 + 64 + 128 + 256);
+    assert!(growth_bytes(u64::MAX, 1 << 20) > 0);
+}
+
+#[test]
+fn runs_stay_within_run_bytes() {
+    let _one = ONE.lock().unwrap();
+    let mut cases: Vec<Scenario> = vec![
+        busy(64, 0, 1),
+        busy(64, 20, 1),
+        busy(8, 3, 2),
+        busy(1, 0, 1),
+    ];
+    cases.extend(fencepost_sim::PRESETS.iter().map(|p| p.scenario()));
+    for sc in &cases {
+        for max_events in [1, 100, 5_000, 60_000] {
+            for record in [true, false] {
+                let opts = RunOptions {
+                    max_events,
+                    record,
+                    ..RunOptions::default()
+                };
+                let (bytes, trace) = peak(|| {
+                    let t = run_with(sc, opts);
+                    // Writing the trace out (into nothing: the module writes JavaScript objects)
+                    // is part of what a run takes.
+                    serde_json::to_writer(std::io::sink(), &t).unwrap();
+                    t
+                });
+                let bound = run_bytes(max_events, record);
+                assert!(
+                    (bytes as u64) < bound,
+                    "{}: {bytes} bytes for {max_events} events (record {record}), bound {bound}",
+                    sc.name
+                );
+                if record {
+                    assert!(trace.events.len() <= max_events + 16);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn searches_stay_within_search_bytes() {
+    let _one = ONE.lock().unwrap();
+    for name in ["paused-worker", "delayed-write"] {
+        let world = world_of(&preset(name).unwrap().scenario());
+        for max_states in [2, 1_000, 30_000] {
+            let scope = Scope::around_ttl(world.lease_ttl_ms, 4);
+            let opts = SearchOptions {
+                fencing: Some(true),
+                max_states,
+                stop_at_first: false,
+                ..SearchOptions::default()
+            };
+            let (bytes, ()) = peak(|| {
+                let mut s = Search::new(&world, &scope, opts).unwrap();
+                while !s.step(1000).unwrap() {}
+                drop(s);
+            });
+            let bound = search_bytes(max_states);
+            assert!(
+                (bytes as u64) < bound,
+                "{name}: {bytes} bytes for {max_states} states, bound {bound}"
+            );
+        }
+    }
+}

@@ -1,0 +1,91 @@
+// The simulator's WebAssembly memory ends at 4 GiB, and an allocation that fails there aborts the
+// instance for good. fencepost/sim refuses, before it starts, a run, sweep or search that could
+// need more than is left (a RangeError naming the option and saying to free() objects), and the
+// instance keeps working afterwards. Its own process: the module's memory only ever grows.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { Search, Sweep, run, search } from "fencepost/sim";
+
+const T40 = 2 ** 40;
+/** 64 workers renewing every millisecond: a run that reaches the 1,000,000-event limit. */
+const busy = {
+  version: 1,
+  lease_ttl_ms: T40,
+  workers: Array.from({ length: 64 }, (_, i) => ({ name: `w${i}`, job: { work_ms: T40, writes: 1000, renew_every_ms: 1 } })),
+};
+/** Four workers with many writes: a search that fills millions of states. */
+const wide = {
+  version: 1,
+  lease_ttl_ms: 1000,
+  latency_ms: { min: 0, max: 5 },
+  workers: [0, 1, 2, 3].map((i) => ({ name: `w${i}`, start_ms: i * 100, job: { work_ms: 300, writes: 1000 } })),
+};
+const wideOptions = { maxFaults: 16, stopAtFirst: false, fencing: true };
+
+function refused(fn, pattern) {
+  assert.throws(fn, (e) => {
+    assert.equal(e.constructor, RangeError, `${e.constructor.name}: ${e.message}`);
+    assert.match(e.message, pattern);
+    return true;
+  });
+}
+
+/** The paused-worker story, still told right by the same instance. */
+function storyStillHolds() {
+  const rejected = run("paused-worker").trace.events.find((e) => e.kind === "write_rejected");
+  assert.deepEqual([rejected.token, rejected.detail.highest], [33n, 34n]);
+  assert.equal(search("paused-worker", { fencing: false, maxStates: 100_000 }).counterexample.invariant, "I1");
+}
+
+test("a search whose maxStates could need more than 2 GiB is refused, saying how many states fit", () => {
+  for (const maxStates of [2_000_000, 1_483_150, 5_000_000]) {
+    refused(
+      () => new Search(wide, { ...wideOptions, maxStates }),
+      new RegExp(
+        `^options\\.maxStates: a search of up to ${maxStates} states could need \\d+ MiB of the simulator's memory, more than the 2048 MiB one search may take; at most 1483149 states fit$`,
+      ),
+    );
+  }
+  // The most that fit is taken (made, not run: that takes seconds).
+  new Search(wide, { ...wideOptions, maxStates: 1_483_149 }).free();
+  storyStillHolds();
+});
+
+test("live objects hold at most 3 GiB between them: a new one that could pass that is refused until others are freed", () => {
+  const sweep = new Sweep("paused-worker", { seeds: 1, maxEvents: 2_500_000 });
+  refused(
+    () => run(busy),
+    /^options\.maxEvents: a run of up to 1000000 events could need up to 1159 MiB of the simulator's memory and \d+ MiB are left \(live runs, sweeps and searches hold up to 2936 MiB of the 3072 MiB they may have, and the memory has grown to \d+ MiB\): free\(\) those no longer needed, or lower options\.maxEvents$/,
+  );
+  refused(() => new Search(wide, wideOptions), /^options\.maxStates: a search of up to 1000000 states could need up to 1349 MiB .* free\(\) those no longer needed, or lower options\.maxStates$/);
+  refused(() => new Sweep("paused-worker", { seeds: 1, maxEvents: 500_000 }), /^options\.maxEvents: a sweep of runs of up to 500000 events could need up to \d+ MiB/);
+  // What fits still runs.
+  assert.equal(run("paused-worker", { maxEvents: 1000 }).verdict.ok, true);
+  assert.equal(sweep.run().runs, 1);
+  sweep.free();
+  new Search(wide, wideOptions).free();
+  storyStillHolds();
+});
+
+test("runs at the event limit kept alive: the next one is refused, not a trap, and freeing them makes room again", () => {
+  const kept = [];
+  let error = null;
+  for (let i = 0; i < 40 && error === null; i++) {
+    try {
+      kept.push(run(busy));
+    } catch (e) {
+      error = e;
+    }
+  }
+  assert.ok(error instanceof RangeError, String(error));
+  assert.match(error.message, /^options\.maxEvents: a run of up to 1000000 events could need up to 1159 MiB .*free\(\) those no longer needed/);
+  assert.ok(kept.length >= 4, `${kept.length} runs kept`);
+  assert.equal(typeof kept[0].explain(999_999), "string");
+  assert.throws(() => kept[0].explain(1_000_000), RangeError);
+  storyStillHolds();
+  for (const r of kept) r.free();
+  const again = run(busy);
+  assert.equal(typeof again.explain(999_999), "string");
+  again.free();
+  storyStillHolds();
+});
