@@ -1,3 +1,4 @@
+/// <reference lib="esnext.disposable" />
 // Types of `fencepost/sim`, the deterministic simulator of the npm package `fencepost` (every entry
 // point: Node, Workers, Deno, browsers, slim).
 //
@@ -346,6 +347,8 @@ export class SimRun {
   toJson(): string;
   /** Frees the module memory now (otherwise it is freed when this object is collected). */
   free(): void;
+  /** `free()`, for `using` (where the runtime has `Symbol.dispose`). */
+  [Symbol.dispose](): void;
 }
 
 /** Runs a scenario, or the preset of that name. */
@@ -473,6 +476,8 @@ export class Sweep {
   /** What it found so far. */
   readonly report: SweepReport;
   free(): void;
+  /** `free()`, for `using` (where the runtime has `Symbol.dispose`). */
+  [Symbol.dispose](): void;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -549,6 +554,8 @@ export class Search {
   readonly finished: boolean;
   readonly report: SearchReport;
   free(): void;
+  /** `free()`, for `using` (where the runtime has `Symbol.dispose`). */
+  [Symbol.dispose](): void;
 }
 
 /** Searches to the end. */
@@ -607,6 +614,8 @@ export class HistoryChecker {
   check(line: string): LineReport;
   readonly summary: HistorySummary;
   free(): void;
+  /** `free()`, for `using` (where the runtime has `Symbol.dispose`). */
+  [Symbol.dispose](): void;
 }
 
 /** Checks a whole log: JSON Lines text or an array of lines; keeps the first `keep` (default 100)

@@ -126,3 +126,10 @@ const n: number = trace.events[0]!.token!;
 // @ts-expect-error SimRun objects come from run()
 new (r.constructor as typeof import("fencepost/sim").SimRun)();
 void [melt, short, n];
+
+// `using` frees a run at the end of its block.
+function verdictOf(): boolean {
+  using fenced = run("paused-worker");
+  return fenced.verdict.ok;
+}
+void verdictOf;
