@@ -407,6 +407,56 @@ describe("keyboard, embedding and small screens", () => {
     assert.equal(await help.count(), 0);
   });
 
+  test("Space and Enter belong to the focused control; the shortcuts still work on sliders", async () => {
+    const p = await page();
+    const fencing = p.getByLabel(/Fencing: the storage refuses old tokens/);
+    const playing = () => p.locator(".playbar .play").getAttribute("aria-label");
+    const now = () => text(p, ".narration .now");
+    await fencing.focus();
+    await p.keyboard.press(" ");
+    assert.equal(await fencing.isChecked(), false);
+    assert.equal(await playing(), "Play");
+    await p.keyboard.press(" ");
+    assert.equal(await fencing.isChecked(), true);
+    assert.equal(await playing(), "Play");
+    // A focused button does what it says.
+    await p.getByRole("button", { name: "Next event" }).focus();
+    await p.keyboard.press("Home");
+    assert.match(await now(), /^Nothing has happened yet/);
+    await p.keyboard.press(" ");
+    assert.equal(await now(), "0 s — A sends acquire to lock; it arrives at 0.050 s");
+    await p.keyboard.press("Enter");
+    assert.equal(await now(), "0.050 s — acquire from A (sent at 0 s) reaches lock");
+    assert.equal(await playing(), "Play");
+    // In the event list, Space picks the event.
+    await p.locator("ol.events li").nth(4).locator("button").focus();
+    await p.keyboard.press(" ");
+    assert.equal(await p.locator("ol.events li.current").count(), 1);
+    assert.equal(await p.locator("ol.events li").nth(4).getAttribute("class"), "current");
+    assert.equal(await playing(), "Play");
+    // On the sliders, Space plays and pauses, f and ? work.
+    for (const slider of [p.getByLabel("Playback speed"), p.getByRole("slider", { name: "Playhead" })]) {
+      await setRange(p.getByLabel("Playback speed"), -10);
+      await slider.focus();
+      await p.keyboard.press(" ");
+      assert.equal(await playing(), "Pause");
+      await p.keyboard.press(" ");
+      assert.equal(await playing(), "Play");
+    }
+    await p.getByLabel("Playback speed").focus();
+    await p.keyboard.press("f");
+    assert.equal(await fencing.isChecked(), false);
+    await p.keyboard.press("?");
+    assert.equal(await p.getByRole("dialog", { name: "Keyboard shortcuts" }).isVisible(), true);
+    await p.keyboard.press("Escape");
+    // In a text box, Space is a character.
+    const at = p.getByLabel("Pause start, in seconds");
+    await at.fill("");
+    await at.press(" ");
+    assert.equal(await at.inputValue(), " ");
+    assert.equal(await playing(), "Play");
+  });
+
   test("?embed shows the timeline and the play controls only", async () => {
     const p = await page("?embed#preset=paused-worker");
     assert.equal(await p.locator(".scenario-panel, .share-panel, .narration, .tour").count(), 0);

@@ -50,14 +50,34 @@ fn initial_state() -> State {
     state
 }
 
+/// Whether `target` takes typed keys itself (text boxes, selects): shortcuts leave them alone.
 fn is_text_field(target: &web_sys::Element) -> bool {
     match target.tag_name().to_ascii_lowercase().as_str() {
         "textarea" | "select" => true,
         "input" => !matches!(
             target.get_attribute("type").as_deref(),
-            Some("checkbox" | "button" | "submit" | "file")
+            Some("checkbox" | "radio" | "button" | "submit" | "reset" | "file" | "range")
         ),
-        _ => false,
+        _ => target
+            .get_attribute("contenteditable")
+            .is_some_and(|v| v != "false"),
+    }
+}
+
+/// Whether Space and Enter on `target` activate it (buttons, checkboxes, links, summaries):
+/// those keys are then the control's, not the page's.
+fn is_activator(target: &web_sys::Element) -> bool {
+    match target.tag_name().to_ascii_lowercase().as_str() {
+        "button" | "summary" => true,
+        "a" => target.has_attribute("href"),
+        "input" => matches!(
+            target.get_attribute("type").as_deref(),
+            Some("checkbox" | "radio" | "button" | "submit" | "reset" | "file")
+        ),
+        _ => matches!(
+            target.get_attribute("role").as_deref(),
+            Some("button" | "checkbox" | "link" | "switch")
+        ),
     }
 }
 
@@ -117,12 +137,14 @@ pub fn App() -> Html {
                         if e.ctrl_key() || e.meta_key() || e.alt_key() {
                             return;
                         }
-                        let in_field =
-                            target::<web_sys::Element>(e).is_some_and(|t| is_text_field(&t));
+                        let el = target::<web_sys::Element>(e);
+                        let in_field = el.as_ref().is_some_and(is_text_field);
+                        let activator = el.as_ref().is_some_and(is_activator);
                         let on_range = target::<web_sys::HtmlInputElement>(e)
                             .is_some_and(|i| i.type_() == "range");
                         let action = match e.key().as_str() {
                             _ if in_field && e.key() != "Escape" => None,
+                            " " | "Enter" if activator => None,
                             " " => Some(Action::TogglePlay),
                             "ArrowRight" if !on_range => Some(Action::Next),
                             "ArrowLeft" if !on_range => Some(Action::Prev),
