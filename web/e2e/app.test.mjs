@@ -42,6 +42,33 @@ async function download(p, button) {
 
 const events = (p) => p.locator("ol.events li").allInnerTexts();
 
+/// Where virtual time `secs` is on a timeline's SVG (from its axis labels), in CSS pixels.
+async function xOf(svg, secs) {
+  const ticks = await svg.locator(".tick text").evaluateAll((ts) =>
+    Object.fromEntries(ts.map((t) => [t.textContent, Number(t.getAttribute("x"))])),
+  );
+  return ticks["0 s"] + ((ticks["10 s"] - ticks["0 s"]) / 10) * secs;
+}
+
+/// The top of lane `i` (0: the lock service, 1: worker A, 2: worker B, then the storage).
+const laneTop = (i) => 26 + i * 68;
+
+/// Whether an element lies wholly inside the window.
+const inView = (locator) =>
+  locator.evaluate((el) => {
+    const r = el.getBoundingClientRect();
+    return r.height > 0 && r.top >= 0 && r.bottom <= window.innerHeight;
+  });
+
+async function openTourAt(p, chapter) {
+  await p.evaluate(() => localStorage.clear());
+  await p.goto(BASE);
+  await p.waitForSelector(".tour");
+  const tour = p.getByRole("region", { name: "Guided tour" });
+  for (let i = 1; i < chapter; i++) await tour.getByRole("button", { name: "Next →" }).click();
+  return tour;
+}
+
 describe("the paused-worker story", () => {
   test("played to the end, the storage refuses A's token 33: ✗ 33 < 34, highest 34", async () => {
     const p = await page();
@@ -174,6 +201,47 @@ describe("the guided tour", () => {
     assert.match(new URL(p.url()).hash, /^#s=/);
   });
 
+  test("an edit during the tour leaves it, so the card never contradicts the timeline", async () => {
+    const p = await page("");
+    let tour = await openTourAt(p, 6);
+    assert.equal(await tour.locator("h2").innerText(), "What fencing does");
+    assert.match(await tour.locator(".tour-text").innerText(), /it refuses it/);
+    // `f` (focus is on the card's Next button): fencing goes off, and the card goes away with it.
+    await p.keyboard.press("f");
+    assert.equal(await p.locator(".tour").count(), 0);
+    assert.equal(await p.getByLabel(/Fencing: the storage refuses old tokens/).isChecked(), false);
+    assert.match(await text(p, ".banner .headline"), /^Stale write accepted/);
+    assert.equal(
+      await text(p, ".messages .notice-text"),
+      "You left the tour: the story is yours to change now. \u201cTake the tour\u201d brings its story back.",
+    );
+    assert.equal(await p.getByRole("button", { name: "Take the tour" }).isVisible(), true);
+
+    // Ticking the box does the same.
+    tour = await openTourAt(p, 6);
+    await p.getByLabel(/Fencing: the storage refuses old tokens/).uncheck();
+    assert.equal(await p.locator(".tour").count(), 0);
+
+    // So does a click on worker B's lane: what it added is said, not silent.
+    tour = await openTourAt(p, 6);
+    const svg = p.locator("#timeline-main svg.lanes");
+    await svg.click({ position: { x: await xOf(svg, 22.15), y: laneTop(2) + 4 } });
+    assert.equal(await p.locator(".tour").count(), 0);
+    assert.equal(
+      await text(p, ".messages .notice-text"),
+      "Pause added where you clicked: B freezes at 22.1 s for 45 s. You left the tour.",
+    );
+    assert.match(await text(p, ".faults ul"), /B freezes at 22\.1 s for 45 s/);
+
+    // Moving around the story does not leave it.
+    tour = await openTourAt(p, 6);
+    await p.getByRole("button", { name: "Previous event" }).click();
+    await p.keyboard.press("End");
+    await setRange(p.getByLabel("Playback speed"), 20);
+    assert.equal(await tour.locator("h2").innerText(), "What fencing does");
+    await tour.getByRole("button", { name: "Leave tour" }).click();
+  });
+
   test("a shared link or an embed does not use it up, and it tells its own story after edits", async () => {
     const p = await page("");
     await p.evaluate(() => localStorage.clear());
@@ -279,13 +347,107 @@ describe("sharing", () => {
     await setRange(p.getByRole("slider", { name: "Playhead" }), 1e20);
     await p.getByLabel("Seed", { exact: true }).fill("not a number");
     await p.getByLabel("Seed", { exact: true }).press("Enter");
-    assert.match(await text(p, ".messages .error"), /The seed must be a whole number/);
+    assert.match(await text(p, "#seed-error"), /The seed must be a whole number/);
     await p.getByLabel("Pause start, in seconds").fill("-3");
     await p.getByRole("button", { name: "Add pause" }).click();
-    assert.match(await text(p, ".messages .error"), /is not a time in seconds/);
+    assert.match(await text(p, "#pause-error"), /is not a time in seconds/);
     await playToEnd(p);
     assert.equal(await p.locator("svg.lanes").count(), 1);
   });
+});
+
+describe("editing without surprises", () => {
+  test("clicking a badge or a label changes nothing; a lane click says what it added, and Undo takes it back", async () => {
+    const p = await page();
+    await playToEnd(p);
+    const before = await events(p);
+    const hash = new URL(p.url()).hash;
+    const clock = await text(p, ".playbar .clock");
+    const svg = p.locator("#timeline-main svg.lanes");
+    const write33 = svg.locator(".badge.write-sent", { hasText: "write 33" });
+    await write33.locator("text").click();
+    const w = (await write33.locator("rect").boundingBox()).width;
+    await write33.locator("rect").click({ position: { x: w - 4, y: 7 } });
+    await svg.locator(".lease text", { hasText: "lease 33" }).click();
+    await svg.locator(".badge.rejected").click();
+    assert.deepEqual(await events(p), before);
+    assert.equal(new URL(p.url()).hash, hash);
+    assert.equal(await text(p, ".playbar .clock"), clock);
+    assert.equal(await p.locator(".faults ul li").count(), 1);
+    assert.equal(await p.locator(".messages .notice").count(), 0);
+
+    // A click on the lane itself adds a pause there, and says so.
+    await svg.click({ position: { x: await xOf(svg, 20.05), y: laneTop(2) + 4 } });
+    const notice = p.locator(".messages .notice");
+    assert.equal(await notice.locator(".notice-text").innerText(), "Pause added where you clicked: B freezes at 20 s for 45 s.");
+    assert.equal(await inView(notice), true);
+    assert.equal(await p.locator(".faults ul li").count(), 2);
+    assert.notDeepEqual(await events(p), before);
+    await notice.getByRole("button", { name: "Undo" }).click();
+    assert.equal(await p.locator(".messages .notice").count(), 0);
+    assert.deepEqual(await events(p), before);
+    assert.equal(await p.locator(".faults ul li").count(), 1);
+    assert.equal(new URL(p.url()).hash, hash);
+    assert.equal(await p.getByLabel("Preset story").inputValue(), "paused-worker");
+  });
+
+  test("editor errors show next to their field, in view, and the seed box says what is in use", async () => {
+    const p = await page();
+    const seed = p.getByLabel("Seed", { exact: true });
+    await seed.scrollIntoViewIfNeeded();
+    await seed.fill("abc");
+    await seed.press("Enter");
+    const seedError = p.locator("#seed-error");
+    assert.equal(
+      await seedError.innerText(),
+      "The seed must be a whole number from 0 to 18446744073709551615; `abc` is not. The run still uses seed 1.",
+    );
+    assert.equal(await inView(seedError), true);
+    // The box shows the seed in use, and points to the message.
+    assert.equal(await seed.inputValue(), "1");
+    assert.equal(await seed.getAttribute("aria-describedby"), "seed-error");
+    assert.equal(await p.locator(".messages .error").count(), 0);
+    await seed.fill("zz");
+    await seed.press("Enter");
+    assert.match(await seedError.innerText(), /`zz` is not\. The run still uses seed 1\.$/);
+    // A good seed is taken, and the message goes.
+    await seed.fill("7");
+    await seed.press("Enter");
+    assert.equal(await seedError.count(), 0);
+    assert.equal(await seed.inputValue(), "7");
+    assert.equal(await seed.getAttribute("aria-describedby"), null);
+
+    const at = p.getByLabel("Pause start, in seconds");
+    await at.scrollIntoViewIfNeeded();
+    await at.fill("soon");
+    await p.getByRole("button", { name: "Add pause" }).click();
+    const pauseError = p.locator("#pause-error");
+    assert.equal(await pauseError.innerText(), "Pause not added: `soon` is not a time in seconds.");
+    assert.equal(await inView(pauseError), true);
+    assert.equal(await p.locator(".messages .error").count(), 0);
+    assert.equal(await p.locator(".faults ul li").count(), 1);
+  });
+
+  test("a pause after the end of the run is refused, with the range that works", async () => {
+    const p = await page();
+    // The picker starts on the first worker.
+    assert.equal(await p.getByLabel("Worker to freeze").inputValue(), "0");
+    const at = p.getByLabel("Pause start, in seconds");
+    await at.fill("99999999");
+    await p.getByRole("button", { name: "Add pause" }).click();
+    assert.equal(
+      await text(p, "#pause-error"),
+      "Pause not added: the run ends at 46.1 s, and a pause at 99999999 s would come after everything has happened. Pick a time from 0 to 46.1 s.",
+    );
+    assert.equal(await text(p, ".playbar .clock"), "0 s / 46.1 s");
+    assert.equal(await p.locator(".faults ul li").count(), 1);
+    await at.fill("46.1");
+    await p.getByRole("button", { name: "Add pause" }).click();
+    assert.equal(await p.locator("#pause-error").count(), 0);
+    assert.equal(await p.locator(".faults ul li").count(), 2);
+    assert.match(await text(p, ".faults ul li:nth-child(2)"), /^A freezes at 46\.1 s for 45 s/);
+  });
+
 });
 
 describe("the Explore panel", () => {

@@ -223,7 +223,7 @@ pub fn App() -> Html {
     let on_lane_click = {
         let dispatch = dispatch.clone();
         Callback::from(move |(worker, at): (usize, u64)| {
-            dispatch.dispatch(Action::InjectPause { worker, at });
+            dispatch.dispatch(Action::LaneClick { worker, at });
         })
     };
 
@@ -291,7 +291,8 @@ pub fn App() -> Html {
             if state.help {
                 <Help dispatch={dispatch.clone()} />
             }
-            <Messages error={state.error.clone()} notice={state.notice.clone()} link={state.link.clone()} dispatch={dispatch.clone()} />
+            <Messages error={state.error.clone()} notice={state.notice.clone()} link={state.link.clone()}
+                undo={state.undo.is_some()} dispatch={dispatch.clone()} />
             if let Some(ch) = state.tour {
                 <TourCard chapter={ch} dispatch={dispatch.clone()} />
             }
@@ -315,7 +316,7 @@ pub fn App() -> Html {
             if *list_ready {
             <div class="lower">
                 <ScenarioPanel scenario={state.scenario.clone()} preset={state.preset_name()} pause_ms={state.pause_ms}
-                    compare={state.compare.is_some()} t={head.t} dispatch={dispatch.clone()} />
+                    compare={state.compare.is_some()} t={head.t} field_error={state.field_error.clone()} dispatch={dispatch.clone()} />
                 <SharePanel scenario={state.scenario.clone()} trace={state.run.trace.clone()}
                     layout={state.run.timeline.clone()} compare={state.compare.is_some()} dispatch={dispatch.clone()} />
             </div>

@@ -10,7 +10,7 @@ use super::{Dispatch, input_value, select_value, send, target};
 use crate::dom;
 use crate::share::encode_fragment;
 use crate::state::{
-    Action, LATENCY_RANGE, PAUSE_RANGE, SPEED_MAX, SPEED_MIN, Switch, TTL_RANGE, ZOOM_MAX,
+    Action, Field, LATENCY_RANGE, PAUSE_RANGE, SPEED_MAX, SPEED_MIN, Switch, TTL_RANGE, ZOOM_MAX,
 };
 
 /// Formats a speed factor: `0.1×`, `10×`, `316×`.
@@ -93,6 +93,9 @@ pub struct ScenarioProps {
     pub pause_ms: u64,
     pub compare: bool,
     pub t: u64,
+    /// An error of one of the editor's fields, shown next to it.
+    #[prop_or_default]
+    pub field_error: Option<(Field, String)>,
     pub dispatch: Dispatch,
 }
 
@@ -143,6 +146,17 @@ pub fn ScenarioPanel(p: &ScenarioProps) -> Html {
     });
     let inject_ref = use_node_ref();
     let at_ref = use_node_ref();
+    // The worker to freeze: the first one until the learner picks another.
+    let freeze_pick = use_state(|| 0usize);
+    let freeze = (*freeze_pick).min(s.workers.len().saturating_sub(1));
+    let pick_worker = {
+        let freeze_pick = freeze_pick.clone();
+        Callback::from(move |e: Event| {
+            if let Ok(i) = select_value(&e).parse::<usize>() {
+                freeze_pick.set(i);
+            }
+        })
+    };
     let inject = {
         let d = d.clone();
         let (inject_ref, at_ref) = (inject_ref.clone(), at_ref.clone());
@@ -157,13 +171,24 @@ pub fn ScenarioPanel(p: &ScenarioProps) -> Html {
                 .unwrap_or_default();
             match (worker, parse_seconds(&at)) {
                 (Some(worker), Some(at)) => d.dispatch(Action::InjectPause { worker, at }),
-                _ => d.dispatch(Action::Error(format!(
-                    "Pause not added: `{}` is not a time in seconds.",
-                    at.chars().take(20).collect::<String>()
-                ))),
+                _ => d.dispatch(Action::FieldError(
+                    Field::Pause,
+                    format!(
+                        "Pause not added: `{}` is not a time in seconds.",
+                        at.chars().take(20).collect::<String>()
+                    ),
+                )),
             }
         })
     };
+    let error_of = |f: Field| {
+        p.field_error
+            .as_ref()
+            .filter(|(which, _)| *which == f)
+            .map(|(_, e)| e.clone())
+    };
+    let seed_error = error_of(Field::Seed);
+    let pause_error = error_of(Field::Pause);
     let ttl = s.lease_ttl_ms;
     let lat = s.latency_ms.max;
     html! {
@@ -214,8 +239,13 @@ pub fn ScenarioPanel(p: &ScenarioProps) -> Html {
                 </label>
                 <label class="seed">
                     <span>{ "Seed" }</span>
-                    <input type="text" inputmode="numeric" value={s.seed.to_string()} onchange={seed} />
+                    // It shows the seed in use; a refused entry is quoted in the message below it.
+                    <input type="text" inputmode="numeric" value={s.seed.to_string()} onchange={seed}
+                        aria-describedby={seed_error.is_some().then_some("seed-error")} />
                 </label>
+                if let Some(e) = seed_error {
+                    <p class="error-inline field-error" id="seed-error" role="alert">{ e }</p>
+                }
             </div>
             <fieldset class="faults">
                 <legend>{ "What goes wrong" }</legend>
@@ -226,16 +256,21 @@ pub fn ScenarioPanel(p: &ScenarioProps) -> Html {
                 }
                 <form class="inject" onsubmit={inject}>
                     <label>{ "Freeze " }
-                        <select ref={inject_ref} aria-label="Worker to freeze">
-                            { for s.workers.iter().enumerate().map(|(i, w)| html! { <option value={i.to_string()}>{ w.name.clone() }</option> }) }
+                        <select ref={inject_ref} aria-label="Worker to freeze" onchange={pick_worker}>
+                            { for s.workers.iter().enumerate().map(|(i, w)| html! {
+                                <option value={i.to_string()} selected={i == freeze}>{ w.name.clone() }</option>
+                            }) }
                         </select>
                     </label>
                     <label>{ " at " }
-                        <input ref={at_ref} type="text" inputmode="decimal" size="6" value={crate::model::fixed1(p.t as f64 / 1000.0)} aria-label="Pause start, in seconds" />
+                        <input ref={at_ref} type="text" inputmode="decimal" size="6" value={crate::model::fixed1((p.t / 100) as f64 / 10.0)} aria-label="Pause start, in seconds" />
                         { " s" }
                     </label>
                     <button type="submit">{ "Add pause" }</button>
                 </form>
+                if let Some(e) = pause_error {
+                    <p class="error-inline field-error" id="pause-error" role="alert">{ e }</p>
+                }
                 <p class="hint">{ "Or click a worker's lane on the timeline to freeze it there." }</p>
             </fieldset>
             <label class="compare"><input type="checkbox" checked={p.compare} onchange={compare} />

@@ -298,6 +298,9 @@ pub struct MessagesProps {
     pub error: Option<String>,
     pub notice: Option<String>,
     pub link: Option<String>,
+    /// The notice reports a change that can be undone.
+    #[prop_or_default]
+    pub undo: bool,
     pub dispatch: Dispatch,
 }
 
@@ -315,7 +318,12 @@ pub fn Messages(props: &MessagesProps) -> Html {
                 </div>
             }
             if let Some(n) = &props.notice {
-                <div class="notice" role="status">{ n.clone() }</div>
+                <div class="notice" role="status">
+                    <span class="notice-text">{ n.clone() }</span>
+                    if props.undo {
+                        <button type="button" class="small" onclick={send(&props.dispatch, Action::Undo)}>{ "Undo" }</button>
+                    }
+                </div>
             }
             if let Some(l) = &props.link {
                 <label class="link-out">{ "Link to this scenario: " }

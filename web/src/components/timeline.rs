@@ -260,6 +260,14 @@ pub fn Timeline(props: &TimelineProps) -> Html {
             let Some(svg) = svg_ref.cast::<web_sys::Element>() else {
                 return;
             };
+            // Badges and labels are things to read, not places on the lane: clicking one (to
+            // select its text, or by mistake) does not change the story.
+            let on_mark = super::target::<web_sys::Element>(&e).is_some_and(|t| {
+                t.tag_name() == "text" || t.closest(".badge").ok().flatten().is_some()
+            });
+            if on_mark {
+                return;
+            }
             let r = svg.get_bounding_client_rect();
             let x = f64::from(e.client_x()) - r.left();
             let y = f64::from(e.client_y()) - r.top();
