@@ -109,6 +109,41 @@ describe("the paused-worker story", () => {
     await shot(p, "desktop-unfenced.png");
   });
 
+  test("with unique tokens every token is an id, and the storage says why the late write got in", async () => {
+    const p = await page("#preset=uuid-token");
+    await playToEnd(p);
+    const svg = p.locator("#timeline-main svg.lanes");
+    const stale = await svg.locator(".badge.accepted-stale").textContent();
+    assert.match(stale, /^✓ [0-9a-f]{6} stale$/);
+    const a = stale.slice(2, 8);
+    // A's id is the same on its lease, its write and its grant.
+    assert.equal(await svg.locator(".lease text", { hasText: `lease ${a}` }).count(), 1);
+    assert.equal(await svg.locator(".badge.write-sent", { hasText: `write ${a}` }).count(), 1);
+    assert.equal(await svg.locator(".badge.grant", { hasText: `${a} → A` }).count(), 1);
+    const b = (await svg.locator(".badge.grant", { hasText: "→ B" }).textContent()).slice(0, 6);
+    assert.match(b, /^[0-9a-f]{6}$/);
+    assert.notEqual(a, b);
+    // Nothing on the page writes the tokens as ordered numbers.
+    const marks = await svg.locator(".badge text, .lease text, .zombie text").allTextContents();
+    assert.ok(marks.every((m) => !/\b3[34]\b|</.test(m)), marks.join(" | "));
+    assert.ok((await p.locator(".lane-label").allInnerTexts()).every((l) => !/\b3[34]\b|highest/.test(l)));
+    assert.equal(await text(p, ".storage-panel .highest"), `last token ${a}`);
+    assert.equal(
+      await text(p, ".storage-panel .fence-note"),
+      "Unique ids: the storage can only check that a token is not one it saw replaced before. Ids carry no order, so it cannot tell an old owner's token from a new one, and a late write with an unused token gets in.",
+    );
+    assert.match(await text(p, ".storage-panel ol.document"), new RegExp(`A's data — write #1, token ${a}, at 46\\.050 s ⚠ stale`));
+    const list = await events(p);
+    assert.ok(
+      list.some((e) => e.includes(`the storage applies A's write #1 with token ${a}, unable to tell that it is older than ${b}: stale data lands`)),
+      list.join("\n"),
+    );
+    assert.ok(list.every((e) => !/token 3[34]\b|accepted 3[34]\b/.test(e)));
+    await p.locator(".banner details summary").click();
+    assert.ok((await p.locator(".banner details li").allInnerTexts()).every((d) => !/token 3[34]\b/.test(d)));
+    await shot(p, "uuid-token.png");
+  });
+
   test("compare mode stacks fencing off and on with one playhead", async () => {
     const p = await page();
     await p.getByLabel(/Compare: fencing off and on/).check();

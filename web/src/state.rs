@@ -12,7 +12,7 @@ use fencepost_sim::trace::fmt_secs;
 use fencepost_sim::{Fault, PRESETS, RunOptions, Scenario, TokenKind, Trace, preset, run_with};
 use yew::Reducible;
 
-use crate::model::{Playhead, Timeline, end_time};
+use crate::model::{Playhead, Timeline, TokenStyle, end_time};
 use crate::tour::{CHAPTERS, TOUR_PRESET};
 
 /// The most events the app simulates for one run; longer runs are cut and say so.
@@ -55,7 +55,7 @@ impl Run {
                 ..RunOptions::default()
             },
         );
-        let timeline = Timeline::of(&trace);
+        let timeline = Timeline::styled(&trace, TokenStyle::of(scenario.protections.token_kind));
         Run {
             trace: Rc::new(trace),
             timeline: Rc::new(timeline),

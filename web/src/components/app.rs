@@ -238,13 +238,13 @@ pub fn App() -> Html {
                             id="timeline-off" caption={Some(AttrValue::from("Fencing off: the storage keeps whatever arrives last"))}
                             highlight={highlight.clone()} on_lane_click={Some(on_lane_click.clone())} bench={bench}
                             on_drawn={Some(on_drawn.clone())} />
-                        <Verdict trace={off.trace.clone()} upto={off_head.upto} compact=true />
+                        <Verdict trace={off.trace.clone()} upto={off_head.upto} compact=true tokens={off.timeline.tokens} />
                     </div>
                     <div class="compare-one">
                         <Timeline run={on.clone()} t={head.t} upto={on_head.upto} end={end} zoom={state.zoom_factor()}
                             id="timeline-on" caption={Some(AttrValue::from("Fencing on: the storage refuses tokens below the highest"))}
                             highlight={highlight.clone()} on_lane_click={Some(on_lane_click.clone())} />
-                        <Verdict trace={on.trace.clone()} upto={on_head.upto} compact=true />
+                        <Verdict trace={on.trace.clone()} upto={on_head.upto} compact=true tokens={on.timeline.tokens} />
                     </div>
                 </div>
             }
@@ -267,7 +267,7 @@ pub fn App() -> Html {
             <main class="app embed">
                 { timelines }
                 { playbar }
-                <Verdict trace={state.run.trace.clone()} upto={head.upto} compact=true />
+                <Verdict trace={state.run.trace.clone()} upto={head.upto} compact=true tokens={state.run.timeline.tokens} />
             </main>
         };
     }
@@ -298,16 +298,17 @@ pub fn App() -> Html {
             }
             <main class="stage">
                 if state.compare.is_none() {
-                    <Verdict trace={state.run.trace.clone()} upto={head.upto} />
+                    <Verdict trace={state.run.trace.clone()} upto={head.upto} tokens={state.run.timeline.tokens} />
                 }
                 <div class="stage-row">
                     <div class="stage-main">
                         { timelines }
                         { playbar }
-                        <Narration ready={*list_ready} trace={state.run.trace.clone()} upto={head.upto} playing={state.playing} dispatch={dispatch.clone()} />
+                        <Narration ready={*list_ready} trace={state.run.trace.clone()} upto={head.upto} playing={state.playing}
+                            tokens={state.run.timeline.tokens} dispatch={dispatch.clone()} />
                     </div>
                     <aside class="stage-side">
-                        <StoragePanel trace={state.run.trace.clone()} upto={head.upto} />
+                        <StoragePanel trace={state.run.trace.clone()} upto={head.upto} tokens={state.run.timeline.tokens} />
                         <Legend />
                     </aside>
                 </div>

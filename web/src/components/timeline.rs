@@ -14,7 +14,7 @@ use yew::prelude::*;
 use crate::dom;
 use crate::model::{
     ArrowKind, BadgeKind, LeaseEnd, Timeline as Layout, fixed0, fixed1, in_flight_at,
-    lane_status_at,
+    lane_status_styled,
 };
 use crate::state::Run;
 
@@ -493,17 +493,17 @@ fn StaticLayer(props: &LayerProps) -> Html {
             LeaseEnd::Forgotten => "forgotten by a restart",
             LeaseEnd::Open => "still held",
         };
+        let token = l.tokens.show(b.token);
         let title = format!(
-            "lease of {} with token {}: {} to {} ({end})",
+            "lease of {} with token {token}: {} to {} ({end})",
             names(b.worker),
-            b.token,
             fmt_secs(b.from),
             fmt_secs(b.to)
         );
         let mut out = Vec::new();
         for (actor, text) in [
-            (Actor::Lock, format!("{} · {}", names(b.worker), b.token)),
-            (Actor::Worker(b.worker), format!("lease {}", b.token)),
+            (Actor::Lock, format!("{} · {token}", names(b.worker))),
+            (Actor::Worker(b.worker), format!("lease {token}")),
         ] {
             if let Some(y) = lane_y(actor) {
                 out.push(html! {
@@ -529,11 +529,11 @@ fn StaticLayer(props: &LayerProps) -> Html {
                 <rect x={fmt(x1)} y={fmt(y + bar_y)} width={fmt(w)} height={fmt(bar_h)} rx="3" fill={format!("url(#zombie-{id})")}>
                     <title>{ format!(
                         "zombie: {} still believes it holds token {} from {} to {}, but the lock service no longer gives it",
-                        names(z.worker), z.token, fmt_secs(z.from), fmt_secs(z.to)
+                        names(z.worker), l.tokens.show(z.token), fmt_secs(z.from), fmt_secs(z.to)
                     ) }</title>
                 </rect>
                 if w > 90.0 {
-                    <text x={fmt(x1 + 5.0)} y={fmt(y + bar_y + 13.0)}>{ format!("zombie: thinks {}", z.token) }</text>
+                    <text x={fmt(x1 + 5.0)} y={fmt(y + bar_y + 13.0)}>{ format!("zombie: thinks {}", l.tokens.show(z.token)) }</text>
                 }
             </g>
         })
@@ -658,7 +658,12 @@ struct LaneLabelsProps {
 fn LaneLabels(props: &LaneLabelsProps) -> Html {
     let labels = props.layout.lanes.iter().map(|lane| {
         let lit = props.highlight.contains(&lane.actor);
-        let status = lane_status_at(&props.trace, &props.beliefs, lane.actor);
+        let status = lane_status_styled(
+            &props.trace,
+            &props.beliefs,
+            lane.actor,
+            props.layout.tokens,
+        );
         let zombie = matches!(lane.actor, Actor::Worker(w) if props.beliefs.is_zombie(w));
         html! {
             <div
