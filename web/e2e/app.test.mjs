@@ -483,6 +483,34 @@ describe("editing without surprises", () => {
     assert.match(await text(p, ".faults ul li:nth-child(2)"), /^A freezes at 46\.1 s for 45 s/);
   });
 
+  test("the play bar keeps its size and place while the clock runs", async () => {
+    const p = await page();
+    const box = (sel) => p.locator(sel).first().boundingBox();
+    const measure = async () => ({
+      bar: await box(".playbar"),
+      clock: await box(".playbar .clock"),
+      zoom: await box(".playbar .zoom"),
+      speed: await box(".playbar .speed"),
+      narration: await box(".narration"),
+    });
+    const first = await measure();
+    assert.equal(await text(p, ".playbar .clock"), "0 s / 46.1 s");
+    // One row: the zoom buttons sit beside the speed slider, not under it.
+    assert.ok(Math.abs(first.zoom.y - first.speed.y) < 12, JSON.stringify(first));
+    for (const [t, shown] of [[960, "0.960 s"], [30050, "30.050 s"], [46100, "46.1 s"]]) {
+      await setRange(p.getByRole("slider", { name: "Playhead" }), t);
+      assert.equal(await text(p, ".playbar .clock"), `${shown} / 46.1 s`);
+      assert.deepEqual(await measure(), first, `at ${shown}`);
+    }
+    await setRange(p.getByLabel("Playback speed"), -10);
+    await p.getByRole("slider", { name: "Playhead" }).focus();
+    await p.keyboard.press("Home");
+    await p.getByRole("button", { name: "Play" }).click();
+    await p.waitForFunction(() => /^0\.\d+ s \//.test(document.querySelector(".playbar .clock").textContent.trim()));
+    assert.deepEqual(await measure(), first, "while playing");
+    if (SHOTS) await p.screenshot({ path: join(SHOTS, "playbar-playing.png"), clip: { x: 0, y: 0, width: 1280, height: 760 } });
+    await p.getByRole("button", { name: "Pause", exact: true }).click();
+  });
 });
 
 describe("the Explore panel", () => {

@@ -22,6 +22,14 @@ pub fn speed_label(factor: f64) -> String {
     }
 }
 
+/// Characters the clock needs for any time up to `end` (`12.345 s / 46.1 s`), so that it keeps
+/// one width while playing and nothing beside it moves.
+pub fn clock_width(end: u64) -> usize {
+    let whole = (end / 1000).max(1).ilog10() as usize + 1;
+    // "<whole>.<3 digits> s" + " / " + the end.
+    whole + 6 + 3 + fmt_secs(end).len()
+}
+
 #[derive(Properties, PartialEq)]
 pub struct PlayBarProps {
     pub t: u64,
@@ -70,7 +78,9 @@ pub fn PlayBar(p: &PlayBarProps) -> Html {
                 <input type="range" min="0" max={p.end.to_string()} step="10" value={p.t.to_string()}
                     oninput={scrub} aria-valuetext={fmt_secs(p.t)} />
             </label>
-            <span class="clock" aria-label="Time">{ format!("{} / {}", fmt_secs(p.t), fmt_secs(p.end)) }</span>
+            <span class="clock" aria-label="Time" style={format!("min-width:{}ch", clock_width(p.end))}>
+                { format!("{} / {}", fmt_secs(p.t), fmt_secs(p.end)) }
+            </span>
             <label class="speed">
                 { "Speed " }
                 <input type="range" min={SPEED_MIN.to_string()} max={SPEED_MAX.to_string()} step="1"
@@ -426,6 +436,21 @@ pub fn SharePanel(p: &ShareProps) -> Html {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_clock_is_as_wide_as_its_longest_reading() {
+        for end in [0u64, 999, 46_100, 46_150, 100_000_044] {
+            let longest = (0..=end)
+                .step_by((end as usize / 997).max(1))
+                .chain([end, end.saturating_sub(1)])
+                .map(|t| format!("{} / {}", fmt_secs(t), fmt_secs(end)).len())
+                .max()
+                .unwrap();
+            assert!(clock_width(end) >= longest, "{end}");
+            assert!(clock_width(end) <= longest + 4, "{end}");
+        }
+        assert_eq!(clock_width(46_100), 17);
+    }
 
     #[test]
     fn speeds_read_well() {
