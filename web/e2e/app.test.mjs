@@ -511,6 +511,26 @@ describe("editing without surprises", () => {
     if (SHOTS) await p.screenshot({ path: join(SHOTS, "playbar-playing.png"), clip: { x: 0, y: 0, width: 1280, height: 760 } });
     await p.getByRole("button", { name: "Pause", exact: true }).click();
   });
+  test("the playhead's time never sits on a tick label", async () => {
+    const p = await page();
+    const overlaps = () =>
+      p.evaluate(() => {
+        const head = document.querySelector("#timeline-main .playhead-time").getBoundingClientRect();
+        return [...document.querySelectorAll("#timeline-main .tick text")]
+          .filter((t) => getComputedStyle(t).visibility !== "hidden")
+          .map((t) => [t.textContent, t.getBoundingClientRect()])
+          .filter(([, r]) => r.right > head.left && r.left < head.right && r.bottom > head.top && r.top < head.bottom)
+          .map(([label]) => label);
+      });
+    for (const t of [10, 4990, 10000, 30050, 46100]) {
+      await setRange(p.getByRole("slider", { name: "Playhead" }), t);
+      assert.deepEqual(await overlaps(), [], `at ${t} ms`);
+    }
+    // Only the labels under it are hidden.
+    assert.equal(await p.locator("#timeline-main .tick text.covered").count(), 0);
+    await setRange(p.getByRole("slider", { name: "Playhead" }), 10);
+    assert.deepEqual(await p.locator("#timeline-main .tick text.covered").allTextContents(), ["0 s"]);
+  });
 });
 
 describe("the Explore panel", () => {

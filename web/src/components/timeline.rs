@@ -286,6 +286,11 @@ pub fn Timeline(props: &TimelineProps) -> Html {
     let beliefs = trace.beliefs_after(props.upto);
     let clip_id = format!("past-{}", props.id);
     let px = geom.x(props.t);
+    let head_text = fmt_secs(props.t);
+    let head_label = (
+        (px + 2.0).floor() as i64,
+        (px + 4.0 + head_label_width(&head_text)).ceil() as i64,
+    );
     let label = format!(
         "Timeline of {}: {} lanes, {} events; playhead at {}",
         if trace.scenario.is_empty() {
@@ -322,6 +327,7 @@ pub fn Timeline(props: &TimelineProps) -> Html {
                             <rect x="0" y="0" width={fmt(px + 0.5)} height={fmt(geom.height())} />
                         </clipPath>
                         <Backdrop layout={layout.clone()} geom={geom} highlight={props.highlight.clone()} />
+                        <Axis geom={geom} head_label={head_label} />
                         if drawn {
                             <g clip-path={format!("url(#{clip_id})")}>
                                 <StaticLayer layout={layout.clone()} geom={geom} id={props.id.clone()} />
@@ -331,7 +337,7 @@ pub fn Timeline(props: &TimelineProps) -> Html {
                         }
                         <g class="playhead">
                             <line x1={fmt(px)} x2={fmt(px)} y1={fmt(AXIS_H - 6.0)} y2={fmt(geom.height())} />
-                            <text x={fmt(px + 4.0)} y={fmt(AXIS_H - 9.0)} class="playhead-time">{ fmt_secs(props.t) }</text>
+                            <text x={fmt(px + 4.0)} y={fmt(AXIS_H - 9.0)} class="playhead-time">{ head_text }</text>
                         </g>
                     </svg>
                 </div>
@@ -419,17 +425,6 @@ struct LayerProps {
 #[component]
 fn Backdrop(props: &LayerProps) -> Html {
     let g = props.geom;
-    let step = tick_step(g.px_per_ms);
-    let ticks = (0..=g.end / step).map(|i| {
-        let t = i * step;
-        let x = g.x(t);
-        html! {
-            <g class="tick">
-                <line x1={fmt(x)} x2={fmt(x)} y1={fmt(AXIS_H - 4.0)} y2={fmt(g.height())} />
-                <text x={fmt(x)} y={fmt(AXIS_H - 12.0)}>{ fmt_secs(t) }</text>
-            </g>
-        }
-    });
     let lanes = props.layout.lanes.iter().enumerate().map(|(i, lane)| {
         let lit = props.highlight.contains(&lane.actor);
         html! {
@@ -442,9 +437,47 @@ fn Backdrop(props: &LayerProps) -> Html {
     html! {
         <g class="backdrop">
             { for lanes }
-            <g class="axis">{ for ticks }</g>
         </g>
     }
+}
+
+#[derive(Properties, PartialEq)]
+struct AxisProps {
+    geom: Geom,
+    /// Where the playhead's time label spans (x from, x to): tick labels there are hidden.
+    head_label: (i64, i64),
+}
+
+/// Width of a tick label (10 px text, centred on its tick).
+fn tick_label_width(text: &str) -> f64 {
+    text.chars().count() as f64 * 6.0 + 4.0
+}
+
+/// Width of the playhead's time label (11 px bold text, left-aligned after the playhead).
+pub fn head_label_width(text: &str) -> f64 {
+    text.chars().count() as f64 * 7.0 + 4.0
+}
+
+/// The time axis: ticks and their labels, except labels the playhead's own label would cover.
+#[component]
+fn Axis(props: &AxisProps) -> Html {
+    let g = props.geom;
+    let step = tick_step(g.px_per_ms);
+    let (from, to) = (props.head_label.0 as f64, props.head_label.1 as f64);
+    let ticks = (0..=g.end / step).map(|i| {
+        let t = i * step;
+        let x = g.x(t);
+        let label = fmt_secs(t);
+        let half = tick_label_width(&label) / 2.0;
+        let covered = x + half > from && x - half < to;
+        html! {
+            <g class="tick">
+                <line x1={fmt(x)} x2={fmt(x)} y1={fmt(AXIS_H - 4.0)} y2={fmt(g.height())} />
+                <text x={fmt(x)} y={fmt(AXIS_H - 12.0)} class={classes!(covered.then_some("covered"))}>{ label }</text>
+            </g>
+        }
+    });
+    html! { <g class="axis">{ for ticks }</g> }
 }
 
 /// Everything laid out from the trace: drawn once per trace and zoom.
