@@ -146,6 +146,7 @@ describe("the paused-worker story", () => {
 
   test("compare mode stacks fencing off and on with one playhead", async () => {
     const p = await page();
+    assert.equal(await p.locator(".which-run").count(), 0);
     await p.getByLabel(/Compare: fencing off and on/).check();
     assert.equal(await p.locator("#timeline-off svg.lanes").count(), 1);
     assert.equal(await p.locator("#timeline-on svg.lanes").count(), 1);
@@ -155,6 +156,12 @@ describe("the paused-worker story", () => {
     assert.match(await on.locator(".verdict-ok").innerText(), /Every invariant held/);
     const heads = await p.locator(".playhead-time").allTextContents();
     assert.deepEqual(heads, ["46.150 s", "46.150 s"]);
+    // The storage panel and the event list say which of the two runs they describe.
+    const which = () => p.locator(".storage-panel .which-run, .narration .which-run").allInnerTexts();
+    assert.deepEqual(await which(), Array(2).fill("Showing the lower timeline: fencing on, as the scenario has it."));
+    await p.getByLabel(/Fencing: the storage refuses old tokens/).uncheck();
+    assert.deepEqual(await which(), Array(2).fill("Showing the upper timeline: fencing off, as the scenario has it."));
+    await p.getByLabel(/Fencing: the storage refuses old tokens/).check();
     // Export SVG takes both timelines, one above the other, each under its caption.
     const svg = await download(p, "Export SVG");
     assert.equal(svg.name, "paused-worker-timeline-compare.svg");

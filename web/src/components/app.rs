@@ -272,6 +272,15 @@ pub fn App() -> Html {
         };
     }
 
+    // In compare mode the panels beside and below describe the scenario's own run: say which
+    // of the two timelines that is.
+    let which = state.compare.as_ref().map(|_| {
+        AttrValue::from(if state.scenario.protections.fencing {
+            "Showing the lower timeline: fencing on, as the scenario has it."
+        } else {
+            "Showing the upper timeline: fencing off, as the scenario has it."
+        })
+    });
     let start_tour = send(&dispatch, Action::TourStart);
     let help = send(&dispatch, Action::ToggleHelp);
     html! {
@@ -305,10 +314,10 @@ pub fn App() -> Html {
                         { timelines }
                         { playbar }
                         <Narration ready={*list_ready} trace={state.run.trace.clone()} upto={head.upto} playing={state.playing}
-                            tokens={state.run.timeline.tokens} dispatch={dispatch.clone()} />
+                            tokens={state.run.timeline.tokens} which={which.clone()} dispatch={dispatch.clone()} />
                     </div>
                     <aside class="stage-side">
-                        <StoragePanel trace={state.run.trace.clone()} upto={head.upto} tokens={state.run.timeline.tokens} />
+                        <StoragePanel trace={state.run.trace.clone()} upto={head.upto} tokens={state.run.timeline.tokens} which={which} />
                         <Legend />
                     </aside>
                 </div>

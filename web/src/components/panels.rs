@@ -34,6 +34,9 @@ pub struct TraceAt {
     /// How tokens are written.
     #[prop_or_default]
     pub tokens: TokenStyle,
+    /// In compare mode: which of the two timelines this describes.
+    #[prop_or_default]
+    pub which: Option<AttrValue>,
 }
 
 /// The storage: highest accepted token and the document, as of the playhead.
@@ -59,6 +62,9 @@ pub fn StoragePanel(props: &TraceAt) -> Html {
     html! {
         <section class="storage-panel" aria-label="Storage">
             <h2>{ "Storage" }</h2>
+            if let Some(w) = &props.which {
+                <p class="which-run">{ w.clone() }</p>
+            }
             if ids {
                 <p class="highest">
                     { "last token " }
@@ -139,6 +145,9 @@ pub struct NarrationProps {
     /// How tokens are written.
     #[prop_or_default]
     pub tokens: TokenStyle,
+    /// In compare mode: which of the two timelines this describes.
+    #[prop_or_default]
+    pub which: Option<AttrValue>,
     pub dispatch: Dispatch,
 }
 
@@ -200,6 +209,9 @@ pub fn Narration(props: &NarrationProps) -> Html {
     html! {
         <section class="narration" aria-label="Narration">
             <h2>{ "What happens" }</h2>
+            if let Some(w) = &props.which {
+                <p class="which-run">{ w.clone() }</p>
+            }
             <p class="now" aria-live={if props.playing { "polite" } else { "off" }}>{ now }</p>
             <div class="events-scroll">
                 if settled {
