@@ -334,6 +334,44 @@ describe("sharing", () => {
     assert.equal(await q.getByLabel("Seed", { exact: true }).inputValue(), "7");
   });
 
+  test("Back returns to the story before; a link that fails to load keeps its address", async () => {
+    const p = await page();
+    const story = p.getByLabel("Preset story");
+    await story.selectOption("gc-pause");
+    // Edits change the entry of the story they edit, not add entries.
+    await setRange(p.getByRole("slider", { name: "Lease TTL" }), 10000);
+    await p.getByLabel(/Idempotency keys on writes/).check();
+    assert.equal(await story.inputValue(), "");
+    const edited = p.url();
+    await p.goBack();
+    await p.waitForFunction(() => document.querySelector(".scenario-panel select").value === "paused-worker");
+    assert.ok(p.url().startsWith(BASE), p.url());
+    assert.equal(await p.getByLabel(/Idempotency keys on writes/).isChecked(), false);
+    assert.equal(await text(p, ".playbar .clock"), "0 s / 46.1 s");
+    await p.goForward();
+    await p.waitForFunction(() => document.querySelector(".scenario-panel select").value === "");
+    assert.equal(p.url(), edited);
+    assert.match(await text(p, ".scenario-panel select"), /gc-pause \(from the link\)/);
+    assert.equal(await p.getByLabel(/Idempotency keys on writes/).isChecked(), true);
+
+    // A broken link on arrival: the message, and the link itself is still in the address bar.
+    const q = await page("#s=%%%not-base64");
+    assert.match(await text(q, ".messages .error"), /garbled.*showing the paused-worker story instead/);
+    await q.waitForTimeout(100);
+    assert.equal(new URL(q.url()).hash, "#s=%%%not-base64");
+    // The first change makes the address the scenario's again.
+    await q.getByLabel(/Idempotency keys on writes/).check();
+    assert.match(new URL(q.url()).hash, /^#s=[A-Za-z0-9_-]+$/);
+    // A broken link pasted into the open page: the page says it kept the scenario it had.
+    await q.evaluate(() => (location.hash = "#preset=no-such-story"));
+    await q.waitForFunction(() => document.querySelector(".messages .error")?.textContent.includes("no-such-story"));
+    assert.equal(
+      await text(q, ".messages .error-text"),
+      "There is no preset named `no-such-story` — still showing the scenario from before.",
+    );
+    assert.equal(await q.getByLabel(/Idempotency keys on writes/).isChecked(), true);
+  });
+
   test("copy link offers the address of this very scenario", async () => {
     const p = await page();
     await p.getByLabel(/Idempotency keys on writes/).check();
@@ -591,6 +629,12 @@ describe("the Explore panel", () => {
     assert.equal(await ttl(), swept.ttl);
     assert.equal(await text(p, ".faults ul"), swept.faults);
     assert.equal(await p.getByLabel(/Fencing: the storage refuses/).isChecked(), false);
+    assert.match(await text(p, ".scenario-panel select"), /paused-worker \(from Explore\)/);
+    // Loading it brings the timeline back into view.
+    assert.equal(await p.evaluate(() => window.scrollY), 0);
+    assert.equal(await inView(p.locator("#timeline-main")), true);
+    // Once edited, it is the learner's own.
+    await setRange(p.getByRole("slider", { name: "Lease TTL" }), 20000);
     assert.match(await text(p, ".scenario-panel select"), /paused-worker \(edited\)/);
   });
 

@@ -113,6 +113,34 @@ pub struct State {
     pub field_error: Option<(Field, String)>,
     /// The scenario before the last lane click, while its notice offers to undo it.
     pub undo: Option<Box<Scenario>>,
+    /// Where the scenario on screen came from, while it is unchanged since (a preset's own
+    /// scenario needs none).
+    pub origin: Option<Origin>,
+    /// Counts the stories loaded (a preset, an import, a seed from Explore): each gets an entry
+    /// of its own in the browser's history, so that Back returns to the one before.
+    pub story: u32,
+}
+
+/// Where a loaded scenario came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// The address: a shared link, or Back and Forward.
+    Address,
+    /// An imported file.
+    Import,
+    /// A seed or counterexample of the Explore panel.
+    Explore,
+}
+
+impl Origin {
+    /// How the story picker names a scenario of this origin.
+    pub fn label(self) -> &'static str {
+        match self {
+            Origin::Address => "from the link",
+            Origin::Import => "imported",
+            Origin::Explore => "from Explore",
+        }
+    }
 }
 
 /// An editor field that can show its own error.
@@ -152,7 +180,7 @@ pub enum Action {
     /// Load a preset by name.
     LoadPreset(String),
     /// Load a scenario (link, import, explorer), playhead at the start.
-    LoadScenario(Box<Scenario>),
+    LoadScenario(Box<Scenario>, Origin),
     /// Flip a protection.
     Toggle(Switch),
     /// Lease TTL slider.
@@ -232,6 +260,8 @@ impl State {
             link: None,
             field_error: None,
             undo: None,
+            origin: None,
+            story: 0,
         }
     }
 
@@ -323,6 +353,9 @@ impl State {
         if s != self.scenario {
             let touring = self.tour.is_some();
             self.set_scenario(s, false);
+            if self.error.is_none() {
+                self.origin = None;
+            }
             if touring && self.error.is_none() {
                 self.tour = None;
                 self.notice = Some(
@@ -431,13 +464,24 @@ impl State {
                     let s = p.scenario();
                     self.pause_ms = first_pause_length(&s).unwrap_or(DEFAULT_PAUSE_MS);
                     self.set_scenario(s, true);
+                    if self.error.is_none() {
+                        self.origin = None;
+                        self.story = self.story.wrapping_add(1);
+                    }
                 }
                 None => self.error = Some(format!("There is no preset named `{name}`.")),
             },
-            Action::LoadScenario(s) => {
+            Action::LoadScenario(s, origin) => {
                 self.tour = None;
                 self.pause_ms = first_pause_length(&s).unwrap_or(self.pause_ms);
                 self.set_scenario(*s, true);
+                if self.error.is_none() {
+                    self.origin = Some(origin);
+                    // The address already names what it loads.
+                    if origin != Origin::Address {
+                        self.story = self.story.wrapping_add(1);
+                    }
+                }
             }
             Action::Toggle(sw) => self.edit(|s| match sw {
                 Switch::Fencing => s.protections.fencing = !s.protections.fencing,
@@ -1011,7 +1055,7 @@ mod tests {
         assert_eq!(s.error.as_deref(), Some("There is no preset named `nope`."));
         let mut bad = s.scenario.clone();
         bad.workers.clear();
-        let s = apply(s, [Action::LoadScenario(Box::new(bad))]);
+        let s = apply(s, [Action::LoadScenario(Box::new(bad), Origin::Import)]);
         assert_eq!(s.scenario.name, "gc-pause");
         assert_eq!(
             s.error.as_deref(),
@@ -1019,6 +1063,32 @@ mod tests {
         );
         let s = apply(s, [Action::Dismiss]);
         assert_eq!(s.error, None);
+    }
+
+    #[test]
+    fn each_story_loaded_counts_and_says_where_it_came_from() {
+        let s = paused();
+        assert_eq!((s.story, s.origin), (0, None));
+        let s = apply(s, [Action::LoadPreset("gc-pause".into())]);
+        assert_eq!((s.story, s.origin), (1, None));
+        let mut other = s.scenario.clone();
+        other.seed = 9;
+        let s = apply(
+            s,
+            [Action::LoadScenario(
+                Box::new(other.clone()),
+                Origin::Explore,
+            )],
+        );
+        assert_eq!((s.story, s.origin), (2, Some(Origin::Explore)));
+        // An edit makes it the learner's own; the address loading a scenario adds no story.
+        let s = apply(s, [Action::Toggle(Switch::Idempotency)]);
+        assert_eq!((s.story, s.origin), (2, None));
+        let s = apply(s, [Action::LoadScenario(Box::new(other), Origin::Address)]);
+        assert_eq!((s.story, s.origin), (2, Some(Origin::Address)));
+        // Nothing loaded, nothing counted.
+        let s = apply(s, [Action::LoadPreset("nope".into())]);
+        assert_eq!(s.story, 2);
     }
 
     #[test]

@@ -17,7 +17,7 @@ use super::{send, target};
 use crate::dom;
 use crate::model::Playhead;
 use crate::share::{decode_fragment, encode_fragment};
-use crate::state::{Action, State, Switch, tour_story};
+use crate::state::{Action, Origin, State, Switch, tour_story};
 use crate::tour::CHAPTERS;
 
 /// localStorage key remembering that the visitor has left the tour (finished or not).
@@ -31,7 +31,14 @@ fn initial_state() -> State {
     let query = dom::query();
     let embed = dom::has_flag(&query, "embed");
     let mut state = match decode_fragment(&dom::hash()) {
-        Ok(Some(s)) => State::new(s),
+        Ok(Some(s)) => {
+            let mut state = State::new(s);
+            // A preset link names its preset; any other is "from the link".
+            if state.preset_name().is_none() {
+                state.origin = Some(Origin::Address);
+            }
+            state
+        }
         Ok(None) if !embed && dom::stored(TOUR_SEEN).is_none() => State::with_tour(),
         Ok(None) => State::new(tour_story()),
         Err(e) => {
@@ -173,10 +180,16 @@ pub fn App() -> Html {
             let listener = web_sys::window().map(|w| {
                 EventListener::new(&w, "hashchange", move |_| {
                     match decode_fragment(&dom::hash()) {
-                        Ok(Some(s)) => dispatch.dispatch(Action::LoadScenario(Box::new(s))),
+                        Ok(Some(s)) => {
+                            dispatch.dispatch(Action::LoadScenario(Box::new(s), Origin::Address))
+                        }
                         Ok(None) => {}
-                        Err(e) => dispatch
-                            .dispatch(Action::Error(crate::components::panels::sentence_case(&e))),
+                        // The link stays in the address bar for the learner to fix or copy;
+                        // the message says that the page did not follow it.
+                        Err(e) => dispatch.dispatch(Action::Error(format!(
+                            "{} — still showing the scenario from before.",
+                            crate::components::panels::sentence_case(&e)
+                        ))),
                     }
                 })
             });
@@ -184,15 +197,33 @@ pub fn App() -> Html {
         });
     }
 
-    // The URL always carries the scenario (outside the tour, whose first chapter is the default).
+    // The URL carries the scenario (outside the tour, whose first chapter is the default). Each
+    // story loaded gets a history entry of its own, so that Back returns to the one before; edits
+    // replace the current entry. A link that failed to load stays in the address bar until the
+    // learner changes something: it is theirs to fix or pass back.
     {
         let touring = state.tour.is_some();
+        let pushed = use_mut_ref(|| state.story);
+        let failed_link = use_mut_ref(|| {
+            (state.error.is_some() && !dom::hash().trim_start_matches('#').is_empty())
+                .then(|| state.scenario.clone())
+        });
         use_effect_with(
-            (state.scenario.clone(), touring),
-            move |(scenario, touring)| {
-                if !*touring {
-                    let frag = encode_fragment(scenario);
-                    if dom::hash().trim_start_matches('#') != frag {
+            (state.scenario.clone(), touring, state.story),
+            move |(scenario, touring, story)| {
+                if *touring {
+                    return;
+                }
+                if failed_link.borrow().as_ref() == Some(scenario) {
+                    return;
+                }
+                *failed_link.borrow_mut() = None;
+                let new_story = pushed.replace(*story) != *story;
+                let frag = encode_fragment(scenario);
+                if dom::hash().trim_start_matches('#') != frag {
+                    if new_story {
+                        dom::push_hash(&frag);
+                    } else {
                         dom::replace_hash(&frag);
                     }
                 }
@@ -325,7 +356,7 @@ pub fn App() -> Html {
             // The panels below the fold come with the event list, after the first timeline.
             if *list_ready {
             <div class="lower">
-                <ScenarioPanel scenario={state.scenario.clone()} preset={state.preset_name()} pause_ms={state.pause_ms}
+                <ScenarioPanel scenario={state.scenario.clone()} preset={state.preset_name()} origin={state.origin} pause_ms={state.pause_ms}
                     compare={state.compare.is_some()} t={head.t} field_error={state.field_error.clone()} dispatch={dispatch.clone()} />
                 <SharePanel scenario={state.scenario.clone()} trace={state.run.trace.clone()}
                     layout={state.run.timeline.clone()} compare={state.compare.is_some()} dispatch={dispatch.clone()} />

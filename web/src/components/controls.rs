@@ -10,7 +10,8 @@ use super::{Dispatch, input_value, select_value, send, target};
 use crate::dom;
 use crate::share::encode_fragment;
 use crate::state::{
-    Action, Field, LATENCY_RANGE, PAUSE_RANGE, SPEED_MAX, SPEED_MIN, Switch, TTL_RANGE, ZOOM_MAX,
+    Action, Field, LATENCY_RANGE, Origin, PAUSE_RANGE, SPEED_MAX, SPEED_MIN, Switch, TTL_RANGE,
+    ZOOM_MAX,
 };
 
 /// Formats a speed factor: `0.1×`, `10×`, `316×`.
@@ -100,6 +101,9 @@ pub fn PlayBar(p: &PlayBarProps) -> Html {
 pub struct ScenarioProps {
     pub scenario: Scenario,
     pub preset: Option<&'static str>,
+    /// Where the scenario came from, while unchanged since.
+    #[prop_or_default]
+    pub origin: Option<Origin>,
     pub pause_ms: u64,
     pub compare: bool,
     pub t: u64,
@@ -208,7 +212,8 @@ pub fn ScenarioPanel(p: &ScenarioProps) -> Html {
                 { "Story " }
                 <select onchange={pick} aria-label="Preset story">
                     if p.preset.is_none() {
-                        <option value="" selected=true>{ format!("{} (edited)", if s.name.is_empty() { "custom" } else { s.name.as_str() }) }</option>
+                        <option value="" selected=true>{ format!("{} ({})", if s.name.is_empty() { "custom" } else { s.name.as_str() },
+                            p.origin.map_or("edited", Origin::label)) }</option>
                     }
                     { for PRESETS.iter().map(|pr| html! {
                         <option value={pr.name} selected={p.preset == Some(pr.name)}>{ pr.title }</option>
@@ -404,7 +409,7 @@ pub fn SharePanel(p: &ShareProps) -> Html {
                     }
                     Ok(text) => match Scenario::from_json(&text) {
                         Ok(s) => {
-                            d.dispatch(Action::LoadScenario(Box::new(s)));
+                            d.dispatch(Action::LoadScenario(Box::new(s), Origin::Import));
                             d.dispatch(Action::Notice(format!("Imported {name}.")));
                         }
                         Err(err) => {
