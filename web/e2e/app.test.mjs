@@ -284,6 +284,21 @@ describe("the guided tour", () => {
     await tour.getByRole("button", { name: "Leave tour" }).click();
   });
 
+  test("a reload in the middle of the tour stays on its chapter", async () => {
+    const p = await page("");
+    let tour = await openTourAt(p, 4);
+    assert.equal(new URL(p.url()).hash, "#tour=4");
+    await p.reload();
+    await p.waitForSelector(".tour");
+    tour = p.getByRole("region", { name: "Guided tour" });
+    assert.equal(await tour.locator("h2").innerText(), "The takeover");
+    assert.equal(await text(p, ".playbar .clock"), "31.2 s / 46.1 s");
+    await tour.getByRole("button", { name: "Next →" }).click();
+    assert.equal(new URL(p.url()).hash, "#tour=5");
+    await tour.getByRole("button", { name: "Leave tour" }).click();
+    assert.match(new URL(p.url()).hash, /^#s=/);
+  });
+
   test("a shared link or an embed does not use it up, and it tells its own story after edits", async () => {
     const p = await page("");
     await p.evaluate(() => localStorage.clear());

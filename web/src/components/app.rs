@@ -16,7 +16,7 @@ use super::timeline::Timeline;
 use super::{send, target};
 use crate::dom;
 use crate::model::Playhead;
-use crate::share::{decode_fragment, encode_fragment};
+use crate::share::{decode_fragment, encode_fragment, tour_chapter, tour_fragment};
 use crate::state::{Action, Origin, State, Switch, tour_story};
 use crate::tour::CHAPTERS;
 
@@ -30,6 +30,12 @@ const FRAME_MS: u32 = 16;
 fn initial_state() -> State {
     let query = dom::query();
     let embed = dom::has_flag(&query, "embed");
+    // A reload in the middle of the tour comes back to its chapter.
+    if let Some(ch) = tour_chapter(&dom::hash()).filter(|_| !embed) {
+        let mut state = State::with_tour();
+        state.apply(Action::TourGo(ch));
+        return state;
+    }
     let mut state = match decode_fragment(&dom::hash()) {
         Ok(Some(s)) => {
             let mut state = State::new(s);
@@ -179,6 +185,10 @@ pub fn App() -> Html {
         use_effect_with((), move |_| {
             let listener = web_sys::window().map(|w| {
                 EventListener::new(&w, "hashchange", move |_| {
+                    if let Some(ch) = tour_chapter(&dom::hash()) {
+                        dispatch.dispatch(Action::TourGo(ch));
+                        return;
+                    }
                     match decode_fragment(&dom::hash()) {
                         Ok(Some(s)) => {
                             dispatch.dispatch(Action::LoadScenario(Box::new(s), Origin::Address))
@@ -197,21 +207,25 @@ pub fn App() -> Html {
         });
     }
 
-    // The URL carries the scenario (outside the tour, whose first chapter is the default). Each
+    // The URL carries the scenario (during the tour, the chapter). Each
     // story loaded gets a history entry of its own, so that Back returns to the one before; edits
     // replace the current entry. A link that failed to load stays in the address bar until the
     // learner changes something: it is theirs to fix or pass back.
     {
-        let touring = state.tour.is_some();
         let pushed = use_mut_ref(|| state.story);
         let failed_link = use_mut_ref(|| {
             (state.error.is_some() && !dom::hash().trim_start_matches('#').is_empty())
                 .then(|| state.scenario.clone())
         });
         use_effect_with(
-            (state.scenario.clone(), touring, state.story),
-            move |(scenario, touring, story)| {
-                if *touring {
+            (state.scenario.clone(), state.tour, state.story),
+            move |(scenario, tour, story)| {
+                // During the tour the address names the chapter, so that a reload stays there.
+                if let Some(ch) = tour {
+                    let frag = tour_fragment(*ch);
+                    if dom::hash().trim_start_matches('#') != frag {
+                        dom::replace_hash(&frag);
+                    }
                     return;
                 }
                 if failed_link.borrow().as_ref() == Some(scenario) {
