@@ -42,6 +42,33 @@ async function download(p, button) {
 
 const events = (p) => p.locator("ol.events li").allInnerTexts();
 
+/// Where virtual time `secs` is on a timeline's SVG (from its axis labels), in CSS pixels.
+async function xOf(svg, secs) {
+  const ticks = await svg.locator(".tick text").evaluateAll((ts) =>
+    Object.fromEntries(ts.map((t) => [t.textContent, Number(t.getAttribute("x"))])),
+  );
+  return ticks["0 s"] + ((ticks["10 s"] - ticks["0 s"]) / 10) * secs;
+}
+
+/// The top of lane `i` (0: the lock service, 1: worker A, 2: worker B, then the storage).
+const laneTop = (i) => 26 + i * 68;
+
+/// Whether an element lies wholly inside the window.
+const inView = (locator) =>
+  locator.evaluate((el) => {
+    const r = el.getBoundingClientRect();
+    return r.height > 0 && r.top >= 0 && r.bottom <= window.innerHeight;
+  });
+
+async function openTourAt(p, chapter) {
+  await p.evaluate(() => localStorage.clear());
+  await p.goto(BASE);
+  await p.waitForSelector(".tour");
+  const tour = p.getByRole("region", { name: "Guided tour" });
+  for (let i = 1; i < chapter; i++) await tour.getByRole("button", { name: "Next →" }).click();
+  return tour;
+}
+
 describe("the paused-worker story", () => {
   test("played to the end, the storage refuses A's token 33: ✗ 33 < 34, highest 34", async () => {
     const p = await page();
@@ -82,8 +109,44 @@ describe("the paused-worker story", () => {
     await shot(p, "desktop-unfenced.png");
   });
 
+  test("with unique tokens every token is an id, and the storage says why the late write got in", async () => {
+    const p = await page("#preset=uuid-token");
+    await playToEnd(p);
+    const svg = p.locator("#timeline-main svg.lanes");
+    const stale = await svg.locator(".badge.accepted-stale").textContent();
+    assert.match(stale, /^✓ [0-9a-f]{6} stale$/);
+    const a = stale.slice(2, 8);
+    // A's id is the same on its lease, its write and its grant.
+    assert.equal(await svg.locator(".lease text", { hasText: `lease ${a}` }).count(), 1);
+    assert.equal(await svg.locator(".badge.write-sent", { hasText: `write ${a}` }).count(), 1);
+    assert.equal(await svg.locator(".badge.grant", { hasText: `${a} → A` }).count(), 1);
+    const b = (await svg.locator(".badge.grant", { hasText: "→ B" }).textContent()).slice(0, 6);
+    assert.match(b, /^[0-9a-f]{6}$/);
+    assert.notEqual(a, b);
+    // Nothing on the page writes the tokens as ordered numbers.
+    const marks = await svg.locator(".badge text, .lease text, .zombie text").allTextContents();
+    assert.ok(marks.every((m) => !/\b3[34]\b|</.test(m)), marks.join(" | "));
+    assert.ok((await p.locator(".lane-label").allInnerTexts()).every((l) => !/\b3[34]\b|highest/.test(l)));
+    assert.equal(await text(p, ".storage-panel .highest"), `last token ${a}`);
+    assert.equal(
+      await text(p, ".storage-panel .fence-note"),
+      "Unique ids: the storage can only check that a token is not one it saw replaced before. Ids carry no order, so it cannot tell an old owner's token from a new one, and a late write with an unused token gets in.",
+    );
+    assert.match(await text(p, ".storage-panel ol.document"), new RegExp(`A's data — write #1, token ${a}, at 46\\.050 s ⚠ stale`));
+    const list = await events(p);
+    assert.ok(
+      list.some((e) => e.includes(`the storage applies A's write #1 with token ${a}, unable to tell that it is older than ${b}: stale data lands`)),
+      list.join("\n"),
+    );
+    assert.ok(list.every((e) => !/token 3[34]\b|accepted 3[34]\b/.test(e)));
+    await p.locator(".banner details summary").click();
+    assert.ok((await p.locator(".banner details li").allInnerTexts()).every((d) => !/token 3[34]\b/.test(d)));
+    await shot(p, "uuid-token.png");
+  });
+
   test("compare mode stacks fencing off and on with one playhead", async () => {
     const p = await page();
+    assert.equal(await p.locator(".which-run").count(), 0);
     await p.getByLabel(/Compare: fencing off and on/).check();
     assert.equal(await p.locator("#timeline-off svg.lanes").count(), 1);
     assert.equal(await p.locator("#timeline-on svg.lanes").count(), 1);
@@ -93,6 +156,12 @@ describe("the paused-worker story", () => {
     assert.match(await on.locator(".verdict-ok").innerText(), /Every invariant held/);
     const heads = await p.locator(".playhead-time").allTextContents();
     assert.deepEqual(heads, ["46.150 s", "46.150 s"]);
+    // The storage panel and the event list say which of the two runs they describe.
+    const which = () => p.locator(".storage-panel .which-run, .narration .which-run").allInnerTexts();
+    assert.deepEqual(await which(), Array(2).fill("Showing the lower timeline: fencing on, as the scenario has it."));
+    await p.getByLabel(/Fencing: the storage refuses old tokens/).uncheck();
+    assert.deepEqual(await which(), Array(2).fill("Showing the upper timeline: fencing off, as the scenario has it."));
+    await p.getByLabel(/Fencing: the storage refuses old tokens/).check();
     // Export SVG takes both timelines, one above the other, each under its caption.
     const svg = await download(p, "Export SVG");
     assert.equal(svg.name, "paused-worker-timeline-compare.svg");
@@ -174,6 +243,62 @@ describe("the guided tour", () => {
     assert.match(new URL(p.url()).hash, /^#s=/);
   });
 
+  test("an edit during the tour leaves it, so the card never contradicts the timeline", async () => {
+    const p = await page("");
+    let tour = await openTourAt(p, 6);
+    assert.equal(await tour.locator("h2").innerText(), "What fencing does");
+    assert.match(await tour.locator(".tour-text").innerText(), /it refuses it/);
+    // `f` (focus is on the card's Next button): fencing goes off, and the card goes away with it.
+    await p.keyboard.press("f");
+    assert.equal(await p.locator(".tour").count(), 0);
+    assert.equal(await p.getByLabel(/Fencing: the storage refuses old tokens/).isChecked(), false);
+    assert.match(await text(p, ".banner .headline"), /^Stale write accepted/);
+    assert.equal(
+      await text(p, ".messages .notice-text"),
+      "You left the tour: the story is yours to change now. \u201cTake the tour\u201d brings its story back.",
+    );
+    assert.equal(await p.getByRole("button", { name: "Take the tour" }).isVisible(), true);
+
+    // Ticking the box does the same.
+    tour = await openTourAt(p, 6);
+    await p.getByLabel(/Fencing: the storage refuses old tokens/).uncheck();
+    assert.equal(await p.locator(".tour").count(), 0);
+
+    // So does a click on worker B's lane: what it added is said, not silent.
+    tour = await openTourAt(p, 6);
+    const svg = p.locator("#timeline-main svg.lanes");
+    await svg.click({ position: { x: await xOf(svg, 22.15), y: laneTop(2) + 4 } });
+    assert.equal(await p.locator(".tour").count(), 0);
+    assert.equal(
+      await text(p, ".messages .notice-text"),
+      "Pause added where you clicked: B freezes at 22.1 s for 45 s. You left the tour.",
+    );
+    assert.match(await text(p, ".faults ul"), /B freezes at 22\.1 s for 45 s/);
+
+    // Moving around the story does not leave it.
+    tour = await openTourAt(p, 6);
+    await p.getByRole("button", { name: "Previous event" }).click();
+    await p.keyboard.press("End");
+    await setRange(p.getByLabel("Playback speed"), 20);
+    assert.equal(await tour.locator("h2").innerText(), "What fencing does");
+    await tour.getByRole("button", { name: "Leave tour" }).click();
+  });
+
+  test("a reload in the middle of the tour stays on its chapter", async () => {
+    const p = await page("");
+    let tour = await openTourAt(p, 4);
+    assert.equal(new URL(p.url()).hash, "#tour=4");
+    await p.reload();
+    await p.waitForSelector(".tour");
+    tour = p.getByRole("region", { name: "Guided tour" });
+    assert.equal(await tour.locator("h2").innerText(), "The takeover");
+    assert.equal(await text(p, ".playbar .clock"), "31.2 s / 46.1 s");
+    await tour.getByRole("button", { name: "Next →" }).click();
+    assert.equal(new URL(p.url()).hash, "#tour=5");
+    await tour.getByRole("button", { name: "Leave tour" }).click();
+    assert.match(new URL(p.url()).hash, /^#s=/);
+  });
+
   test("a shared link or an embed does not use it up, and it tells its own story after edits", async () => {
     const p = await page("");
     await p.evaluate(() => localStorage.clear());
@@ -222,6 +347,44 @@ describe("sharing", () => {
     assert.equal((await download(q, "Export trace JSON")).text, first.text);
     assert.deepEqual(await events(q), await events(p));
     assert.equal(await q.getByLabel("Seed", { exact: true }).inputValue(), "7");
+  });
+
+  test("Back returns to the story before; a link that fails to load keeps its address", async () => {
+    const p = await page();
+    const story = p.getByLabel("Preset story");
+    await story.selectOption("gc-pause");
+    // Edits change the entry of the story they edit, not add entries.
+    await setRange(p.getByRole("slider", { name: "Lease TTL" }), 10000);
+    await p.getByLabel(/Idempotency keys on writes/).check();
+    assert.equal(await story.inputValue(), "");
+    const edited = p.url();
+    await p.goBack();
+    await p.waitForFunction(() => document.querySelector(".scenario-panel select").value === "paused-worker");
+    assert.ok(p.url().startsWith(BASE), p.url());
+    assert.equal(await p.getByLabel(/Idempotency keys on writes/).isChecked(), false);
+    assert.equal(await text(p, ".playbar .clock"), "0 s / 46.1 s");
+    await p.goForward();
+    await p.waitForFunction(() => document.querySelector(".scenario-panel select").value === "");
+    assert.equal(p.url(), edited);
+    assert.match(await text(p, ".scenario-panel select"), /gc-pause \(from the link\)/);
+    assert.equal(await p.getByLabel(/Idempotency keys on writes/).isChecked(), true);
+
+    // A broken link on arrival: the message, and the link itself is still in the address bar.
+    const q = await page("#s=%%%not-base64");
+    assert.match(await text(q, ".messages .error"), /garbled.*showing the paused-worker story instead/);
+    await q.waitForTimeout(100);
+    assert.equal(new URL(q.url()).hash, "#s=%%%not-base64");
+    // The first change makes the address the scenario's again.
+    await q.getByLabel(/Idempotency keys on writes/).check();
+    assert.match(new URL(q.url()).hash, /^#s=[A-Za-z0-9_-]+$/);
+    // A broken link pasted into the open page: the page says it kept the scenario it had.
+    await q.evaluate(() => (location.hash = "#preset=no-such-story"));
+    await q.waitForFunction(() => document.querySelector(".messages .error")?.textContent.includes("no-such-story"));
+    assert.equal(
+      await text(q, ".messages .error-text"),
+      "There is no preset named `no-such-story` — still showing the scenario from before.",
+    );
+    assert.equal(await q.getByLabel(/Idempotency keys on writes/).isChecked(), true);
   });
 
   test("copy link offers the address of this very scenario", async () => {
@@ -279,12 +442,154 @@ describe("sharing", () => {
     await setRange(p.getByRole("slider", { name: "Playhead" }), 1e20);
     await p.getByLabel("Seed", { exact: true }).fill("not a number");
     await p.getByLabel("Seed", { exact: true }).press("Enter");
-    assert.match(await text(p, ".messages .error"), /The seed must be a whole number/);
+    assert.match(await text(p, "#seed-error"), /The seed must be a whole number/);
     await p.getByLabel("Pause start, in seconds").fill("-3");
     await p.getByRole("button", { name: "Add pause" }).click();
-    assert.match(await text(p, ".messages .error"), /is not a time in seconds/);
+    assert.match(await text(p, "#pause-error"), /is not a time in seconds/);
     await playToEnd(p);
     assert.equal(await p.locator("svg.lanes").count(), 1);
+  });
+});
+
+describe("editing without surprises", () => {
+  test("clicking a badge or a label changes nothing; a lane click says what it added, and Undo takes it back", async () => {
+    const p = await page();
+    await playToEnd(p);
+    const before = await events(p);
+    const hash = new URL(p.url()).hash;
+    const clock = await text(p, ".playbar .clock");
+    const svg = p.locator("#timeline-main svg.lanes");
+    const write33 = svg.locator(".badge.write-sent", { hasText: "write 33" });
+    await write33.locator("text").click();
+    const w = (await write33.locator("rect").boundingBox()).width;
+    await write33.locator("rect").click({ position: { x: w - 4, y: 7 } });
+    await svg.locator(".lease text", { hasText: "lease 33" }).click();
+    await svg.locator(".badge.rejected").click();
+    assert.deepEqual(await events(p), before);
+    assert.equal(new URL(p.url()).hash, hash);
+    assert.equal(await text(p, ".playbar .clock"), clock);
+    assert.equal(await p.locator(".faults ul li").count(), 1);
+    assert.equal(await p.locator(".messages .notice").count(), 0);
+
+    // A click on the lane itself adds a pause there, and says so.
+    await svg.click({ position: { x: await xOf(svg, 20.05), y: laneTop(2) + 4 } });
+    const notice = p.locator(".messages .notice");
+    assert.equal(await notice.locator(".notice-text").innerText(), "Pause added where you clicked: B freezes at 20 s for 45 s.");
+    assert.equal(await inView(notice), true);
+    assert.equal(await p.locator(".faults ul li").count(), 2);
+    assert.notDeepEqual(await events(p), before);
+    await notice.getByRole("button", { name: "Undo" }).click();
+    assert.equal(await p.locator(".messages .notice").count(), 0);
+    assert.deepEqual(await events(p), before);
+    assert.equal(await p.locator(".faults ul li").count(), 1);
+    assert.equal(new URL(p.url()).hash, hash);
+    assert.equal(await p.getByLabel("Preset story").inputValue(), "paused-worker");
+  });
+
+  test("editor errors show next to their field, in view, and the seed box says what is in use", async () => {
+    const p = await page();
+    const seed = p.getByLabel("Seed", { exact: true });
+    await seed.scrollIntoViewIfNeeded();
+    await seed.fill("abc");
+    await seed.press("Enter");
+    const seedError = p.locator("#seed-error");
+    assert.equal(
+      await seedError.innerText(),
+      "The seed must be a whole number from 0 to 18446744073709551615; `abc` is not. The run still uses seed 1.",
+    );
+    assert.equal(await inView(seedError), true);
+    // The box shows the seed in use, and points to the message.
+    assert.equal(await seed.inputValue(), "1");
+    assert.equal(await seed.getAttribute("aria-describedby"), "seed-error");
+    assert.equal(await p.locator(".messages .error").count(), 0);
+    await seed.fill("zz");
+    await seed.press("Enter");
+    assert.match(await seedError.innerText(), /`zz` is not\. The run still uses seed 1\.$/);
+    // A good seed is taken, and the message goes.
+    await seed.fill("7");
+    await seed.press("Enter");
+    assert.equal(await seedError.count(), 0);
+    assert.equal(await seed.inputValue(), "7");
+    assert.equal(await seed.getAttribute("aria-describedby"), null);
+
+    const at = p.getByLabel("Pause start, in seconds");
+    await at.scrollIntoViewIfNeeded();
+    await at.fill("soon");
+    await p.getByRole("button", { name: "Add pause" }).click();
+    const pauseError = p.locator("#pause-error");
+    assert.equal(await pauseError.innerText(), "Pause not added: `soon` is not a time in seconds.");
+    assert.equal(await inView(pauseError), true);
+    assert.equal(await p.locator(".messages .error").count(), 0);
+    assert.equal(await p.locator(".faults ul li").count(), 1);
+  });
+
+  test("a pause after the end of the run is refused, with the range that works", async () => {
+    const p = await page();
+    // The picker starts on the first worker.
+    assert.equal(await p.getByLabel("Worker to freeze").inputValue(), "0");
+    const at = p.getByLabel("Pause start, in seconds");
+    await at.fill("99999999");
+    await p.getByRole("button", { name: "Add pause" }).click();
+    assert.equal(
+      await text(p, "#pause-error"),
+      "Pause not added: the run ends at 46.1 s, and a pause at 99999999 s would come after everything has happened. Pick a time from 0 to 46.1 s.",
+    );
+    assert.equal(await text(p, ".playbar .clock"), "0 s / 46.1 s");
+    assert.equal(await p.locator(".faults ul li").count(), 1);
+    await at.fill("46.1");
+    await p.getByRole("button", { name: "Add pause" }).click();
+    assert.equal(await p.locator("#pause-error").count(), 0);
+    assert.equal(await p.locator(".faults ul li").count(), 2);
+    assert.match(await text(p, ".faults ul li:nth-child(2)"), /^A freezes at 46\.1 s for 45 s/);
+  });
+
+  test("the play bar keeps its size and place while the clock runs", async () => {
+    const p = await page();
+    const box = (sel) => p.locator(sel).first().boundingBox();
+    const measure = async () => ({
+      bar: await box(".playbar"),
+      clock: await box(".playbar .clock"),
+      zoom: await box(".playbar .zoom"),
+      speed: await box(".playbar .speed"),
+      narration: await box(".narration"),
+    });
+    const first = await measure();
+    assert.equal(await text(p, ".playbar .clock"), "0 s / 46.1 s");
+    // One row: the zoom buttons sit beside the speed slider, not under it.
+    assert.ok(Math.abs(first.zoom.y - first.speed.y) < 12, JSON.stringify(first));
+    for (const [t, shown] of [[960, "0.960 s"], [30050, "30.050 s"], [46100, "46.1 s"]]) {
+      await setRange(p.getByRole("slider", { name: "Playhead" }), t);
+      assert.equal(await text(p, ".playbar .clock"), `${shown} / 46.1 s`);
+      assert.deepEqual(await measure(), first, `at ${shown}`);
+    }
+    await setRange(p.getByLabel("Playback speed"), -10);
+    await p.getByRole("slider", { name: "Playhead" }).focus();
+    await p.keyboard.press("Home");
+    await p.getByRole("button", { name: "Play" }).click();
+    await p.waitForFunction(() => /^0\.\d+ s \//.test(document.querySelector(".playbar .clock").textContent.trim()));
+    assert.deepEqual(await measure(), first, "while playing");
+    if (SHOTS) await p.screenshot({ path: join(SHOTS, "playbar-playing.png"), clip: { x: 0, y: 0, width: 1280, height: 760 } });
+    await p.getByRole("button", { name: "Pause", exact: true }).click();
+  });
+  test("the playhead's time never sits on a tick label", async () => {
+    const p = await page();
+    const overlaps = () =>
+      p.evaluate(() => {
+        const head = document.querySelector("#timeline-main .playhead-time").getBoundingClientRect();
+        return [...document.querySelectorAll("#timeline-main .tick text")]
+          .filter((t) => getComputedStyle(t).visibility !== "hidden")
+          .map((t) => [t.textContent, t.getBoundingClientRect()])
+          .filter(([, r]) => r.right > head.left && r.left < head.right && r.bottom > head.top && r.top < head.bottom)
+          .map(([label]) => label);
+      });
+    for (const t of [10, 4990, 10000, 30050, 46100]) {
+      await setRange(p.getByRole("slider", { name: "Playhead" }), t);
+      assert.deepEqual(await overlaps(), [], `at ${t} ms`);
+    }
+    // Only the labels under it are hidden.
+    assert.equal(await p.locator("#timeline-main .tick text.covered").count(), 0);
+    await setRange(p.getByRole("slider", { name: "Playhead" }), 10);
+    assert.deepEqual(await p.locator("#timeline-main .tick text.covered").allTextContents(), ["0 s"]);
   });
 });
 
@@ -339,6 +644,12 @@ describe("the Explore panel", () => {
     assert.equal(await ttl(), swept.ttl);
     assert.equal(await text(p, ".faults ul"), swept.faults);
     assert.equal(await p.getByLabel(/Fencing: the storage refuses/).isChecked(), false);
+    assert.match(await text(p, ".scenario-panel select"), /paused-worker \(from Explore\)/);
+    // Loading it brings the timeline back into view.
+    assert.equal(await p.evaluate(() => window.scrollY), 0);
+    assert.equal(await inView(p.locator("#timeline-main")), true);
+    // Once edited, it is the learner's own.
+    await setRange(p.getByRole("slider", { name: "Lease TTL" }), 20000);
     assert.match(await text(p, ".scenario-panel select"), /paused-worker \(edited\)/);
   });
 
@@ -405,6 +716,56 @@ describe("keyboard, embedding and small screens", () => {
     assert.equal(await help.isVisible(), true);
     await p.keyboard.press("Escape");
     assert.equal(await help.count(), 0);
+  });
+
+  test("Space and Enter belong to the focused control; the shortcuts still work on sliders", async () => {
+    const p = await page();
+    const fencing = p.getByLabel(/Fencing: the storage refuses old tokens/);
+    const playing = () => p.locator(".playbar .play").getAttribute("aria-label");
+    const now = () => text(p, ".narration .now");
+    await fencing.focus();
+    await p.keyboard.press(" ");
+    assert.equal(await fencing.isChecked(), false);
+    assert.equal(await playing(), "Play");
+    await p.keyboard.press(" ");
+    assert.equal(await fencing.isChecked(), true);
+    assert.equal(await playing(), "Play");
+    // A focused button does what it says.
+    await p.getByRole("button", { name: "Next event" }).focus();
+    await p.keyboard.press("Home");
+    assert.match(await now(), /^Nothing has happened yet/);
+    await p.keyboard.press(" ");
+    assert.equal(await now(), "0 s — A sends acquire to lock; it arrives at 0.050 s");
+    await p.keyboard.press("Enter");
+    assert.equal(await now(), "0.050 s — acquire from A (sent at 0 s) reaches lock");
+    assert.equal(await playing(), "Play");
+    // In the event list, Space picks the event.
+    await p.locator("ol.events li").nth(4).locator("button").focus();
+    await p.keyboard.press(" ");
+    assert.equal(await p.locator("ol.events li.current").count(), 1);
+    assert.equal(await p.locator("ol.events li").nth(4).getAttribute("class"), "current");
+    assert.equal(await playing(), "Play");
+    // On the sliders, Space plays and pauses, f and ? work.
+    for (const slider of [p.getByLabel("Playback speed"), p.getByRole("slider", { name: "Playhead" })]) {
+      await setRange(p.getByLabel("Playback speed"), -10);
+      await slider.focus();
+      await p.keyboard.press(" ");
+      assert.equal(await playing(), "Pause");
+      await p.keyboard.press(" ");
+      assert.equal(await playing(), "Play");
+    }
+    await p.getByLabel("Playback speed").focus();
+    await p.keyboard.press("f");
+    assert.equal(await fencing.isChecked(), false);
+    await p.keyboard.press("?");
+    assert.equal(await p.getByRole("dialog", { name: "Keyboard shortcuts" }).isVisible(), true);
+    await p.keyboard.press("Escape");
+    // In a text box, Space is a character.
+    const at = p.getByLabel("Pause start, in seconds");
+    await at.fill("");
+    await at.press(" ");
+    assert.equal(await at.inputValue(), " ");
+    assert.equal(await playing(), "Play");
   });
 
   test("?embed shows the timeline and the play controls only", async () => {

@@ -57,6 +57,23 @@ pub fn replace_hash(fragment: &str) {
     }
 }
 
+/// Sets the fragment in a new history entry (Back returns to the one before), without firing
+/// `hashchange`.
+pub fn push_hash(fragment: &str) {
+    if let Some(w) = window()
+        && let Ok(h) = w.history()
+    {
+        let _ = h.push_state_with_url(&JsValue::NULL, "", Some(&format!("#{fragment}")));
+    }
+}
+
+/// Scrolls the page back to its top, where the timeline is.
+pub fn scroll_to_top() {
+    if let Some(w) = window() {
+        w.scroll_to_with_x_and_y(0.0, 0.0);
+    }
+}
+
 /// The page's full address.
 pub fn href() -> String {
     window()

@@ -11,7 +11,75 @@
 use std::collections::BTreeMap;
 
 use fencepost_sim::trace::{JobEnd, RejectReason, fmt_secs};
-use fencepost_sim::{Actor, Beliefs, Detail, Event, Invariant, Msg, Trace};
+use fencepost_sim::{Actor, Beliefs, Detail, Event, Invariant, Msg, TokenKind, Trace};
+
+/// How tokens are written: as the numbers they are, or, for a scenario whose tokens are unique
+/// ids instead of increasing numbers, as short hex ids that carry no order. (The simulator still
+/// numbers grants; an id is derived from that number, the same one everywhere on the page.)
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TokenStyle {
+    /// Increasing numbers: `33`, `34`.
+    #[default]
+    Number,
+    /// Unique ids: `5b0e9c`.
+    UniqueId,
+}
+
+impl TokenStyle {
+    /// The style for a scenario's kind of token.
+    pub fn of(kind: TokenKind) -> TokenStyle {
+        match kind {
+            TokenKind::Ordered => TokenStyle::Number,
+            TokenKind::Uuid => TokenStyle::UniqueId,
+        }
+    }
+
+    /// One token, as the page writes it.
+    pub fn show(self, token: u64) -> String {
+        match self {
+            TokenStyle::Number => token.to_string(),
+            TokenStyle::UniqueId => {
+                // SplitMix64's finaliser: neighbouring numbers get unrelated-looking ids.
+                let mut z = token.wrapping_add(0x9e37_79b9_7f4a_7c15);
+                z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+                z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+                z ^= z >> 31;
+                format!("{:06x}", z >> 40)
+            }
+        }
+    }
+
+    /// A sentence of the simulator's with its tokens written this way. With unique ids the
+    /// storage cannot know that a token is older than another, and the sentence says so.
+    pub fn words(self, sentence: &str) -> String {
+        if self == TokenStyle::Number {
+            return sentence.to_string();
+        }
+        let s = sentence.replace(
+            " even though it already accepted ",
+            ", unable to tell that it is older than ",
+        );
+        const BEFORE: [&str; 4] = ["token ", "accepted ", "issued ", "older than "];
+        let mut out = String::with_capacity(s.len() + 16);
+        let mut rest = s.as_str();
+        while let Some((at, len)) = BEFORE
+            .iter()
+            .filter_map(|m| rest.find(m).map(|i| (i, m.len())))
+            .min_by_key(|&(i, len)| (i, usize::MAX - len))
+        {
+            let (head, tail) = rest.split_at(at + len);
+            out.push_str(head);
+            let digits = tail.bytes().take_while(u8::is_ascii_digit).count();
+            match tail[..digits].parse::<u64>() {
+                Ok(n) => out.push_str(&self.show(n)),
+                Err(_) => out.push_str(&tail[..digits]),
+            }
+            rest = &tail[digits..];
+        }
+        out.push_str(rest);
+        out
+    }
+}
 
 /// A horizontal lane of the timeline.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -185,11 +253,18 @@ pub struct Timeline {
     pub arrows: Vec<Arrow>,
     /// Badges, in event order.
     pub badges: Vec<Badge>,
+    /// How its tokens are written.
+    pub tokens: TokenStyle,
 }
 
 impl Timeline {
-    /// Lays out `trace`.
+    /// Lays out `trace`, its tokens written as numbers.
     pub fn of(trace: &Trace) -> Timeline {
+        Timeline::styled(trace, TokenStyle::Number)
+    }
+
+    /// Lays out `trace`, its tokens written in `tokens` style.
+    pub fn styled(trace: &Trace, tokens: TokenStyle) -> Timeline {
         let last = trace.events.last().map_or(0, |e| e.t_ms);
         let lanes = lanes(trace);
         let mut leases: Vec<LeaseBar> = Vec::new();
@@ -303,7 +378,7 @@ impl Timeline {
                         delivered: false,
                         kind: arrow_kind(e.actor, to, what),
                         token: e.token,
-                        label: message_label(what, e.token),
+                        label: message_label(what, e.token, tokens),
                         seq: e.seq,
                     });
                 }
@@ -315,7 +390,7 @@ impl Timeline {
                 }
                 _ => {}
             }
-            if let Some(b) = badge(trace, e) {
+            if let Some(b) = badge(trace, e, tokens) {
                 badges.push(b);
             }
 
@@ -394,6 +469,7 @@ impl Timeline {
             down,
             arrows,
             badges,
+            tokens,
         }
     }
 
@@ -452,8 +528,8 @@ fn arrow_kind(from: Actor, to: Actor, what: Msg) -> ArrowKind {
     }
 }
 
-fn message_label(what: Msg, token: Option<u64>) -> String {
-    let tok = token.map_or(String::new(), |t| format!(", token {t}"));
+fn message_label(what: Msg, token: Option<u64>, tokens: TokenStyle) -> String {
+    let tok = token.map_or(String::new(), |t| format!(", token {}", tokens.show(t)));
     match what {
         Msg::Write { op, retry } => format!(
             "{} #{op}{tok}",
@@ -466,8 +542,8 @@ fn message_label(what: Msg, token: Option<u64>) -> String {
     }
 }
 
-fn badge(trace: &Trace, e: &Event) -> Option<Badge> {
-    let tok = e.token.map_or(String::from("?"), |t| t.to_string());
+fn badge(trace: &Trace, e: &Event, tokens: TokenStyle) -> Option<Badge> {
+    let tok = e.token.map_or(String::from("?"), |t| tokens.show(t));
     let (text, kind) = match e.detail {
         Detail::Grant { holder, .. } => (
             format!("{tok} → {}", trace.name(Actor::Worker(holder))),
@@ -488,6 +564,10 @@ fn badge(trace: &Trace, e: &Event) -> Option<Badge> {
         Detail::PauseStart { .. } => ("‖ paused".into(), BadgeKind::Paused),
         Detail::PauseEnd => ("▶ resumes".into(), BadgeKind::Resumed),
         Detail::WriteAccepted { .. } => match e.stale_over() {
+            // Unique ids have no order: the badge cannot say "<".
+            Some(_) if tokens == TokenStyle::UniqueId => {
+                (format!("✓ {tok} stale"), BadgeKind::AcceptedStale)
+            }
             Some(p) => (format!("✓ {tok} < {p} stale"), BadgeKind::AcceptedStale),
             None => (format!("✓ {tok}"), BadgeKind::Accepted),
         },
@@ -497,7 +577,7 @@ fn badge(trace: &Trace, e: &Event) -> Option<Badge> {
             ..
         } => (
             match highest {
-                Some(h) => format!("✗ {tok} < {h}"),
+                Some(h) => format!("✗ {tok} < {}", tokens.show(h)),
                 None => format!("✗ {tok}"),
             },
             BadgeKind::Rejected,
@@ -724,6 +804,11 @@ pub struct Banner {
 
 /// The banner after the first `upto` events, if an invariant has broken by then.
 pub fn banner_at(trace: &Trace, upto: usize) -> Option<Banner> {
+    banner_styled(trace, upto, TokenStyle::Number)
+}
+
+/// [`banner_at`], its tokens written in `tokens` style.
+pub fn banner_styled(trace: &Trace, upto: usize, tokens: TokenStyle) -> Option<Banner> {
     let seen: Vec<_> = trace
         .verdict
         .violations
@@ -747,10 +832,10 @@ pub fn banner_at(trace: &Trace, upto: usize) -> Option<Banner> {
         .min_by_key(|i| priority(*i))?;
     let details = seen
         .iter()
-        .map(|v| format!("{}: {}", v.invariant, v.because))
+        .map(|v| format!("{}: {}", v.invariant, tokens.words(&v.because)))
         .collect();
     Some(Banner {
-        headline: plain_words(trace, headline, seq),
+        headline: tokens.words(&plain_words(trace, headline, seq)),
         details,
         seq,
     })
@@ -810,17 +895,29 @@ fn plain_words(trace: &Trace, inv: Invariant, seq: u32) -> String {
 
 /// One line about a lane's actor at the playhead, e.g. `zombie: believes it holds 33`.
 pub fn lane_status_at(trace: &Trace, beliefs: &Beliefs, actor: Actor) -> String {
+    lane_status_styled(trace, beliefs, actor, TokenStyle::Number)
+}
+
+/// [`lane_status_at`], its tokens written in `tokens` style.
+pub fn lane_status_styled(
+    trace: &Trace,
+    beliefs: &Beliefs,
+    actor: Actor,
+    tokens: TokenStyle,
+) -> String {
+    let show = |t: u64| tokens.show(t);
     match actor {
         Actor::Lock => match beliefs.authority {
             Some(h) => format!(
                 "held by {} (token {}) until {}",
                 trace.name(Actor::Worker(h.worker)),
-                h.token,
+                show(h.token),
                 fmt_secs(h.until)
             ),
             None => "free".into(),
         },
         Actor::Storage => match beliefs.storage_highest {
+            Some(_) if tokens == TokenStyle::UniqueId => "ids, no order".into(),
             Some(h) => format!("highest {h}"),
             None => "no writes yet".into(),
         },
@@ -837,9 +934,9 @@ pub fn lane_status_at(trace: &Trace, beliefs: &Beliefs, actor: Actor) -> String 
             }
             match b.holds {
                 Some(t) if beliefs.is_zombie(w) => {
-                    parts.push(format!("zombie: believes it holds {t}"));
+                    parts.push(format!("zombie: believes it holds {}", show(t)));
                 }
-                Some(t) => parts.push(format!("holds {t}")),
+                Some(t) => parts.push(format!("holds {}", show(t))),
                 None => {}
             }
             if parts.is_empty() {
@@ -854,7 +951,7 @@ pub fn lane_status_at(trace: &Trace, beliefs: &Beliefs, actor: Actor) -> String 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use fencepost_sim::{PRESETS, RunOptions, preset, run_with};
+    use fencepost_sim::{PRESETS, RunOptions, preset, run, run_with};
 
     fn paused(fencing: bool) -> Trace {
         run_with(
@@ -1156,5 +1253,63 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn unique_tokens_read_as_ids_with_no_order() {
+        let ids = TokenStyle::UniqueId;
+        assert_eq!(TokenStyle::Number.show(33), "33");
+        let (a, b) = (ids.show(33), ids.show(34));
+        assert_eq!(a, ids.show(33));
+        assert!(
+            a.len() == 6 && a.bytes().all(|c| c.is_ascii_hexdigit()),
+            "{a}"
+        );
+        let all: std::collections::BTreeSet<String> = (1..=500).map(|t| ids.show(t)).collect();
+        assert_eq!(all.len(), 500);
+        assert_eq!(
+            ids.words("the storage applies A's write #1 with token 33 even though it already accepted 34: stale data lands"),
+            format!("the storage applies A's write #1 with token {a}, unable to tell that it is older than {b}: stale data lands")
+        );
+        assert_eq!(
+            ids.words("I2: A's write (token 33) landed after B (a newer owner, token 34) had written at 46 s"),
+            format!("I2: A's write (token {a}) landed after B (a newer owner, token {b}) had written at 46 s")
+        );
+        assert_eq!(TokenStyle::Number.words("token 33"), "token 33");
+        assert_eq!(
+            ids.words("no token here, token x"),
+            "no token here, token x"
+        );
+
+        // The uuid story: every token on the page is an id, and nothing claims an order.
+        let t = run(&preset("uuid-token").unwrap().scenario());
+        let tl = Timeline::styled(&t, ids);
+        let texts: Vec<&str> = tl.badges.iter().map(|b| b.text.as_str()).collect();
+        assert!(
+            texts.contains(&format!("✓ {a} stale").as_str()),
+            "{texts:?}"
+        );
+        assert!(texts.contains(&format!("{b} → B").as_str()), "{texts:?}");
+        assert!(
+            texts
+                .iter()
+                .all(|t| !t.contains('<') && !t.contains("33") && !t.contains("34"))
+        );
+        assert!(
+            tl.arrows
+                .iter()
+                .all(|a| !a.label.contains("33") && !a.label.contains("34"))
+        );
+        let b = banner_styled(&t, t.events.len(), ids).unwrap();
+        assert!(
+            b.details.iter().all(|d| !d.contains("token 33")),
+            "{:?}",
+            b.details
+        );
+        let end = t.beliefs_after(t.events.len());
+        assert_eq!(
+            lane_status_styled(&t, &end, Actor::Storage, ids),
+            "ids, no order"
+        );
     }
 }

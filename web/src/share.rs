@@ -40,6 +40,20 @@ pub fn decode_fragment(fragment: &str) -> Result<Option<Scenario>, String> {
     Err("the link's fragment is not a fencepost scenario (expected #s=… or #preset=…)".into())
 }
 
+/// The tour chapter an address names (`#tour=3`: the third), if it names one that exists.
+pub fn tour_chapter(fragment: &str) -> Option<usize> {
+    let f = fragment.strip_prefix('#').unwrap_or(fragment).trim();
+    let n: usize = f.strip_prefix("tour=")?.parse().ok()?;
+    (1..=crate::tour::CHAPTERS.len())
+        .contains(&n)
+        .then(|| n - 1)
+}
+
+/// The address of tour chapter `i` (from 0).
+pub fn tour_fragment(i: usize) -> String {
+    format!("tour={}", i + 1)
+}
+
 fn truncate(s: &str, max: usize) -> &str {
     match s.char_indices().nth(max) {
         Some((i, _)) => &s[..i],
@@ -170,5 +184,15 @@ mod tests {
                 .map(|s| s.name),
             Some("paused-worker".to_string())
         );
+    }
+
+    #[test]
+    fn tour_chapters_in_the_address() {
+        assert_eq!(tour_chapter("#tour=1"), Some(0));
+        assert_eq!(tour_chapter("tour=7"), Some(6));
+        assert_eq!(tour_fragment(3), "tour=4");
+        for bad in ["#tour=0", "#tour=8", "#tour=x", "#tour=", "#s=abc", ""] {
+            assert_eq!(tour_chapter(bad), None, "{bad}");
+        }
     }
 }

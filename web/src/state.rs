@@ -8,10 +8,11 @@
 use std::rc::Rc;
 
 use fencepost_sim::scenario::MAX_TIME_MS;
+use fencepost_sim::trace::fmt_secs;
 use fencepost_sim::{Fault, PRESETS, RunOptions, Scenario, TokenKind, Trace, preset, run_with};
 use yew::Reducible;
 
-use crate::model::{Playhead, Timeline, end_time};
+use crate::model::{Playhead, Timeline, TokenStyle, end_time};
 use crate::tour::{CHAPTERS, TOUR_PRESET};
 
 /// The most events the app simulates for one run; longer runs are cut and say so.
@@ -54,7 +55,7 @@ impl Run {
                 ..RunOptions::default()
             },
         );
-        let timeline = Timeline::of(&trace);
+        let timeline = Timeline::styled(&trace, TokenStyle::of(scenario.protections.token_kind));
         Run {
             trace: Rc::new(trace),
             timeline: Rc::new(timeline),
@@ -108,6 +109,47 @@ pub struct State {
     pub notice: Option<String>,
     /// A link to show for copying by hand.
     pub link: Option<String>,
+    /// An editor field's error, shown next to that field.
+    pub field_error: Option<(Field, String)>,
+    /// The scenario before the last lane click, while its notice offers to undo it.
+    pub undo: Option<Box<Scenario>>,
+    /// Where the scenario on screen came from, while it is unchanged since (a preset's own
+    /// scenario needs none).
+    pub origin: Option<Origin>,
+    /// Counts the stories loaded (a preset, an import, a seed from Explore): each gets an entry
+    /// of its own in the browser's history, so that Back returns to the one before.
+    pub story: u32,
+}
+
+/// Where a loaded scenario came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// The address: a shared link, or Back and Forward.
+    Address,
+    /// An imported file.
+    Import,
+    /// A seed or counterexample of the Explore panel.
+    Explore,
+}
+
+impl Origin {
+    /// How the story picker names a scenario of this origin.
+    pub fn label(self) -> &'static str {
+        match self {
+            Origin::Address => "from the link",
+            Origin::Import => "imported",
+            Origin::Explore => "from Explore",
+        }
+    }
+}
+
+/// An editor field that can show its own error.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Field {
+    /// The seed box.
+    Seed,
+    /// The "Freeze … at … s" form.
+    Pause,
 }
 
 /// Everything that can happen.
@@ -138,7 +180,7 @@ pub enum Action {
     /// Load a preset by name.
     LoadPreset(String),
     /// Load a scenario (link, import, explorer), playhead at the start.
-    LoadScenario(Box<Scenario>),
+    LoadScenario(Box<Scenario>, Origin),
     /// Flip a protection.
     Toggle(Switch),
     /// Lease TTL slider.
@@ -149,13 +191,23 @@ pub enum Action {
     SetLatency(u64),
     /// Seed field, as typed.
     SetSeed(String),
-    /// Freeze worker `worker` at virtual time `at` for the current pause length.
+    /// Freeze worker `worker` at virtual time `at` for the current pause length (the editor's
+    /// form: errors show next to it).
     InjectPause {
         /// Worker index.
         worker: usize,
         /// When.
         at: u64,
     },
+    /// A click on a worker's lane: the same pause, announced with an offer to undo it.
+    LaneClick {
+        /// Worker index.
+        worker: usize,
+        /// When.
+        at: u64,
+    },
+    /// Put back the scenario from before the last lane click.
+    Undo,
     /// Remove a fault.
     RemoveFault(usize),
     /// Compare mode on or off.
@@ -172,6 +224,8 @@ pub enum Action {
     Dismiss,
     /// Show an error.
     Error(String),
+    /// Show an error next to an editor field.
+    FieldError(Field, String),
     /// Show a passing message.
     Notice(String),
     /// Show a link for copying by hand.
@@ -204,6 +258,10 @@ impl State {
             error: None,
             notice: None,
             link: None,
+            field_error: None,
+            undo: None,
+            origin: None,
+            story: 0,
         }
     }
 
@@ -262,6 +320,8 @@ impl State {
         }
         self.scenario = scenario;
         self.error = None;
+        self.field_error = None;
+        self.undo = None;
         if reset {
             self.playing = false;
             self.head = Playhead::default();
@@ -285,12 +345,62 @@ impl State {
         self.head = ch.playhead(&self.run.trace);
     }
 
+    /// Changes the scenario on screen. During the tour this leaves it: the chapters narrate the
+    /// tour's own story, and an edited one would show something else than the card says.
     fn edit(&mut self, f: impl FnOnce(&mut Scenario)) {
         let mut s = self.scenario.clone();
         f(&mut s);
         if s != self.scenario {
+            let touring = self.tour.is_some();
             self.set_scenario(s, false);
+            if self.error.is_none() {
+                self.origin = None;
+            }
+            if touring && self.error.is_none() {
+                self.tour = None;
+                self.notice = Some(
+                    "You left the tour: the story is yours to change now. \
+                     \u{201c}Take the tour\u{201d} brings its story back."
+                        .into(),
+                );
+            }
         }
+    }
+
+    /// Why a pause of worker `worker` at `at` cannot be added, if it cannot.
+    fn pause_refused(&self, worker: usize, at: u64) -> Option<String> {
+        self.scenario.workers.get(worker)?;
+        let end = self.end();
+        if self.pause_ms == 0 {
+            Some("Pause not added: set a pause length above 0 s first.".into())
+        } else if self.scenario.faults.len() >= fencepost_sim::scenario::MAX_FAULTS {
+            Some("Pause not added: this scenario already has as many faults as it can.".into())
+        } else if at > end {
+            Some(format!(
+                "Pause not added: the run ends at {}, and a pause at {} would come after \
+                 everything has happened. Pick a time from 0 to {}.",
+                fmt_secs(end),
+                fmt_secs(at),
+                fmt_secs(end)
+            ))
+        } else {
+            None
+        }
+    }
+
+    /// Adds a pause of `worker` at `at` for the current pause length (checked by the caller).
+    fn add_pause(&mut self, worker: usize, at: u64) {
+        let Some(name) = self.scenario.workers.get(worker).map(|w| w.name.clone()) else {
+            return;
+        };
+        let len = self.pause_ms;
+        self.edit(|s| {
+            s.faults.push(Fault::Pause {
+                worker: name,
+                at: at.min(MAX_TIME_MS),
+                for_ms: len,
+            });
+        });
     }
 
     /// Applies one action.
@@ -354,13 +464,24 @@ impl State {
                     let s = p.scenario();
                     self.pause_ms = first_pause_length(&s).unwrap_or(DEFAULT_PAUSE_MS);
                     self.set_scenario(s, true);
+                    if self.error.is_none() {
+                        self.origin = None;
+                        self.story = self.story.wrapping_add(1);
+                    }
                 }
                 None => self.error = Some(format!("There is no preset named `{name}`.")),
             },
-            Action::LoadScenario(s) => {
+            Action::LoadScenario(s, origin) => {
                 self.tour = None;
                 self.pause_ms = first_pause_length(&s).unwrap_or(self.pause_ms);
                 self.set_scenario(*s, true);
+                if self.error.is_none() {
+                    self.origin = Some(origin);
+                    // The address already names what it loads.
+                    if origin != Origin::Address {
+                        self.story = self.story.wrapping_add(1);
+                    }
+                }
             }
             Action::Toggle(sw) => self.edit(|s| match sw {
                 Switch::Fencing => s.protections.fencing = !s.protections.fencing,
@@ -407,36 +528,64 @@ impl State {
                 });
             }
             Action::SetSeed(text) => match text.trim().parse::<u64>() {
+                Ok(seed) if seed == self.scenario.seed => {
+                    if matches!(self.field_error, Some((Field::Seed, _))) {
+                        self.field_error = None;
+                    }
+                }
                 Ok(seed) => self.edit(|s| s.seed = seed),
                 Err(_) => {
-                    self.error = Some(format!(
-                        "The seed must be a whole number from 0 to {}; `{}` is not.",
-                        u64::MAX,
-                        text.chars().take(40).collect::<String>()
+                    self.field_error = Some((
+                        Field::Seed,
+                        format!(
+                            "The seed must be a whole number from 0 to {}; `{}` is not. \
+                             The run still uses seed {}.",
+                            u64::MAX,
+                            text.chars().take(40).collect::<String>(),
+                            self.scenario.seed
+                        ),
                     ));
                 }
             },
             Action::InjectPause { worker, at } => {
-                let Some(name) = self.scenario.workers.get(worker).map(|w| w.name.clone()) else {
-                    return;
-                };
-                let len = self.pause_ms;
-                let at = at.min(MAX_TIME_MS);
-                if len == 0 {
-                    self.error = Some("Set a pause length above 0 s to inject a pause.".into());
+                if self.scenario.workers.get(worker).is_none() {
                     return;
                 }
-                if self.scenario.faults.len() >= fencepost_sim::scenario::MAX_FAULTS {
-                    self.error = Some("This scenario already has as many faults as it can.".into());
+                match self.pause_refused(worker, at) {
+                    Some(e) => self.field_error = Some((Field::Pause, e)),
+                    None => self.add_pause(worker, at),
+                }
+            }
+            Action::LaneClick { worker, at } => {
+                if self.scenario.workers.get(worker).is_none() {
                     return;
                 }
-                self.edit(|s| {
-                    s.faults.push(Fault::Pause {
-                        worker: name,
-                        at,
-                        for_ms: len,
-                    });
-                });
+                if let Some(e) = self.pause_refused(worker, at) {
+                    self.error = Some(e);
+                    return;
+                }
+                let before = self.scenario.clone();
+                let touring = self.tour.is_some();
+                self.add_pause(worker, at);
+                if self.scenario != before {
+                    let added = self
+                        .scenario
+                        .faults
+                        .last()
+                        .map(Fault::describe)
+                        .unwrap_or_default();
+                    self.notice = Some(format!(
+                        "Pause added where you clicked: {added}.{}",
+                        if touring { " You left the tour." } else { "" }
+                    ));
+                    self.undo = Some(Box::new(before));
+                }
+            }
+            Action::Undo => {
+                if let Some(before) = self.undo.take() {
+                    self.notice = None;
+                    self.set_scenario(*before, false);
+                }
             }
             Action::RemoveFault(i) => {
                 if i < self.scenario.faults.len() {
@@ -446,6 +595,8 @@ impl State {
                 }
             }
             Action::ToggleCompare => {
+                // The tour's chapters narrate one timeline.
+                self.tour = None;
                 self.compare = match self.compare {
                     Some(_) => None,
                     None => Some(pair(&self.scenario)),
@@ -470,8 +621,11 @@ impl State {
                 self.error = None;
                 self.notice = None;
                 self.link = None;
+                self.field_error = None;
+                self.undo = None;
             }
             Action::Error(e) => self.error = Some(e),
+            Action::FieldError(f, e) => self.field_error = Some((f, e)),
             Action::Notice(n) => self.notice = Some(n),
             Action::ShowLink(l) => self.link = Some(l),
         }
@@ -639,10 +793,17 @@ mod tests {
     fn a_bad_seed_is_an_error_in_the_page() {
         let s = apply(paused(), [Action::SetSeed("12x".into())]);
         assert_eq!(s.scenario.seed, 1);
-        assert!(s.error.as_deref().unwrap().contains("`12x` is not"));
+        assert_eq!(s.error, None);
+        let (field, e) = s.field_error.clone().unwrap();
+        assert_eq!(field, Field::Seed);
+        assert!(e.contains("`12x` is not"), "{e}");
+        assert!(e.ends_with("The run still uses seed 1."), "{e}");
+        // Typing the seed in use again clears the message.
+        let again = apply(s.clone(), [Action::SetSeed("1".into())]);
+        assert_eq!(again.field_error, None);
         let s = apply(s, [Action::SetSeed(" 18446744073709551615 ".into())]);
         assert_eq!(s.scenario.seed, u64::MAX);
-        assert_eq!(s.error, None);
+        assert_eq!(s.field_error, None);
     }
 
     #[test]
@@ -753,10 +914,131 @@ mod tests {
         assert_eq!(edited.trace(), story.trace());
         assert_eq!(edited.head, story.head);
         assert_eq!(edited.pause_ms, story.pause_ms);
-        // Edits made during the tour give way to the story at the next chapter too.
-        let s = apply(story, [Action::SetTtl(10_000), Action::TourGo(1)]);
+        // An edit during the tour leaves it (the card would no longer match the timeline);
+        // going to a chapter again brings the story back.
+        let s = apply(story, [Action::SetTtl(10_000)]);
+        assert_eq!(s.tour, None);
+        assert!(
+            s.notice
+                .as_deref()
+                .unwrap()
+                .starts_with("You left the tour")
+        );
+        let s = apply(s, [Action::TourGo(1)]);
         assert_eq!(s.scenario, tour_scenario(CHAPTERS[1].fencing));
         assert_eq!(s.tour, Some(1));
+    }
+
+    #[test]
+    fn every_kind_of_edit_during_the_tour_leaves_it() {
+        let at_refusal = || apply(State::with_tour(), [Action::TourGo(5)]);
+        for edit in [
+            Action::Toggle(Switch::Fencing),
+            Action::LaneClick {
+                worker: 1,
+                at: 22_100,
+            },
+            Action::InjectPause {
+                worker: 0,
+                at: 2_000,
+            },
+            Action::SetSeed("2".into()),
+            Action::SetPauseLength(10_000),
+            Action::ToggleCompare,
+        ] {
+            let s = apply(at_refusal(), [edit.clone()]);
+            assert_eq!(s.tour, None, "{edit:?}");
+        }
+        // Moving the playhead or changing the speed does not.
+        for view in [
+            Action::Next,
+            Action::End,
+            Action::SetSpeed(20),
+            Action::Zoom(1),
+        ] {
+            let s = apply(at_refusal(), [view.clone()]);
+            assert_eq!(s.tour, Some(5), "{view:?}");
+        }
+    }
+
+    #[test]
+    fn a_lane_click_says_what_it_added_and_can_be_undone() {
+        let base = apply(paused(), [Action::Seek(20_000)]);
+        let s = apply(
+            base.clone(),
+            [Action::LaneClick {
+                worker: 0,
+                at: 47_900.min(base.end()),
+            }],
+        );
+        assert_eq!(s.scenario.faults.len(), 2);
+        assert_eq!(
+            s.notice.as_deref(),
+            Some("Pause added where you clicked: A freezes at 46.1 s for 45 s.")
+        );
+        assert!(s.undo.is_some());
+        let s = apply(s, [Action::Undo]);
+        assert_eq!(s.scenario, base.scenario);
+        assert_eq!(s.trace(), base.trace());
+        assert_eq!((s.notice.clone(), s.undo.clone()), (None, None));
+        assert_eq!(s.head.t, 20_000);
+        // Any other change forgets what Undo would put back.
+        let s = apply(
+            base.clone(),
+            [
+                Action::LaneClick {
+                    worker: 0,
+                    at: 5_000,
+                },
+                Action::SetTtl(10_000),
+            ],
+        );
+        assert!(s.undo.is_none());
+        let s = apply(s, [Action::Undo]);
+        assert_eq!(s.scenario.lease_ttl_ms, 10_000);
+    }
+
+    #[test]
+    fn a_pause_after_the_end_of_the_run_is_refused() {
+        let s = apply(
+            paused(),
+            [Action::InjectPause {
+                worker: 0,
+                at: 99_999_999_000,
+            }],
+        );
+        assert_eq!(s.scenario, paused().scenario);
+        let (field, e) = s.field_error.clone().unwrap();
+        assert_eq!(field, Field::Pause);
+        assert_eq!(
+            e,
+            "Pause not added: the run ends at 46.1 s, and a pause at 99999999 s would come after \
+             everything has happened. Pick a time from 0 to 46.1 s."
+        );
+        assert_eq!(s.end(), 46_100);
+        // At the very end it is taken.
+        let s = apply(
+            s,
+            [Action::InjectPause {
+                worker: 0,
+                at: 46_100,
+            }],
+        );
+        assert_eq!(s.scenario.faults.len(), 2);
+        assert_eq!(s.field_error, None);
+        // A pause length of 0 is refused next to the form too.
+        let s = apply(
+            paused(),
+            [
+                Action::SetPauseLength(0),
+                Action::InjectPause {
+                    worker: 0,
+                    at: 1_000,
+                },
+            ],
+        );
+        assert_eq!(s.scenario.faults.len(), 1);
+        assert!(matches!(s.field_error, Some((Field::Pause, _))));
     }
 
     #[test]
@@ -773,7 +1055,7 @@ mod tests {
         assert_eq!(s.error.as_deref(), Some("There is no preset named `nope`."));
         let mut bad = s.scenario.clone();
         bad.workers.clear();
-        let s = apply(s, [Action::LoadScenario(Box::new(bad))]);
+        let s = apply(s, [Action::LoadScenario(Box::new(bad), Origin::Import)]);
         assert_eq!(s.scenario.name, "gc-pause");
         assert_eq!(
             s.error.as_deref(),
@@ -781,6 +1063,32 @@ mod tests {
         );
         let s = apply(s, [Action::Dismiss]);
         assert_eq!(s.error, None);
+    }
+
+    #[test]
+    fn each_story_loaded_counts_and_says_where_it_came_from() {
+        let s = paused();
+        assert_eq!((s.story, s.origin), (0, None));
+        let s = apply(s, [Action::LoadPreset("gc-pause".into())]);
+        assert_eq!((s.story, s.origin), (1, None));
+        let mut other = s.scenario.clone();
+        other.seed = 9;
+        let s = apply(
+            s,
+            [Action::LoadScenario(
+                Box::new(other.clone()),
+                Origin::Explore,
+            )],
+        );
+        assert_eq!((s.story, s.origin), (2, Some(Origin::Explore)));
+        // An edit makes it the learner's own; the address loading a scenario adds no story.
+        let s = apply(s, [Action::Toggle(Switch::Idempotency)]);
+        assert_eq!((s.story, s.origin), (2, None));
+        let s = apply(s, [Action::LoadScenario(Box::new(other), Origin::Address)]);
+        assert_eq!((s.story, s.origin), (2, Some(Origin::Address)));
+        // Nothing loaded, nothing counted.
+        let s = apply(s, [Action::LoadPreset("nope".into())]);
+        assert_eq!(s.story, 2);
     }
 
     #[test]

@@ -16,8 +16,8 @@ use super::timeline::Timeline;
 use super::{send, target};
 use crate::dom;
 use crate::model::Playhead;
-use crate::share::{decode_fragment, encode_fragment};
-use crate::state::{Action, State, Switch, tour_story};
+use crate::share::{decode_fragment, encode_fragment, tour_chapter, tour_fragment};
+use crate::state::{Action, Origin, State, Switch, tour_story};
 use crate::tour::CHAPTERS;
 
 /// localStorage key remembering that the visitor has left the tour (finished or not).
@@ -30,8 +30,21 @@ const FRAME_MS: u32 = 16;
 fn initial_state() -> State {
     let query = dom::query();
     let embed = dom::has_flag(&query, "embed");
+    // A reload in the middle of the tour comes back to its chapter.
+    if let Some(ch) = tour_chapter(&dom::hash()).filter(|_| !embed) {
+        let mut state = State::with_tour();
+        state.apply(Action::TourGo(ch));
+        return state;
+    }
     let mut state = match decode_fragment(&dom::hash()) {
-        Ok(Some(s)) => State::new(s),
+        Ok(Some(s)) => {
+            let mut state = State::new(s);
+            // A preset link names its preset; any other is "from the link".
+            if state.preset_name().is_none() {
+                state.origin = Some(Origin::Address);
+            }
+            state
+        }
         Ok(None) if !embed && dom::stored(TOUR_SEEN).is_none() => State::with_tour(),
         Ok(None) => State::new(tour_story()),
         Err(e) => {
@@ -50,14 +63,34 @@ fn initial_state() -> State {
     state
 }
 
+/// Whether `target` takes typed keys itself (text boxes, selects): shortcuts leave them alone.
 fn is_text_field(target: &web_sys::Element) -> bool {
     match target.tag_name().to_ascii_lowercase().as_str() {
         "textarea" | "select" => true,
         "input" => !matches!(
             target.get_attribute("type").as_deref(),
-            Some("checkbox" | "button" | "submit" | "file")
+            Some("checkbox" | "radio" | "button" | "submit" | "reset" | "file" | "range")
         ),
-        _ => false,
+        _ => target
+            .get_attribute("contenteditable")
+            .is_some_and(|v| v != "false"),
+    }
+}
+
+/// Whether Space and Enter on `target` activate it (buttons, checkboxes, links, summaries):
+/// those keys are then the control's, not the page's.
+fn is_activator(target: &web_sys::Element) -> bool {
+    match target.tag_name().to_ascii_lowercase().as_str() {
+        "button" | "summary" => true,
+        "a" => target.has_attribute("href"),
+        "input" => matches!(
+            target.get_attribute("type").as_deref(),
+            Some("checkbox" | "radio" | "button" | "submit" | "reset" | "file")
+        ),
+        _ => matches!(
+            target.get_attribute("role").as_deref(),
+            Some("button" | "checkbox" | "link" | "switch")
+        ),
     }
 }
 
@@ -117,12 +150,14 @@ pub fn App() -> Html {
                         if e.ctrl_key() || e.meta_key() || e.alt_key() {
                             return;
                         }
-                        let in_field =
-                            target::<web_sys::Element>(e).is_some_and(|t| is_text_field(&t));
+                        let el = target::<web_sys::Element>(e);
+                        let in_field = el.as_ref().is_some_and(is_text_field);
+                        let activator = el.as_ref().is_some_and(is_activator);
                         let on_range = target::<web_sys::HtmlInputElement>(e)
                             .is_some_and(|i| i.type_() == "range");
                         let action = match e.key().as_str() {
                             _ if in_field && e.key() != "Escape" => None,
+                            " " | "Enter" if activator => None,
                             " " => Some(Action::TogglePlay),
                             "ArrowRight" if !on_range => Some(Action::Next),
                             "ArrowLeft" if !on_range => Some(Action::Prev),
@@ -150,11 +185,21 @@ pub fn App() -> Html {
         use_effect_with((), move |_| {
             let listener = web_sys::window().map(|w| {
                 EventListener::new(&w, "hashchange", move |_| {
+                    if let Some(ch) = tour_chapter(&dom::hash()) {
+                        dispatch.dispatch(Action::TourGo(ch));
+                        return;
+                    }
                     match decode_fragment(&dom::hash()) {
-                        Ok(Some(s)) => dispatch.dispatch(Action::LoadScenario(Box::new(s))),
+                        Ok(Some(s)) => {
+                            dispatch.dispatch(Action::LoadScenario(Box::new(s), Origin::Address))
+                        }
                         Ok(None) => {}
-                        Err(e) => dispatch
-                            .dispatch(Action::Error(crate::components::panels::sentence_case(&e))),
+                        // The link stays in the address bar for the learner to fix or copy;
+                        // the message says that the page did not follow it.
+                        Err(e) => dispatch.dispatch(Action::Error(format!(
+                            "{} — still showing the scenario from before.",
+                            crate::components::panels::sentence_case(&e)
+                        ))),
                     }
                 })
             });
@@ -162,15 +207,37 @@ pub fn App() -> Html {
         });
     }
 
-    // The URL always carries the scenario (outside the tour, whose first chapter is the default).
+    // The URL carries the scenario (during the tour, the chapter). Each
+    // story loaded gets a history entry of its own, so that Back returns to the one before; edits
+    // replace the current entry. A link that failed to load stays in the address bar until the
+    // learner changes something: it is theirs to fix or pass back.
     {
-        let touring = state.tour.is_some();
+        let pushed = use_mut_ref(|| state.story);
+        let failed_link = use_mut_ref(|| {
+            (state.error.is_some() && !dom::hash().trim_start_matches('#').is_empty())
+                .then(|| state.scenario.clone())
+        });
         use_effect_with(
-            (state.scenario.clone(), touring),
-            move |(scenario, touring)| {
-                if !*touring {
-                    let frag = encode_fragment(scenario);
+            (state.scenario.clone(), state.tour, state.story),
+            move |(scenario, tour, story)| {
+                // During the tour the address names the chapter, so that a reload stays there.
+                if let Some(ch) = tour {
+                    let frag = tour_fragment(*ch);
                     if dom::hash().trim_start_matches('#') != frag {
+                        dom::replace_hash(&frag);
+                    }
+                    return;
+                }
+                if failed_link.borrow().as_ref() == Some(scenario) {
+                    return;
+                }
+                *failed_link.borrow_mut() = None;
+                let new_story = pushed.replace(*story) != *story;
+                let frag = encode_fragment(scenario);
+                if dom::hash().trim_start_matches('#') != frag {
+                    if new_story {
+                        dom::push_hash(&frag);
+                    } else {
                         dom::replace_hash(&frag);
                     }
                 }
@@ -201,7 +268,7 @@ pub fn App() -> Html {
     let on_lane_click = {
         let dispatch = dispatch.clone();
         Callback::from(move |(worker, at): (usize, u64)| {
-            dispatch.dispatch(Action::InjectPause { worker, at });
+            dispatch.dispatch(Action::LaneClick { worker, at });
         })
     };
 
@@ -216,13 +283,13 @@ pub fn App() -> Html {
                             id="timeline-off" caption={Some(AttrValue::from("Fencing off: the storage keeps whatever arrives last"))}
                             highlight={highlight.clone()} on_lane_click={Some(on_lane_click.clone())} bench={bench}
                             on_drawn={Some(on_drawn.clone())} />
-                        <Verdict trace={off.trace.clone()} upto={off_head.upto} compact=true />
+                        <Verdict trace={off.trace.clone()} upto={off_head.upto} compact=true tokens={off.timeline.tokens} />
                     </div>
                     <div class="compare-one">
                         <Timeline run={on.clone()} t={head.t} upto={on_head.upto} end={end} zoom={state.zoom_factor()}
                             id="timeline-on" caption={Some(AttrValue::from("Fencing on: the storage refuses tokens below the highest"))}
                             highlight={highlight.clone()} on_lane_click={Some(on_lane_click.clone())} />
-                        <Verdict trace={on.trace.clone()} upto={on_head.upto} compact=true />
+                        <Verdict trace={on.trace.clone()} upto={on_head.upto} compact=true tokens={on.timeline.tokens} />
                     </div>
                 </div>
             }
@@ -245,11 +312,20 @@ pub fn App() -> Html {
             <main class="app embed">
                 { timelines }
                 { playbar }
-                <Verdict trace={state.run.trace.clone()} upto={head.upto} compact=true />
+                <Verdict trace={state.run.trace.clone()} upto={head.upto} compact=true tokens={state.run.timeline.tokens} />
             </main>
         };
     }
 
+    // In compare mode the panels beside and below describe the scenario's own run: say which
+    // of the two timelines that is.
+    let which = state.compare.as_ref().map(|_| {
+        AttrValue::from(if state.scenario.protections.fencing {
+            "Showing the lower timeline: fencing on, as the scenario has it."
+        } else {
+            "Showing the upper timeline: fencing off, as the scenario has it."
+        })
+    });
     let start_tour = send(&dispatch, Action::TourStart);
     let help = send(&dispatch, Action::ToggleHelp);
     html! {
@@ -269,22 +345,24 @@ pub fn App() -> Html {
             if state.help {
                 <Help dispatch={dispatch.clone()} />
             }
-            <Messages error={state.error.clone()} notice={state.notice.clone()} link={state.link.clone()} dispatch={dispatch.clone()} />
+            <Messages error={state.error.clone()} notice={state.notice.clone()} link={state.link.clone()}
+                undo={state.undo.is_some()} dispatch={dispatch.clone()} />
             if let Some(ch) = state.tour {
                 <TourCard chapter={ch} dispatch={dispatch.clone()} />
             }
             <main class="stage">
                 if state.compare.is_none() {
-                    <Verdict trace={state.run.trace.clone()} upto={head.upto} />
+                    <Verdict trace={state.run.trace.clone()} upto={head.upto} tokens={state.run.timeline.tokens} />
                 }
                 <div class="stage-row">
                     <div class="stage-main">
                         { timelines }
                         { playbar }
-                        <Narration ready={*list_ready} trace={state.run.trace.clone()} upto={head.upto} playing={state.playing} dispatch={dispatch.clone()} />
+                        <Narration ready={*list_ready} trace={state.run.trace.clone()} upto={head.upto} playing={state.playing}
+                            tokens={state.run.timeline.tokens} which={which.clone()} dispatch={dispatch.clone()} />
                     </div>
                     <aside class="stage-side">
-                        <StoragePanel trace={state.run.trace.clone()} upto={head.upto} />
+                        <StoragePanel trace={state.run.trace.clone()} upto={head.upto} tokens={state.run.timeline.tokens} which={which} />
                         <Legend />
                     </aside>
                 </div>
@@ -292,8 +370,8 @@ pub fn App() -> Html {
             // The panels below the fold come with the event list, after the first timeline.
             if *list_ready {
             <div class="lower">
-                <ScenarioPanel scenario={state.scenario.clone()} preset={state.preset_name()} pause_ms={state.pause_ms}
-                    compare={state.compare.is_some()} t={head.t} dispatch={dispatch.clone()} />
+                <ScenarioPanel scenario={state.scenario.clone()} preset={state.preset_name()} origin={state.origin} pause_ms={state.pause_ms}
+                    compare={state.compare.is_some()} t={head.t} field_error={state.field_error.clone()} dispatch={dispatch.clone()} />
                 <SharePanel scenario={state.scenario.clone()} trace={state.run.trace.clone()}
                     layout={state.run.timeline.clone()} compare={state.compare.is_some()} dispatch={dispatch.clone()} />
             </div>

@@ -10,7 +10,8 @@ use super::{Dispatch, input_value, select_value, send, target};
 use crate::dom;
 use crate::share::encode_fragment;
 use crate::state::{
-    Action, LATENCY_RANGE, PAUSE_RANGE, SPEED_MAX, SPEED_MIN, Switch, TTL_RANGE, ZOOM_MAX,
+    Action, Field, LATENCY_RANGE, Origin, PAUSE_RANGE, SPEED_MAX, SPEED_MIN, Switch, TTL_RANGE,
+    ZOOM_MAX,
 };
 
 /// Formats a speed factor: `0.1×`, `10×`, `316×`.
@@ -20,6 +21,14 @@ pub fn speed_label(factor: f64) -> String {
     } else {
         format!("{}×", crate::model::fixed0(factor))
     }
+}
+
+/// Characters the clock needs for any time up to `end` (`12.345 s / 46.1 s`), so that it keeps
+/// one width while playing and nothing beside it moves.
+pub fn clock_width(end: u64) -> usize {
+    let whole = (end / 1000).max(1).ilog10() as usize + 1;
+    // "<whole>.<3 digits> s" + " / " + the end.
+    whole + 6 + 3 + fmt_secs(end).len()
 }
 
 #[derive(Properties, PartialEq)]
@@ -70,7 +79,9 @@ pub fn PlayBar(p: &PlayBarProps) -> Html {
                 <input type="range" min="0" max={p.end.to_string()} step="10" value={p.t.to_string()}
                     oninput={scrub} aria-valuetext={fmt_secs(p.t)} />
             </label>
-            <span class="clock" aria-label="Time">{ format!("{} / {}", fmt_secs(p.t), fmt_secs(p.end)) }</span>
+            <span class="clock" aria-label="Time" style={format!("min-width:{}ch", clock_width(p.end))}>
+                { format!("{} / {}", fmt_secs(p.t), fmt_secs(p.end)) }
+            </span>
             <label class="speed">
                 { "Speed " }
                 <input type="range" min={SPEED_MIN.to_string()} max={SPEED_MAX.to_string()} step="1"
@@ -90,9 +101,15 @@ pub fn PlayBar(p: &PlayBarProps) -> Html {
 pub struct ScenarioProps {
     pub scenario: Scenario,
     pub preset: Option<&'static str>,
+    /// Where the scenario came from, while unchanged since.
+    #[prop_or_default]
+    pub origin: Option<Origin>,
     pub pause_ms: u64,
     pub compare: bool,
     pub t: u64,
+    /// An error of one of the editor's fields, shown next to it.
+    #[prop_or_default]
+    pub field_error: Option<(Field, String)>,
     pub dispatch: Dispatch,
 }
 
@@ -143,6 +160,17 @@ pub fn ScenarioPanel(p: &ScenarioProps) -> Html {
     });
     let inject_ref = use_node_ref();
     let at_ref = use_node_ref();
+    // The worker to freeze: the first one until the learner picks another.
+    let freeze_pick = use_state(|| 0usize);
+    let freeze = (*freeze_pick).min(s.workers.len().saturating_sub(1));
+    let pick_worker = {
+        let freeze_pick = freeze_pick.clone();
+        Callback::from(move |e: Event| {
+            if let Ok(i) = select_value(&e).parse::<usize>() {
+                freeze_pick.set(i);
+            }
+        })
+    };
     let inject = {
         let d = d.clone();
         let (inject_ref, at_ref) = (inject_ref.clone(), at_ref.clone());
@@ -157,13 +185,24 @@ pub fn ScenarioPanel(p: &ScenarioProps) -> Html {
                 .unwrap_or_default();
             match (worker, parse_seconds(&at)) {
                 (Some(worker), Some(at)) => d.dispatch(Action::InjectPause { worker, at }),
-                _ => d.dispatch(Action::Error(format!(
-                    "Pause not added: `{}` is not a time in seconds.",
-                    at.chars().take(20).collect::<String>()
-                ))),
+                _ => d.dispatch(Action::FieldError(
+                    Field::Pause,
+                    format!(
+                        "Pause not added: `{}` is not a time in seconds.",
+                        at.chars().take(20).collect::<String>()
+                    ),
+                )),
             }
         })
     };
+    let error_of = |f: Field| {
+        p.field_error
+            .as_ref()
+            .filter(|(which, _)| *which == f)
+            .map(|(_, e)| e.clone())
+    };
+    let seed_error = error_of(Field::Seed);
+    let pause_error = error_of(Field::Pause);
     let ttl = s.lease_ttl_ms;
     let lat = s.latency_ms.max;
     html! {
@@ -173,7 +212,8 @@ pub fn ScenarioPanel(p: &ScenarioProps) -> Html {
                 { "Story " }
                 <select onchange={pick} aria-label="Preset story">
                     if p.preset.is_none() {
-                        <option value="" selected=true>{ format!("{} (edited)", if s.name.is_empty() { "custom" } else { s.name.as_str() }) }</option>
+                        <option value="" selected=true>{ format!("{} ({})", if s.name.is_empty() { "custom" } else { s.name.as_str() },
+                            p.origin.map_or("edited", Origin::label)) }</option>
                     }
                     { for PRESETS.iter().map(|pr| html! {
                         <option value={pr.name} selected={p.preset == Some(pr.name)}>{ pr.title }</option>
@@ -214,8 +254,13 @@ pub fn ScenarioPanel(p: &ScenarioProps) -> Html {
                 </label>
                 <label class="seed">
                     <span>{ "Seed" }</span>
-                    <input type="text" inputmode="numeric" value={s.seed.to_string()} onchange={seed} />
+                    // It shows the seed in use; a refused entry is quoted in the message below it.
+                    <input type="text" inputmode="numeric" value={s.seed.to_string()} onchange={seed}
+                        aria-describedby={seed_error.is_some().then_some("seed-error")} />
                 </label>
+                if let Some(e) = seed_error {
+                    <p class="error-inline field-error" id="seed-error" role="alert">{ e }</p>
+                }
             </div>
             <fieldset class="faults">
                 <legend>{ "What goes wrong" }</legend>
@@ -226,16 +271,21 @@ pub fn ScenarioPanel(p: &ScenarioProps) -> Html {
                 }
                 <form class="inject" onsubmit={inject}>
                     <label>{ "Freeze " }
-                        <select ref={inject_ref} aria-label="Worker to freeze">
-                            { for s.workers.iter().enumerate().map(|(i, w)| html! { <option value={i.to_string()}>{ w.name.clone() }</option> }) }
+                        <select ref={inject_ref} aria-label="Worker to freeze" onchange={pick_worker}>
+                            { for s.workers.iter().enumerate().map(|(i, w)| html! {
+                                <option value={i.to_string()} selected={i == freeze}>{ w.name.clone() }</option>
+                            }) }
                         </select>
                     </label>
                     <label>{ " at " }
-                        <input ref={at_ref} type="text" inputmode="decimal" size="6" value={crate::model::fixed1(p.t as f64 / 1000.0)} aria-label="Pause start, in seconds" />
+                        <input ref={at_ref} type="text" inputmode="decimal" size="6" value={crate::model::fixed1((p.t / 100) as f64 / 10.0)} aria-label="Pause start, in seconds" />
                         { " s" }
                     </label>
                     <button type="submit">{ "Add pause" }</button>
                 </form>
+                if let Some(e) = pause_error {
+                    <p class="error-inline field-error" id="pause-error" role="alert">{ e }</p>
+                }
                 <p class="hint">{ "Or click a worker's lane on the timeline to freeze it there." }</p>
             </fieldset>
             <label class="compare"><input type="checkbox" checked={p.compare} onchange={compare} />
@@ -359,7 +409,7 @@ pub fn SharePanel(p: &ShareProps) -> Html {
                     }
                     Ok(text) => match Scenario::from_json(&text) {
                         Ok(s) => {
-                            d.dispatch(Action::LoadScenario(Box::new(s)));
+                            d.dispatch(Action::LoadScenario(Box::new(s), Origin::Import));
                             d.dispatch(Action::Notice(format!("Imported {name}.")));
                         }
                         Err(err) => {
@@ -391,6 +441,21 @@ pub fn SharePanel(p: &ShareProps) -> Html {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_clock_is_as_wide_as_its_longest_reading() {
+        for end in [0u64, 999, 46_100, 46_150, 100_000_044] {
+            let longest = (0..=end)
+                .step_by((end as usize / 997).max(1))
+                .chain([end, end.saturating_sub(1)])
+                .map(|t| format!("{} / {}", fmt_secs(t), fmt_secs(end)).len())
+                .max()
+                .unwrap();
+            assert!(clock_width(end) >= longest, "{end}");
+            assert!(clock_width(end) <= longest + 4, "{end}");
+        }
+        assert_eq!(clock_width(46_100), 17);
+    }
 
     #[test]
     fn speeds_read_well() {

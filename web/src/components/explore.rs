@@ -17,7 +17,7 @@ use yew::prelude::*;
 
 use super::{Dispatch, input_value, select_value};
 use crate::dom;
-use crate::state::Action;
+use crate::state::{Action, Origin};
 
 /// Time one slice may take before yielding to the browser.
 const SLICE_MS: f64 = 12.0;
@@ -308,7 +308,8 @@ pub fn ExplorePanel(props: &ExploreProps) -> Html {
                 let Some(source) = &swept else { return };
                 let mut s = source.derive(seed);
                 s.protections.fencing = fencing;
-                dispatch.dispatch(Action::LoadScenario(Box::new(s)));
+                dispatch.dispatch(Action::LoadScenario(Box::new(s), Origin::Explore));
+                dom::scroll_to_top();
             })
         }
     };
@@ -348,7 +349,8 @@ pub fn ExplorePanel(props: &ExploreProps) -> Html {
             let dispatch = props.dispatch.clone();
             let s = cx.scenario.clone();
             Callback::from(move |_: MouseEvent| {
-                dispatch.dispatch(Action::LoadScenario(Box::new(s.clone())))
+                dispatch.dispatch(Action::LoadScenario(Box::new(s.clone()), Origin::Explore));
+                dom::scroll_to_top();
             })
         });
 

@@ -8,7 +8,7 @@ use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 use super::{Dispatch, send, target};
-use crate::model::{banner_at, storage_at};
+use crate::model::{TokenStyle, banner_styled, storage_at};
 use crate::state::Action;
 use crate::tour::CHAPTERS;
 
@@ -31,12 +31,20 @@ pub struct TraceAt {
     pub upto: usize,
     #[prop_or_default]
     pub compact: bool,
+    /// How tokens are written.
+    #[prop_or_default]
+    pub tokens: TokenStyle,
+    /// In compare mode: which of the two timelines this describes.
+    #[prop_or_default]
+    pub which: Option<AttrValue>,
 }
 
 /// The storage: highest accepted token and the document, as of the playhead.
 #[component]
 pub fn StoragePanel(props: &TraceAt) -> Html {
     let s = storage_at(&props.trace, props.upto);
+    let ids = props.tokens == TokenStyle::UniqueId;
+    let show = |t: u64| props.tokens.show(t);
     // The latest writes; older ones are counted.
     let skip = s.document.len().saturating_sub(DOC_LINES);
     let doc = s.document.iter().enumerate().skip(skip).map(|(i, d)| {
@@ -45,7 +53,7 @@ pub fn StoragePanel(props: &TraceAt) -> Html {
             <li class={classes!(top.then_some("top"), d.stale.then_some("stale"))}>
                 <span class="who">{ format!("{}'s data", d.writer) }</span>
                 { format!(" — write #{}{}, at {}", d.op,
-                    d.token.map_or(String::new(), |t| format!(", token {t}")), fmt_secs(d.t)) }
+                    d.token.map_or(String::new(), |t| format!(", token {}", show(t))), fmt_secs(d.t)) }
                 if d.stale { <strong class="stale-mark">{ " ⚠ stale" }</strong> }
                 if top { <span class="top-mark">{ " ← current value" }</span> }
             </li>
@@ -54,12 +62,26 @@ pub fn StoragePanel(props: &TraceAt) -> Html {
     html! {
         <section class="storage-panel" aria-label="Storage">
             <h2>{ "Storage" }</h2>
-            <p class="highest">
-                { "highest " }
-                <strong>{ s.highest.map_or("none yet".to_string(), |h| h.to_string()) }</strong>
-            </p>
+            if let Some(w) = &props.which {
+                <p class="which-run">{ w.clone() }</p>
+            }
+            if ids {
+                <p class="highest">
+                    { "last token " }
+                    <strong>{ s.document.last().and_then(|d| d.token).map_or("none yet".to_string(), show) }</strong>
+                </p>
+            } else {
+                <p class="highest">
+                    { "highest " }
+                    <strong>{ s.highest.map_or("none yet".to_string(), |h| h.to_string()) }</strong>
+                </p>
+            }
             <p class="fence-note">
-                if s.fencing {
+                if s.fencing && ids {
+                    { "Unique ids: the storage can only check that a token is not one it saw \
+                       replaced before. Ids carry no order, so it cannot tell an old owner's \
+                       token from a new one, and a late write with an unused token gets in." }
+                } else if s.fencing {
                     { "Fencing on: refuses any token below the highest." }
                 } else {
                     { "Fencing off: keeps whatever arrives last." }
@@ -86,7 +108,7 @@ pub fn StoragePanel(props: &TraceAt) -> Html {
 pub fn Verdict(props: &TraceAt) -> Html {
     let t = &props.trace;
     let end = props.upto >= t.events.len();
-    match banner_at(t, props.upto) {
+    match banner_styled(t, props.upto, props.tokens) {
         Some(b) => html! {
             <div class="banner" role="alert">
                 <span class="banner-icon" aria-hidden="true">{ "⚠" }</span>
@@ -120,6 +142,12 @@ pub struct NarrationProps {
     pub trace: Rc<Trace>,
     pub upto: usize,
     pub playing: bool,
+    /// How tokens are written.
+    #[prop_or_default]
+    pub tokens: TokenStyle,
+    /// In compare mode: which of the two timelines this describes.
+    #[prop_or_default]
+    pub which: Option<AttrValue>,
     pub dispatch: Dispatch,
 }
 
@@ -170,15 +198,24 @@ pub fn Narration(props: &NarrationProps) -> Html {
         .upto
         .checked_sub(1)
         .and_then(|i| props.trace.events.get(i))
-        .map(|e| format!("{} — {}", fmt_secs(e.t_ms), props.trace.explain(e)))
+        .map(|e| {
+            format!(
+                "{} — {}",
+                fmt_secs(e.t_ms),
+                props.tokens.words(&props.trace.explain(e))
+            )
+        })
         .unwrap_or_else(|| "Nothing has happened yet. Press play, or step with →.".into());
     html! {
         <section class="narration" aria-label="Narration">
             <h2>{ "What happens" }</h2>
+            if let Some(w) = &props.which {
+                <p class="which-run">{ w.clone() }</p>
+            }
             <p class="now" aria-live={if props.playing { "polite" } else { "off" }}>{ now }</p>
             <div class="events-scroll">
                 if settled {
-                    <EventList trace={props.trace.clone()} dispatch={props.dispatch.clone()} list_ref={list_ref} />
+                    <EventList trace={props.trace.clone()} tokens={props.tokens} dispatch={props.dispatch.clone()} list_ref={list_ref} />
                 }
             </div>
         </section>
@@ -188,6 +225,7 @@ pub fn Narration(props: &NarrationProps) -> Html {
 #[derive(Properties, PartialEq)]
 struct EventListProps {
     trace: Rc<Trace>,
+    tokens: TokenStyle,
     dispatch: Dispatch,
     list_ref: NodeRef,
 }
@@ -222,7 +260,7 @@ fn EventList(props: &EventListProps) -> Html {
                 <button type="button" data-i={i.to_string()}>
                     <span class="ev-time">{ fmt_secs(e.t_ms) }</span>
                     <span class="ev-actor">{ actor }</span>
-                    <span class="ev-text">{ t.explain(e) }</span>
+                    <span class="ev-text">{ props.tokens.words(&t.explain(e)) }</span>
                 </button>
             </li>
         }
@@ -298,6 +336,9 @@ pub struct MessagesProps {
     pub error: Option<String>,
     pub notice: Option<String>,
     pub link: Option<String>,
+    /// The notice reports a change that can be undone.
+    #[prop_or_default]
+    pub undo: bool,
     pub dispatch: Dispatch,
 }
 
@@ -315,7 +356,12 @@ pub fn Messages(props: &MessagesProps) -> Html {
                 </div>
             }
             if let Some(n) = &props.notice {
-                <div class="notice" role="status">{ n.clone() }</div>
+                <div class="notice" role="status">
+                    <span class="notice-text">{ n.clone() }</span>
+                    if props.undo {
+                        <button type="button" class="small" onclick={send(&props.dispatch, Action::Undo)}>{ "Undo" }</button>
+                    }
+                </div>
             }
             if let Some(l) = &props.link {
                 <label class="link-out">{ "Link to this scenario: " }

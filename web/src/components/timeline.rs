@@ -14,7 +14,7 @@ use yew::prelude::*;
 use crate::dom;
 use crate::model::{
     ArrowKind, BadgeKind, LeaseEnd, Timeline as Layout, fixed0, fixed1, in_flight_at,
-    lane_status_at,
+    lane_status_styled,
 };
 use crate::state::Run;
 
@@ -260,6 +260,14 @@ pub fn Timeline(props: &TimelineProps) -> Html {
             let Some(svg) = svg_ref.cast::<web_sys::Element>() else {
                 return;
             };
+            // Badges and labels are things to read, not places on the lane: clicking one (to
+            // select its text, or by mistake) does not change the story.
+            let on_mark = super::target::<web_sys::Element>(&e).is_some_and(|t| {
+                t.tag_name() == "text" || t.closest(".badge").ok().flatten().is_some()
+            });
+            if on_mark {
+                return;
+            }
             let r = svg.get_bounding_client_rect();
             let x = f64::from(e.client_x()) - r.left();
             let y = f64::from(e.client_y()) - r.top();
@@ -278,6 +286,11 @@ pub fn Timeline(props: &TimelineProps) -> Html {
     let beliefs = trace.beliefs_after(props.upto);
     let clip_id = format!("past-{}", props.id);
     let px = geom.x(props.t);
+    let head_text = fmt_secs(props.t);
+    let head_label = (
+        (px + 2.0).floor() as i64,
+        (px + 4.0 + head_label_width(&head_text)).ceil() as i64,
+    );
     let label = format!(
         "Timeline of {}: {} lanes, {} events; playhead at {}",
         if trace.scenario.is_empty() {
@@ -314,6 +327,7 @@ pub fn Timeline(props: &TimelineProps) -> Html {
                             <rect x="0" y="0" width={fmt(px + 0.5)} height={fmt(geom.height())} />
                         </clipPath>
                         <Backdrop layout={layout.clone()} geom={geom} highlight={props.highlight.clone()} />
+                        <Axis geom={geom} head_label={head_label} />
                         if drawn {
                             <g clip-path={format!("url(#{clip_id})")}>
                                 <StaticLayer layout={layout.clone()} geom={geom} id={props.id.clone()} />
@@ -323,7 +337,7 @@ pub fn Timeline(props: &TimelineProps) -> Html {
                         }
                         <g class="playhead">
                             <line x1={fmt(px)} x2={fmt(px)} y1={fmt(AXIS_H - 6.0)} y2={fmt(geom.height())} />
-                            <text x={fmt(px + 4.0)} y={fmt(AXIS_H - 9.0)} class="playhead-time">{ fmt_secs(props.t) }</text>
+                            <text x={fmt(px + 4.0)} y={fmt(AXIS_H - 9.0)} class="playhead-time">{ head_text }</text>
                         </g>
                     </svg>
                 </div>
@@ -411,17 +425,6 @@ struct LayerProps {
 #[component]
 fn Backdrop(props: &LayerProps) -> Html {
     let g = props.geom;
-    let step = tick_step(g.px_per_ms);
-    let ticks = (0..=g.end / step).map(|i| {
-        let t = i * step;
-        let x = g.x(t);
-        html! {
-            <g class="tick">
-                <line x1={fmt(x)} x2={fmt(x)} y1={fmt(AXIS_H - 4.0)} y2={fmt(g.height())} />
-                <text x={fmt(x)} y={fmt(AXIS_H - 12.0)}>{ fmt_secs(t) }</text>
-            </g>
-        }
-    });
     let lanes = props.layout.lanes.iter().enumerate().map(|(i, lane)| {
         let lit = props.highlight.contains(&lane.actor);
         html! {
@@ -434,9 +437,47 @@ fn Backdrop(props: &LayerProps) -> Html {
     html! {
         <g class="backdrop">
             { for lanes }
-            <g class="axis">{ for ticks }</g>
         </g>
     }
+}
+
+#[derive(Properties, PartialEq)]
+struct AxisProps {
+    geom: Geom,
+    /// Where the playhead's time label spans (x from, x to): tick labels there are hidden.
+    head_label: (i64, i64),
+}
+
+/// Width of a tick label (10 px text, centred on its tick).
+fn tick_label_width(text: &str) -> f64 {
+    text.chars().count() as f64 * 6.0 + 4.0
+}
+
+/// Width of the playhead's time label (11 px bold text, left-aligned after the playhead).
+pub fn head_label_width(text: &str) -> f64 {
+    text.chars().count() as f64 * 7.0 + 4.0
+}
+
+/// The time axis: ticks and their labels, except labels the playhead's own label would cover.
+#[component]
+fn Axis(props: &AxisProps) -> Html {
+    let g = props.geom;
+    let step = tick_step(g.px_per_ms);
+    let (from, to) = (props.head_label.0 as f64, props.head_label.1 as f64);
+    let ticks = (0..=g.end / step).map(|i| {
+        let t = i * step;
+        let x = g.x(t);
+        let label = fmt_secs(t);
+        let half = tick_label_width(&label) / 2.0;
+        let covered = x + half > from && x - half < to;
+        html! {
+            <g class="tick">
+                <line x1={fmt(x)} x2={fmt(x)} y1={fmt(AXIS_H - 4.0)} y2={fmt(g.height())} />
+                <text x={fmt(x)} y={fmt(AXIS_H - 12.0)} class={classes!(covered.then_some("covered"))}>{ label }</text>
+            </g>
+        }
+    });
+    html! { <g class="axis">{ for ticks }</g> }
 }
 
 /// Everything laid out from the trace: drawn once per trace and zoom.
@@ -485,17 +526,17 @@ fn StaticLayer(props: &LayerProps) -> Html {
             LeaseEnd::Forgotten => "forgotten by a restart",
             LeaseEnd::Open => "still held",
         };
+        let token = l.tokens.show(b.token);
         let title = format!(
-            "lease of {} with token {}: {} to {} ({end})",
+            "lease of {} with token {token}: {} to {} ({end})",
             names(b.worker),
-            b.token,
             fmt_secs(b.from),
             fmt_secs(b.to)
         );
         let mut out = Vec::new();
         for (actor, text) in [
-            (Actor::Lock, format!("{} · {}", names(b.worker), b.token)),
-            (Actor::Worker(b.worker), format!("lease {}", b.token)),
+            (Actor::Lock, format!("{} · {token}", names(b.worker))),
+            (Actor::Worker(b.worker), format!("lease {token}")),
         ] {
             if let Some(y) = lane_y(actor) {
                 out.push(html! {
@@ -521,11 +562,11 @@ fn StaticLayer(props: &LayerProps) -> Html {
                 <rect x={fmt(x1)} y={fmt(y + bar_y)} width={fmt(w)} height={fmt(bar_h)} rx="3" fill={format!("url(#zombie-{id})")}>
                     <title>{ format!(
                         "zombie: {} still believes it holds token {} from {} to {}, but the lock service no longer gives it",
-                        names(z.worker), z.token, fmt_secs(z.from), fmt_secs(z.to)
+                        names(z.worker), l.tokens.show(z.token), fmt_secs(z.from), fmt_secs(z.to)
                     ) }</title>
                 </rect>
                 if w > 90.0 {
-                    <text x={fmt(x1 + 5.0)} y={fmt(y + bar_y + 13.0)}>{ format!("zombie: thinks {}", z.token) }</text>
+                    <text x={fmt(x1 + 5.0)} y={fmt(y + bar_y + 13.0)}>{ format!("zombie: thinks {}", l.tokens.show(z.token)) }</text>
                 }
             </g>
         })
@@ -650,7 +691,12 @@ struct LaneLabelsProps {
 fn LaneLabels(props: &LaneLabelsProps) -> Html {
     let labels = props.layout.lanes.iter().map(|lane| {
         let lit = props.highlight.contains(&lane.actor);
-        let status = lane_status_at(&props.trace, &props.beliefs, lane.actor);
+        let status = lane_status_styled(
+            &props.trace,
+            &props.beliefs,
+            lane.actor,
+            props.layout.tokens,
+        );
         let zombie = matches!(lane.actor, Actor::Worker(w) if props.beliefs.is_zombie(w));
         html! {
             <div
