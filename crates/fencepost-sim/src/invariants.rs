@@ -280,9 +280,7 @@ impl Checker {
         let key = (owner.worker, owner.inc, op);
         if self.applied_ops.contains(&key) {
             self.report(Invariant::I5, seq, t_ms, || {
-                format!(
-                    "{who}'s write #{op} was applied a second time (a retry of the same operation)"
-                )
+                format!("{who}'s write #{op} was applied a second time")
             });
         } else {
             self.applied_ops.push(key);

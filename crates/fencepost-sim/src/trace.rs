@@ -218,7 +218,8 @@ pub enum Detail {
         /// Highest token accepted.
         highest: Option<u64>,
     },
-    /// The storage recognised a retry and did not apply it again.
+    /// The storage recognised a write it had already applied (by its idempotency key) and did
+    /// not apply it again.
     WriteDeduplicated {
         /// Who wrote.
         writer: u16,
@@ -583,7 +584,7 @@ impl Trace {
                 self.worker(writer)
             ),
             Detail::WriteDeduplicated { writer, op } => format!(
-                "the storage recognises {}'s write #{op} as a retry and does not apply it again",
+                "the storage recognises {}'s write #{op} as one it already applied and does not apply it again",
                 self.worker(writer)
             ),
             Detail::JobDone {
