@@ -259,6 +259,7 @@ export type TraceEvent =
   | EventOf<"write_rejected", WriteRejectedDetail>
   | EventOf<"write_deduplicated", WriteDetail>
   | EventOf<"job_done", JobDoneDetail>
+  /** `token`: that of a lease the lock service still gave the crashed process (left to run out). */
   | EventOf<"crash", NoDetail>
   | EventOf<"restart", RestartDetail>
   | EventOf<"clock_jump", ClockJumpDetail>

@@ -231,7 +231,8 @@ pub enum Detail {
         /// How.
         end: JobEnd,
     },
-    /// A worker process died.
+    /// A worker process died. The event's token is that of a lease the lock service still gave
+    /// it at that instant (left to run out), if any.
     Crash,
     /// A fresh worker process started.
     Restart {
@@ -602,7 +603,14 @@ impl Trace {
             } => {
                 format!("{who} gives up: it lost its lease")
             }
-            Detail::Crash => format!("{who}'s process crashes; its lease is left to expire"),
+            Detail::Crash => format!(
+                "{who}'s process crashes{}",
+                if e.token.is_some() {
+                    "; its lease is left to expire"
+                } else {
+                    ""
+                }
+            ),
             Detail::Restart { incarnation } => format!(
                 "a fresh {who} process starts (incarnation {incarnation}) and begins its job again"
             ),

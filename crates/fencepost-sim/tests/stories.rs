@@ -493,3 +493,39 @@ fn a_deduplicated_write_is_not_called_a_retry_when_the_original_arrives_last() {
     let story = preset("idempotency-only").unwrap().story;
     assert!(story.contains("the resend lands first"), "{story}");
 }
+
+/// The sentence of the first event of `kind` by `actor`.
+fn sentence(t: &Trace, actor: Actor, kind: Kind) -> String {
+    let e = t
+        .events
+        .iter()
+        .find(|e| e.actor == actor && e.kind() == kind)
+        .unwrap_or_else(|| panic!("no {kind:?} by {actor:?}"));
+    t.explain(e)
+}
+
+#[test]
+fn a_crash_leaves_a_lease_to_expire_only_when_it_held_one() {
+    let t = run(&preset("crash-restart").unwrap().scenario());
+    let crash = t.events.iter().find(|e| e.kind() == Kind::Crash).unwrap();
+    assert_eq!(crash.token, Some(33));
+    assert_eq!(
+        t.explain(crash),
+        "A's process crashes; its lease is left to expire"
+    );
+    // A released its lease long before it crashes.
+    let s = Scenario::from_json(
+        r#"{ "version": 1, "name": "crash-after-done", "seed": 1,
+  "lease_ttl_ms": 30000, "first_token": 33, "latency_ms": { "min": 50, "max": 50 },
+  "workers": [ { "name": "A", "start_ms": 0, "job": { "work_ms": 1000 } } ],
+  "faults": [ { "kind": "crash", "worker": "A", "at": 5000 } ] }"#,
+    )
+    .unwrap();
+    let t = run(&s);
+    let crash = t.events.iter().find(|e| e.kind() == Kind::Crash).unwrap();
+    assert_eq!((crash.t_ms, crash.token), (5_000, None));
+    assert_eq!(
+        sentence(&t, Actor::Worker(A), Kind::Crash),
+        "A's process crashes"
+    );
+}

@@ -57,6 +57,6 @@ pub const EXPECTED: &[(&str, bool, u64)] = &[
     ("authority-restart-unpersisted", false, 0x4af3b3e70a5a19dc),
     ("authority-restart-persisted", true, 0xc5082a364d5d751b),
     ("authority-restart-persisted", false, 0x3fcbf06e039db052),
-    ("crash-restart", true, 0xb8bb86ea585124a1),
-    ("crash-restart", false, 0xa4611fd6bb3a32ec),
+    ("crash-restart", true, 0x8079102584d8630c),
+    ("crash-restart", false, 0x560377bf1fbc5763),
 ];
