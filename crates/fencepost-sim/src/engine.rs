@@ -1187,7 +1187,7 @@ impl<'s> Sim<'s> {
             (Msg::Denied { retry_at }, Phase::Acquiring) => {
                 self.emit(Actor::Worker(w), None, self.deliver_detail(id, &m, None));
                 if retry_at != u64::MAX {
-                    let wait = retry_at.saturating_sub(self.now).max(1);
+                    let wait = crate::trace::retry_wait(retry_at, self.now);
                     self.worker_timer(w, wait, Timer::RetryAcquire);
                 }
             }

@@ -449,8 +449,9 @@ impl Trace {
                     secs(until)
                 ),
                 (Msg::Denied { retry_at }, _) => format!(
-                    "{who} learns the lock is taken and will try again at {}",
-                    secs(retry_at)
+                    "{who} learns the lock is taken until {}; it waits {} by its own clock to try again",
+                    secs(retry_at),
+                    secs(retry_wait(retry_at, e.t_ms))
                 ),
                 (Msg::Lost, _) => format!("{who} learns it no longer holds the lock"),
                 (Msg::Ack { op, accepted: true }, _) => {
@@ -817,6 +818,12 @@ impl Beliefs {
         };
         !matches!(self.authority, Some(h) if h.worker == w && h.token == held)
     }
+}
+
+/// How long a worker refused at `now` waits, by its own clock, before it asks again: until the
+/// `retry_at` the lock service named, as that clock counts (at least 1 ms).
+pub(crate) fn retry_wait(retry_at: u64, now: u64) -> u64 {
+    retry_at.saturating_sub(now).max(1)
 }
 
 /// Seconds with one decimal, e.g. `45.5 s`.

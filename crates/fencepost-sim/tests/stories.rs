@@ -529,3 +529,55 @@ fn a_crash_leaves_a_lease_to_expire_only_when_it_held_one() {
         "A's process crashes"
     );
 }
+
+#[test]
+fn a_refused_worker_waits_by_its_own_clock() {
+    // B's clock runs at half speed: told to come back at 30.05 s, it asks again at 50 s.
+    let s = Scenario::from_json(
+        r#"{ "version": 1, "name": "deny-drift", "seed": 1,
+  "lease_ttl_ms": 30000, "first_token": 33, "latency_ms": { "min": 50, "max": 50 },
+  "workers": [
+    { "name": "A", "start_ms": 0, "job": { "work_ms": 20000 } },
+    { "name": "B", "start_ms": 10000, "job": { "work_ms": 1000 } } ],
+  "faults": [ { "kind": "clock", "worker": "B", "drift_ppm": -500000 } ] }"#,
+    )
+    .unwrap();
+    let t = run(&s);
+    let denied = t
+        .events
+        .iter()
+        .find(|e| {
+            e.actor == Actor::Worker(B)
+                && matches!(
+                    e.detail,
+                    Detail::Deliver {
+                        what: Msg::Denied { .. },
+                        ..
+                    }
+                )
+        })
+        .unwrap();
+    assert_eq!(
+        (denied.t_ms, t.explain(denied)),
+        (
+            10_100,
+            "B learns the lock is taken until 30.050 s; it waits 19.950 s by its own clock to try again".into()
+        )
+    );
+    let asks: Vec<u64> = t
+        .events
+        .iter()
+        .filter(|e| {
+            e.actor == Actor::Worker(B)
+                && matches!(
+                    e.detail,
+                    Detail::Send {
+                        what: Msg::Acquire,
+                        ..
+                    }
+                )
+        })
+        .map(|e| e.t_ms)
+        .collect();
+    assert_eq!(asks, [10_000, 50_000]);
+}
