@@ -79,7 +79,7 @@ test("paused worker, fencing off: A's stale write lands on top of B's (I1, I2, I
       invariant: "I4",
       seq: 29,
       t_ms: 46050,
-      because: "B's acknowledged write (token 34) was overwritten by A's older one (token 33)",
+      because: "B's write (token 34), acknowledged by the storage, was overwritten by A's older one (token 33)",
     },
   ]);
   assert.deepEqual(

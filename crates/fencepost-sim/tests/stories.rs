@@ -581,3 +581,39 @@ fn a_refused_worker_waits_by_its_own_clock() {
         .collect();
     assert_eq!(asks, [10_000, 50_000]);
 }
+
+#[test]
+fn i4_counts_a_write_the_storage_acknowledged_even_if_the_ack_never_arrives() {
+    // B's write is applied and acknowledged at 31.2 s; B crashes at 31.21 s, before the ack
+    // reaches it. A's stale write then overwrites it: the storage lost data it said it kept.
+    let s = Scenario::from_json(
+        r#"{ "version": 1, "name": "i4-unacked", "seed": 1,
+  "lease_ttl_ms": 30000, "first_token": 33, "latency_ms": { "min": 50, "max": 50 },
+  "protections": { "fencing": false },
+  "workers": [
+    { "name": "A", "start_ms": 0, "job": { "work_ms": 2000 } },
+    { "name": "B", "start_ms": 10000, "job": { "work_ms": 1000 } } ],
+  "faults": [ { "kind": "pause", "worker": "A", "at": 1000, "for": 45000 },
+              { "kind": "crash", "worker": "B", "at": 31210 } ] }"#,
+    )
+    .unwrap();
+    let t = run(&s);
+    assert!(!t.events.iter().any(|e| e.actor == Actor::Worker(B)
+        && matches!(
+            e.detail,
+            Detail::Deliver {
+                what: Msg::Ack { .. },
+                ..
+            }
+        )));
+    let i4 = t.verdict.first(Invariant::I4).expect("I4 is violated");
+    assert_eq!(i4.t_ms, 46_050);
+    assert_eq!(
+        i4.because,
+        "B's write (token 34), acknowledged by the storage, was overwritten by A's older one (token 33)"
+    );
+    assert_eq!(
+        Invariant::I4.description(),
+        "no write the storage acknowledged is lost"
+    );
+}
