@@ -140,7 +140,7 @@ export type MessageFields =
 
 export type Message = MessageFields["what"];
 
-/** A message left the actor for `to`; it arrives at `deliver_at`. */
+/** A message left the actor for `to`, due at `deliver_at` (a worker process that has died by then never gets it). */
 export type SendDetail = { msg: number; to: string; deliver_at: number } & MessageFields;
 
 /** A message reached the actor. `believed_until`: for a grant or renewal reaching a worker, until

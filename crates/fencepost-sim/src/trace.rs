@@ -122,7 +122,8 @@ pub enum JobEnd {
 /// What happened, with its particulars.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Detail {
-    /// A message left `actor` for `to`; it arrives at `deliver_at`.
+    /// A message left `actor` for `to`, due at `deliver_at`. (A worker process that has died by
+    /// then never gets it: nothing more is recorded of it.)
     Send {
         /// Message id (same in its `Deliver`).
         msg: u32,
@@ -422,12 +423,12 @@ impl Trace {
                 ..
             } => match what {
                 Msg::Write { op, retry } => format!(
-                    "{who} {} write #{op} with token{tok} to the storage; it arrives at {}",
+                    "{who} {} write #{op} with token{tok} to the storage, due at {}",
                     if retry { "resends" } else { "sends" },
                     secs(deliver_at)
                 ),
                 _ => format!(
-                    "{who} sends {} to {}; it arrives at {}",
+                    "{who} sends {} to {}, due at {}",
                     what.name(),
                     self.name(to),
                     secs(deliver_at)

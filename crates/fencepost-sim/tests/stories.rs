@@ -617,3 +617,23 @@ fn i4_counts_a_write_the_storage_acknowledged_even_if_the_ack_never_arrives() {
         "no write the storage acknowledged is lost"
     );
 }
+
+#[test]
+fn a_message_for_a_process_that_dies_first_is_only_ever_due() {
+    let t = run(&preset("crash-restart").unwrap().scenario());
+    let delivered: Vec<u32> = t
+        .events
+        .iter()
+        .filter_map(|e| match e.detail {
+            Detail::Deliver { msg, .. } => Some(msg),
+            _ => None,
+        })
+        .collect();
+    let lost: Vec<String> = t
+        .events
+        .iter()
+        .filter(|e| matches!(e.detail, Detail::Send { msg, .. } if !delivered.contains(&msg)))
+        .map(|e| t.explain(e))
+        .collect();
+    assert_eq!(lost, ["storage sends rejected to A, due at 41.2 s"]);
+}
