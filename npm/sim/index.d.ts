@@ -140,7 +140,7 @@ export type MessageFields =
 
 export type Message = MessageFields["what"];
 
-/** A message left the actor for `to`; it arrives at `deliver_at`. */
+/** A message left the actor for `to`, due at `deliver_at` (a worker process that has died by then never gets it). */
 export type SendDetail = { msg: number; to: string; deliver_at: number } & MessageFields;
 
 /** A message reached the actor. `believed_until`: for a grant or renewal reaching a worker, until
@@ -259,6 +259,7 @@ export type TraceEvent =
   | EventOf<"write_rejected", WriteRejectedDetail>
   | EventOf<"write_deduplicated", WriteDetail>
   | EventOf<"job_done", JobDoneDetail>
+  /** `token`: that of a lease the lock service still gave the crashed process (left to run out). */
   | EventOf<"crash", NoDetail>
   | EventOf<"restart", RestartDetail>
   | EventOf<"clock_jump", ClockJumpDetail>

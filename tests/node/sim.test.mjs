@@ -48,7 +48,7 @@ test("paused worker, fencing on: the storage refuses A's write with 33 because i
     },
   ]);
   assert.equal(r.explain(29), "storage rejected A's write with token 33: it has already accepted 34 from B");
-  assert.equal(r.explain(0), "A sends acquire to lock; it arrives at 0.050 s");
+  assert.equal(r.explain(0), "A sends acquire to lock, due at 0.050 s");
   assert.deepEqual(t.document, [{ writer: "B", token: 34n, op: 1, t_ms: 31200, seq: 19 }]);
   assert.deepEqual(t.events[4], {
     seq: 4,
@@ -79,7 +79,7 @@ test("paused worker, fencing off: A's stale write lands on top of B's (I1, I2, I
       invariant: "I4",
       seq: 29,
       t_ms: 46050,
-      because: "B's acknowledged write (token 34) was overwritten by A's older one (token 33)",
+      because: "B's write (token 34), acknowledged by the storage, was overwritten by A's older one (token 33)",
     },
   ]);
   assert.deepEqual(

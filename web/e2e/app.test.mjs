@@ -601,7 +601,7 @@ describe("the Explore panel", () => {
     await panel.getByRole("button", { name: "Run sweep" }).click();
     // The page keeps responding while the sweep runs.
     await p.getByRole("button", { name: "Next event" }).click();
-    assert.equal(await text(p, ".narration .now"), "0 s — A sends acquire to lock; it arrives at 0.050 s");
+    assert.equal(await text(p, ".narration .now"), "0 s — A sends acquire to lock, due at 0.050 s");
     await p.waitForFunction(() => document.querySelector(".progress-text")?.textContent.includes("300 / 300 seeds — done"), null, { timeout: 60000 });
     const rows = panel.locator("table.sweep tbody tr");
     assert.match(await rows.nth(0).innerText(), /^on\s+0 of 300\s+—/);
@@ -694,12 +694,12 @@ describe("keyboard, embedding and small screens", () => {
     await p.keyboard.press("Home");
     assert.match(await now(), /^Nothing has happened yet/);
     await p.keyboard.press("ArrowRight");
-    assert.equal(await now(), "0 s — A sends acquire to lock; it arrives at 0.050 s");
+    assert.equal(await now(), "0 s — A sends acquire to lock, due at 0.050 s");
     await p.keyboard.press("ArrowRight");
     assert.equal(await now(), "0.050 s — acquire from A (sent at 0 s) reaches lock");
     assert.equal(await p.locator("ol.events li.current").innerText().then((t) => t.includes("acquire from A")), true);
     await p.keyboard.press("ArrowLeft");
-    assert.equal(await now(), "0 s — A sends acquire to lock; it arrives at 0.050 s");
+    assert.equal(await now(), "0 s — A sends acquire to lock, due at 0.050 s");
     await setRange(p.getByLabel("Playback speed"), -10);
     await p.locator("body").focus();
     await p.keyboard.press(" ");
@@ -735,7 +735,7 @@ describe("keyboard, embedding and small screens", () => {
     await p.keyboard.press("Home");
     assert.match(await now(), /^Nothing has happened yet/);
     await p.keyboard.press(" ");
-    assert.equal(await now(), "0 s — A sends acquire to lock; it arrives at 0.050 s");
+    assert.equal(await now(), "0 s — A sends acquire to lock, due at 0.050 s");
     await p.keyboard.press("Enter");
     assert.equal(await now(), "0.050 s — acquire from A (sent at 0 s) reaches lock");
     assert.equal(await playing(), "Play");

@@ -881,7 +881,7 @@ fn plain_words(trace: &Trace, inv: Invariant, seq: u32) -> String {
             tok.map_or("?".into(), |t| t.to_string())
         ),
         (Invariant::I5, Some(w), _) => format!(
-            "write applied twice: {}'s retry was applied a second time",
+            "write applied twice: a second copy of {}'s write was applied",
             name(w)
         ),
         _ => trace

@@ -757,10 +757,7 @@ mod tests {
         assert_ne!(i, NONE);
         let n = run_events(i);
         assert!(n > 10);
-        assert_eq!(
-            run_explain(i, 0),
-            "A sends acquire to lock; it arrives at 0.050 s"
-        );
+        assert_eq!(run_explain(i, 0), "A sends acquire to lock, due at 0.050 s");
         assert_eq!(run_explain(i, n), "");
         run_drop(i);
         assert_eq!(run_events(i), 0);

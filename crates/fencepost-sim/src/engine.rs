@@ -1124,7 +1124,15 @@ impl<'s> Sim<'s> {
         ws.deferred.clear();
         ws.lease = None;
         ws.phase = Phase::Done;
-        self.emit(Actor::Worker(w), None, Detail::Crash);
+        // The token of a lease the lock service still gives this process, if any: that lease is
+        // left to run out. (A lease past its end is over even before its expiry is noticed.)
+        let h = holder_id(w, ws.inc);
+        let live = self
+            .authority
+            .recorded_lease()
+            .filter(|l| l.holder == h && self.now < l.expires_at)
+            .map(|l| l.token.get());
+        self.emit(Actor::Worker(w), live, Detail::Crash);
         if let Some(r) = restart_after {
             self.schedule(self.now.saturating_add(r), Action::Restart { w });
         }
@@ -1179,7 +1187,7 @@ impl<'s> Sim<'s> {
             (Msg::Denied { retry_at }, Phase::Acquiring) => {
                 self.emit(Actor::Worker(w), None, self.deliver_detail(id, &m, None));
                 if retry_at != u64::MAX {
-                    let wait = retry_at.saturating_sub(self.now).max(1);
+                    let wait = crate::trace::retry_wait(retry_at, self.now);
                     self.worker_timer(w, wait, Timer::RetryAcquire);
                 }
             }

@@ -6,8 +6,10 @@
 //!   prevents;
 //! * **I3** tokens issued by the lock service strictly increase (re-entry keeps a token; that is
 //!   not a new issue);
-//! * **I4** no acknowledged write is lost: a newer owner's applied write is never overwritten by an
-//!   older owner's;
+//! * **I4** no write the storage acknowledged is lost: a newer owner's applied write is never
+//!   overwritten by an older owner's. The storage sends its ack in the step that applies a write,
+//!   so every applied write counts, whether or not the ack ever reaches the writer (it may crash
+//!   first, or hear only later): what is lost is data the storage said it kept;
 //! * **I5** no operation is applied twice (a retried write applies at most once).
 //!
 //! Each violation names the invariant, the event, and says in one sentence what went wrong.
@@ -28,7 +30,7 @@ pub enum Invariant {
     I2,
     /// Issued tokens strictly increase.
     I3,
-    /// No acknowledged write is lost.
+    /// No write the storage acknowledged is lost.
     I4,
     /// No operation is applied twice.
     I5,
@@ -50,7 +52,7 @@ impl Invariant {
             Invariant::I1 => "storage never accepts a token lower than one it accepted",
             Invariant::I2 => "no write from an owner lands after a newer owner's write",
             Invariant::I3 => "tokens issued by the lock service strictly increase",
-            Invariant::I4 => "no acknowledged write is lost",
+            Invariant::I4 => "no write the storage acknowledged is lost",
             Invariant::I5 => "no operation is applied twice",
         }
     }
@@ -270,7 +272,7 @@ impl Checker {
         if let Some(cur) = self.current_value.filter(|_| breaks.i4) {
             self.report(Invariant::I4, seq, t_ms, || {
                 format!(
-                    "{}'s acknowledged write (token {}) was overwritten by {who}'s older one (token {})",
+                    "{}'s write (token {}), acknowledged by the storage, was overwritten by {who}'s older one (token {})",
                     cur.describe(names),
                     cur.token,
                     owner.token
@@ -280,9 +282,7 @@ impl Checker {
         let key = (owner.worker, owner.inc, op);
         if self.applied_ops.contains(&key) {
             self.report(Invariant::I5, seq, t_ms, || {
-                format!(
-                    "{who}'s write #{op} was applied a second time (a retry of the same operation)"
-                )
+                format!("{who}'s write #{op} was applied a second time")
             });
         } else {
             self.applied_ops.push(key);

@@ -8,7 +8,7 @@
 //! | `delayed-write` | a write sent before expiry is held in the network past B's write | holds | I1 I2 I4 |
 //! | `check-then-pause` | the renew check passes, then a pause before the write | holds | I1 I2 I4 |
 //! | `uuid-token` | unique but unordered tokens: the storage cannot tell old from new | I1 I2 I4 | I1 I2 I4 |
-//! | `idempotency-only` | idempotency keys dedupe a retry but still let the stale owner in | holds | I1 I2 I4 |
+//! | `idempotency-only` | idempotency keys stop a resent write applying twice but still let the stale owner in | holds | I1 I2 I4 |
 //! | `lock-delay` | a lock-delay outlasts the pause: the stale write lands before anyone newer | holds | holds |
 //! | `clock-skew` | a slow clock renews too late; the worker writes after losing the lease | holds | I1 I2 I4 |
 //! | `authority-restart-unpersisted` | the lock service forgets its tokens and issues 33 twice | I2 I3 I4 | I2 I3 I4 |
@@ -166,8 +166,9 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         name: "idempotency-only",
         title: "Idempotency keys are not fencing",
-        story: "A's first write is slow, so A retries it; the storage recognises the retry by its \
-                idempotency key and applies it once. Then A freezes, B takes over, and A's next \
+        story: "A's first write is slow, so A resends it; the resend lands first, and by its \
+                idempotency key the storage recognises the slow one as one it already applied. \
+                Then A freezes, B takes over, and A's next \
                 write, a new operation, is applied on top of B's. Idempotency stops duplicates; \
                 it does not stop stale owners.",
         json: r#"{

@@ -122,7 +122,8 @@ pub enum JobEnd {
 /// What happened, with its particulars.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Detail {
-    /// A message left `actor` for `to`; it arrives at `deliver_at`.
+    /// A message left `actor` for `to`, due at `deliver_at`. (A worker process that has died by
+    /// then never gets it: nothing more is recorded of it.)
     Send {
         /// Message id (same in its `Deliver`).
         msg: u32,
@@ -218,7 +219,8 @@ pub enum Detail {
         /// Highest token accepted.
         highest: Option<u64>,
     },
-    /// The storage recognised a retry and did not apply it again.
+    /// The storage recognised a write it had already applied (by its idempotency key) and did
+    /// not apply it again.
     WriteDeduplicated {
         /// Who wrote.
         writer: u16,
@@ -230,7 +232,8 @@ pub enum Detail {
         /// How.
         end: JobEnd,
     },
-    /// A worker process died.
+    /// A worker process died. The event's token is that of a lease the lock service still gave
+    /// it at that instant (left to run out), if any.
     Crash,
     /// A fresh worker process started.
     Restart {
@@ -420,12 +423,12 @@ impl Trace {
                 ..
             } => match what {
                 Msg::Write { op, retry } => format!(
-                    "{who} {} write #{op} with token{tok} to the storage; it arrives at {}",
+                    "{who} {} write #{op} with token{tok} to the storage, due at {}",
                     if retry { "resends" } else { "sends" },
                     secs(deliver_at)
                 ),
                 _ => format!(
-                    "{who} sends {} to {}; it arrives at {}",
+                    "{who} sends {} to {}, due at {}",
                     what.name(),
                     self.name(to),
                     secs(deliver_at)
@@ -447,8 +450,9 @@ impl Trace {
                     secs(until)
                 ),
                 (Msg::Denied { retry_at }, _) => format!(
-                    "{who} learns the lock is taken and will try again at {}",
-                    secs(retry_at)
+                    "{who} learns the lock is taken until {}; it waits {} by its own clock to try again",
+                    secs(retry_at),
+                    secs(retry_wait(retry_at, e.t_ms))
                 ),
                 (Msg::Lost, _) => format!("{who} learns it no longer holds the lock"),
                 (Msg::Ack { op, accepted: true }, _) => {
@@ -583,7 +587,7 @@ impl Trace {
                 self.worker(writer)
             ),
             Detail::WriteDeduplicated { writer, op } => format!(
-                "the storage recognises {}'s write #{op} as a retry and does not apply it again",
+                "the storage recognises {}'s write #{op} as one it already applied and does not apply it again",
                 self.worker(writer)
             ),
             Detail::JobDone {
@@ -601,7 +605,14 @@ impl Trace {
             } => {
                 format!("{who} gives up: it lost its lease")
             }
-            Detail::Crash => format!("{who}'s process crashes; its lease is left to expire"),
+            Detail::Crash => format!(
+                "{who}'s process crashes{}",
+                if e.token.is_some() {
+                    "; its lease is left to expire"
+                } else {
+                    ""
+                }
+            ),
             Detail::Restart { incarnation } => format!(
                 "a fresh {who} process starts (incarnation {incarnation}) and begins its job again"
             ),
@@ -808,6 +819,12 @@ impl Beliefs {
         };
         !matches!(self.authority, Some(h) if h.worker == w && h.token == held)
     }
+}
+
+/// How long a worker refused at `now` waits, by its own clock, before it asks again: until the
+/// `retry_at` the lock service named, as that clock counts (at least 1 ms).
+pub(crate) fn retry_wait(retry_at: u64, now: u64) -> u64 {
+    retry_at.saturating_sub(now).max(1)
 }
 
 /// Seconds with one decimal, e.g. `45.5 s`.

@@ -1,6 +1,6 @@
 //! The stories, asserted event by event.
 
-use fencepost_sim::trace::{JobEnd, RejectReason};
+use fencepost_sim::trace::{JobEnd, Msg, RejectReason};
 use fencepost_sim::{
     Actor, Detail, Invariant, Kind, PRESETS, RunOptions, Scenario, Trace, preset, run, run_with,
 };
@@ -176,10 +176,7 @@ fn idempotency_keys_stop_the_double_apply_only() {
         .verdict
         .first(Invariant::I5)
         .expect("the retry applies twice");
-    assert_eq!(
-        i5.because,
-        "A's write #1 was applied a second time (a retry of the same operation)"
-    );
+    assert_eq!(i5.because, "A's write #1 was applied a second time");
 }
 
 #[test]
@@ -461,4 +458,182 @@ fn beliefs_without_fencing_follow_the_story() {
         t.beliefs_at(46_100),
         beliefs(vec![nothing, nothing], None, Some(34), 2, Some(A))
     );
+}
+
+#[test]
+fn a_deduplicated_write_is_not_called_a_retry_when_the_original_arrives_last() {
+    let t = run_with(
+        &preset("idempotency-only").unwrap().scenario(),
+        RunOptions {
+            fencing: Some(false),
+            ..RunOptions::default()
+        },
+    );
+    // The resend lands first and is applied; the slow original is the copy recognised.
+    let dedup = t
+        .events
+        .iter()
+        .position(|e| e.kind() == Kind::WriteDeduplicated)
+        .unwrap();
+    assert!(matches!(
+        t.events[dedup - 1].detail,
+        Detail::Deliver {
+            what: Msg::Write {
+                op: 1,
+                retry: false
+            },
+            sent_at: 3_100,
+            ..
+        }
+    ));
+    assert_eq!(
+        t.explain(&t.events[dedup]),
+        "the storage recognises A's write #1 as one it already applied and does not apply it again"
+    );
+    let story = preset("idempotency-only").unwrap().story;
+    assert!(story.contains("the resend lands first"), "{story}");
+}
+
+/// The sentence of the first event of `kind` by `actor`.
+fn sentence(t: &Trace, actor: Actor, kind: Kind) -> String {
+    let e = t
+        .events
+        .iter()
+        .find(|e| e.actor == actor && e.kind() == kind)
+        .unwrap_or_else(|| panic!("no {kind:?} by {actor:?}"));
+    t.explain(e)
+}
+
+#[test]
+fn a_crash_leaves_a_lease_to_expire_only_when_it_held_one() {
+    let t = run(&preset("crash-restart").unwrap().scenario());
+    let crash = t.events.iter().find(|e| e.kind() == Kind::Crash).unwrap();
+    assert_eq!(crash.token, Some(33));
+    assert_eq!(
+        t.explain(crash),
+        "A's process crashes; its lease is left to expire"
+    );
+    // A released its lease long before it crashes.
+    let s = Scenario::from_json(
+        r#"{ "version": 1, "name": "crash-after-done", "seed": 1,
+  "lease_ttl_ms": 30000, "first_token": 33, "latency_ms": { "min": 50, "max": 50 },
+  "workers": [ { "name": "A", "start_ms": 0, "job": { "work_ms": 1000 } } ],
+  "faults": [ { "kind": "crash", "worker": "A", "at": 5000 } ] }"#,
+    )
+    .unwrap();
+    let t = run(&s);
+    let crash = t.events.iter().find(|e| e.kind() == Kind::Crash).unwrap();
+    assert_eq!((crash.t_ms, crash.token), (5_000, None));
+    assert_eq!(
+        sentence(&t, Actor::Worker(A), Kind::Crash),
+        "A's process crashes"
+    );
+}
+
+#[test]
+fn a_refused_worker_waits_by_its_own_clock() {
+    // B's clock runs at half speed: told to come back at 30.05 s, it asks again at 50 s.
+    let s = Scenario::from_json(
+        r#"{ "version": 1, "name": "deny-drift", "seed": 1,
+  "lease_ttl_ms": 30000, "first_token": 33, "latency_ms": { "min": 50, "max": 50 },
+  "workers": [
+    { "name": "A", "start_ms": 0, "job": { "work_ms": 20000 } },
+    { "name": "B", "start_ms": 10000, "job": { "work_ms": 1000 } } ],
+  "faults": [ { "kind": "clock", "worker": "B", "drift_ppm": -500000 } ] }"#,
+    )
+    .unwrap();
+    let t = run(&s);
+    let denied = t
+        .events
+        .iter()
+        .find(|e| {
+            e.actor == Actor::Worker(B)
+                && matches!(
+                    e.detail,
+                    Detail::Deliver {
+                        what: Msg::Denied { .. },
+                        ..
+                    }
+                )
+        })
+        .unwrap();
+    assert_eq!(
+        (denied.t_ms, t.explain(denied)),
+        (
+            10_100,
+            "B learns the lock is taken until 30.050 s; it waits 19.950 s by its own clock to try again".into()
+        )
+    );
+    let asks: Vec<u64> = t
+        .events
+        .iter()
+        .filter(|e| {
+            e.actor == Actor::Worker(B)
+                && matches!(
+                    e.detail,
+                    Detail::Send {
+                        what: Msg::Acquire,
+                        ..
+                    }
+                )
+        })
+        .map(|e| e.t_ms)
+        .collect();
+    assert_eq!(asks, [10_000, 50_000]);
+}
+
+#[test]
+fn i4_counts_a_write_the_storage_acknowledged_even_if_the_ack_never_arrives() {
+    // B's write is applied and acknowledged at 31.2 s; B crashes at 31.21 s, before the ack
+    // reaches it. A's stale write then overwrites it: the storage lost data it said it kept.
+    let s = Scenario::from_json(
+        r#"{ "version": 1, "name": "i4-unacked", "seed": 1,
+  "lease_ttl_ms": 30000, "first_token": 33, "latency_ms": { "min": 50, "max": 50 },
+  "protections": { "fencing": false },
+  "workers": [
+    { "name": "A", "start_ms": 0, "job": { "work_ms": 2000 } },
+    { "name": "B", "start_ms": 10000, "job": { "work_ms": 1000 } } ],
+  "faults": [ { "kind": "pause", "worker": "A", "at": 1000, "for": 45000 },
+              { "kind": "crash", "worker": "B", "at": 31210 } ] }"#,
+    )
+    .unwrap();
+    let t = run(&s);
+    assert!(!t.events.iter().any(|e| e.actor == Actor::Worker(B)
+        && matches!(
+            e.detail,
+            Detail::Deliver {
+                what: Msg::Ack { .. },
+                ..
+            }
+        )));
+    let i4 = t.verdict.first(Invariant::I4).expect("I4 is violated");
+    assert_eq!(i4.t_ms, 46_050);
+    assert_eq!(
+        i4.because,
+        "B's write (token 34), acknowledged by the storage, was overwritten by A's older one (token 33)"
+    );
+    assert_eq!(
+        Invariant::I4.description(),
+        "no write the storage acknowledged is lost"
+    );
+}
+
+#[test]
+fn a_message_for_a_process_that_dies_first_is_only_ever_due() {
+    let t = run(&preset("crash-restart").unwrap().scenario());
+    let delivered: Vec<u32> = t
+        .events
+        .iter()
+        .filter_map(|e| match e.detail {
+            Detail::Deliver { msg, .. } => Some(msg),
+            _ => None,
+        })
+        .collect();
+    let lost: Vec<String> = t
+        .events
+        .iter()
+        .filter(|e| matches!(e.detail, Detail::Send { msg, .. } if !delivered.contains(&msg)))
+        .map(|e| t.explain(e))
+        .collect();
+    assert_eq!(lost, ["storage sends rejected to A, due at 41.2 s"]);
 }
