@@ -837,3 +837,65 @@ describe("keyboard, embedding and small screens", () => {
     assert.deepEqual(unnamed, []);
   });
 });
+
+describe("a lane click, the play bar and odd links, as a person meets them", () => {
+  test("Undo after a lane click in the tour gives back the chapter, its address and its history", async () => {
+    const p = await page("");
+    let tour = await openTourAt(p, 6);
+    const clock = await text(p, ".playbar .clock");
+    assert.equal(new URL(p.url()).hash, "#tour=6");
+    const svg = p.locator("#timeline-main svg.lanes");
+    const clickB = async () => svg.click({ position: { x: await xOf(svg, 21.25), y: laneTop(2) + 4 } });
+
+    // Back after the click returns to the chapter it left.
+    await clickB();
+    assert.equal(await p.locator(".tour").count(), 0);
+    assert.match(new URL(p.url()).hash, /^#s=/);
+    await p.goBack();
+    await p.waitForSelector(".tour");
+    assert.equal(await tour.locator("h2").innerText(), "What fencing does");
+    assert.equal(new URL(p.url()).hash, "#tour=6");
+    assert.equal(await text(p, ".playbar .clock"), clock);
+    assert.equal(await p.locator(".faults ul li").count(), 1);
+    assert.equal(await p.locator(".messages .notice").count(), 0);
+
+    // Undo reverses the whole click: the pause, and leaving the tour.
+    await clickB();
+    const notice = p.locator(".messages .notice");
+    assert.equal(
+      await notice.locator(".notice-text").innerText(),
+      "Pause added where you clicked: B freezes at 21.2 s for 45 s. You left the tour.",
+    );
+    await notice.getByRole("button", { name: "Undo" }).click();
+    await p.waitForSelector(".tour");
+    tour = p.getByRole("region", { name: "Guided tour" });
+    assert.equal(await tour.locator("h2").innerText(), "What fencing does");
+    await p.waitForFunction(() => location.hash === "#tour=6");
+    assert.equal(await text(p, ".playbar .clock"), clock);
+    assert.equal(await p.locator(".faults ul li").count(), 1);
+    assert.equal(await p.locator(".messages .notice").count(), 0);
+    assert.equal(await p.getByRole("button", { name: "Take the tour" }).count(), 0);
+    // And no second copy of the chapter is left in the history: Back goes to the entry before it.
+    await p.goBack();
+    await p.waitForFunction(() => location.hash === "#tour=1");
+    assert.equal(await tour.locator("h2").innerText(), "The lease");
+  });
+
+  test("a lane click's notice goes when another story is loaded, and stays gone on Back", async () => {
+    const p = await page();
+    const svg = p.locator("#timeline-main svg.lanes");
+    await svg.click({ position: { x: await xOf(svg, 20.05), y: laneTop(2) + 4 } });
+    assert.equal(await text(p, ".messages .notice-text"), "Pause added where you clicked: B freezes at 20 s for 45 s.");
+    await p.getByLabel("Preset story").selectOption("gc-pause");
+    assert.equal(await p.locator(".messages .notice").count(), 0);
+    assert.doesNotMatch(await text(p, ".faults ul"), /B freezes/);
+    await p.goBack();
+    await p.waitForFunction(() => document.querySelector(".scenario-panel select").value === "");
+    assert.equal(await p.locator(".messages .notice").count(), 0);
+    // Any other change of the scenario does the same.
+    await svg.click({ position: { x: await xOf(svg, 10.05), y: laneTop(1) + 4 } });
+    assert.equal(await p.locator(".messages .notice").count(), 1);
+    await p.getByLabel(/Idempotency keys on writes/).check();
+    assert.equal(await p.locator(".messages .notice").count(), 0);
+  });
+});

@@ -67,6 +67,15 @@ pub fn push_hash(fragment: &str) {
     }
 }
 
+/// Goes one entry back in the history (as the Back button does; `hashchange` follows).
+pub fn history_back() {
+    if let Some(w) = window()
+        && let Ok(h) = w.history()
+    {
+        let _ = h.back();
+    }
+}
+
 /// Scrolls the page back to its top, where the timeline is.
 pub fn scroll_to_top() {
     if let Some(w) = window() {

@@ -111,14 +111,24 @@ pub struct State {
     pub link: Option<String>,
     /// An editor field's error, shown next to that field.
     pub field_error: Option<(Field, String)>,
-    /// The scenario before the last lane click, while its notice offers to undo it.
-    pub undo: Option<Box<Scenario>>,
+    /// What the page was before the last lane click, while its notice offers to undo it.
+    pub undo: Option<Box<Undo>>,
     /// Where the scenario on screen came from, while it is unchanged since (a preset's own
     /// scenario needs none).
     pub origin: Option<Origin>,
     /// Counts the stories loaded (a preset, an import, a seed from Explore): each gets an entry
     /// of its own in the browser's history, so that Back returns to the one before.
     pub story: u32,
+}
+
+/// What a lane click changed, to put back: the scenario, and the tour it may have left.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Undo {
+    scenario: Scenario,
+    tour: Option<usize>,
+    origin: Option<Origin>,
+    pause_ms: u64,
+    story: u32,
 }
 
 /// Where a loaded scenario came from.
@@ -321,7 +331,11 @@ impl State {
         self.scenario = scenario;
         self.error = None;
         self.field_error = None;
-        self.undo = None;
+        // The lane click's notice describes the change it offers to undo: once the scenario
+        // changes again, both are out of date.
+        if self.undo.take().is_some() {
+            self.notice = None;
+        }
         if reset {
             self.playing = false;
             self.head = Playhead::default();
@@ -358,6 +372,8 @@ impl State {
             }
             if touring && self.error.is_none() {
                 self.tour = None;
+                // The chapter keeps its own entry in the history: Back returns to it.
+                self.story = self.story.wrapping_add(1);
                 self.notice = Some(
                     "You left the tour: the story is yours to change now. \
                      \u{201c}Take the tour\u{201d} brings its story back."
@@ -564,10 +580,16 @@ impl State {
                     self.error = Some(e);
                     return;
                 }
-                let before = self.scenario.clone();
+                let before = Undo {
+                    scenario: self.scenario.clone(),
+                    tour: self.tour,
+                    origin: self.origin,
+                    pause_ms: self.pause_ms,
+                    story: self.story,
+                };
                 let touring = self.tour.is_some();
                 self.add_pause(worker, at);
-                if self.scenario != before {
+                if self.scenario != before.scenario {
                     let added = self
                         .scenario
                         .faults
@@ -583,8 +605,25 @@ impl State {
             }
             Action::Undo => {
                 if let Some(before) = self.undo.take() {
+                    let Undo {
+                        scenario,
+                        tour,
+                        origin,
+                        pause_ms,
+                        story,
+                    } = *before;
                     self.notice = None;
-                    self.set_scenario(*before, false);
+                    self.set_scenario(scenario, false);
+                    if self.error.is_none() {
+                        self.origin = origin;
+                        self.pause_ms = pause_ms;
+                        // A click that left the tour gave it a history entry of its own; the
+                        // page goes back to the chapter's.
+                        self.story = story;
+                        if let Some(ch) = tour {
+                            self.go_to_chapter(ch);
+                        }
+                    }
                 }
             }
             Action::RemoveFault(i) => {
@@ -996,6 +1035,51 @@ mod tests {
         assert!(s.undo.is_none());
         let s = apply(s, [Action::Undo]);
         assert_eq!(s.scenario.lease_ttl_ms, 10_000);
+    }
+
+    #[test]
+    fn undoing_a_lane_click_that_left_the_tour_returns_to_its_chapter() {
+        let touring = apply(State::with_tour(), [Action::TourGo(5)]);
+        let s = apply(
+            touring.clone(),
+            [Action::LaneClick {
+                worker: 1,
+                at: 21_200,
+            }],
+        );
+        assert_eq!(s.tour, None);
+        assert_ne!(
+            s.story, touring.story,
+            "leaving the tour gets its own entry"
+        );
+        let s = apply(s, [Action::Undo]);
+        assert_eq!(s.tour, Some(5));
+        assert_eq!(s.scenario, touring.scenario);
+        assert_eq!(s.head, touring.head);
+        assert_eq!(s.story, touring.story);
+        assert_eq!((s.notice, s.undo), (None, None));
+    }
+
+    #[test]
+    fn a_lane_click_notice_goes_when_the_scenario_changes_again() {
+        for then in [
+            Action::LoadPreset("gc-pause".into()),
+            Action::Toggle(Switch::Fencing),
+            Action::RemoveFault(0),
+            Action::LoadScenario(Box::new(tour_story()), Origin::Address),
+        ] {
+            let s = apply(
+                paused(),
+                [
+                    Action::LaneClick {
+                        worker: 1,
+                        at: 20_000,
+                    },
+                    then.clone(),
+                ],
+            );
+            assert_eq!((s.notice.clone(), s.undo.clone()), (None, None), "{then:?}");
+        }
     }
 
     #[test]

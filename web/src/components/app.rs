@@ -213,6 +213,9 @@ pub fn App() -> Html {
     // learner changes something: it is theirs to fix or pass back.
     {
         let pushed = use_mut_ref(|| state.story);
+        // The story counter before the last entry this page pushed: an Undo that puts it back
+        // returns to that entry instead of adding one more.
+        let before_push = use_mut_ref(|| None::<u32>);
         let failed_link = use_mut_ref(|| {
             (state.error.is_some() && !dom::hash().trim_start_matches('#').is_empty())
                 .then(|| state.scenario.clone())
@@ -220,6 +223,13 @@ pub fn App() -> Html {
         use_effect_with(
             (state.scenario.clone(), state.tour, state.story),
             move |(scenario, tour, story)| {
+                let last = pushed.replace(*story);
+                let new_story = last != *story;
+                if new_story && *before_push.borrow() == Some(*story) {
+                    *before_push.borrow_mut() = None;
+                    dom::history_back();
+                    return;
+                }
                 // During the tour the address names the chapter, so that a reload stays there.
                 if let Some(ch) = tour {
                     let frag = tour_fragment(*ch);
@@ -232,10 +242,10 @@ pub fn App() -> Html {
                     return;
                 }
                 *failed_link.borrow_mut() = None;
-                let new_story = pushed.replace(*story) != *story;
                 let frag = encode_fragment(scenario);
                 if dom::hash().trim_start_matches('#') != frag {
                     if new_story {
+                        *before_push.borrow_mut() = Some(last);
                         dom::push_hash(&frag);
                     } else {
                         dom::replace_hash(&frag);
