@@ -898,4 +898,26 @@ describe("a lane click, the play bar and odd links, as a person meets them", () 
     await p.getByLabel(/Idempotency keys on writes/).check();
     assert.equal(await p.locator(".messages .notice").count(), 0);
   });
+
+  test("no control of the play bar moves or resizes when playback starts and stops", async () => {
+    const p = await page();
+    const boxes = () =>
+      p.evaluate(() =>
+        [...document.querySelectorAll(".playbar button, .playbar input, .playbar output, .playbar .clock")].map((el) => {
+          const r = el.getBoundingClientRect();
+          return [el.getAttribute("aria-label") ?? el.className, Math.round(r.x), Math.round(r.y), Math.round(r.width), Math.round(r.height)];
+        }),
+      );
+    const stopped = await boxes();
+    assert.equal(stopped.length, 11, JSON.stringify(stopped));
+    await setRange(p.getByLabel("Playback speed"), -10);
+    await p.getByRole("button", { name: "Play" }).click();
+    await p.waitForFunction(() => document.querySelector(".playbar .play").textContent.includes("Pause"));
+    assert.equal(await text(p, ".playbar .play"), "❚❚ Pause");
+    const playing = await boxes();
+    await p.getByRole("button", { name: "Pause", exact: true }).click();
+    assert.equal(await text(p, ".playbar .play"), "▶ Play");
+    assert.deepEqual(playing, stopped);
+    assert.deepEqual(await boxes(), stopped);
+  });
 });

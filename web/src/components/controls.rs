@@ -68,8 +68,9 @@ pub fn PlayBar(p: &PlayBarProps) -> Html {
                 <button type="button" onclick={send(d, Action::Restart)} aria-label="Restart" title="Restart (Home)">{ "⇤" }</button>
                 <button type="button" onclick={send(d, Action::Prev)} aria-label="Previous event" title="Previous event (←)">{ "◀" }</button>
                 <button type="button" class="play primary" onclick={send(d, Action::TogglePlay)}
-                    aria-label={if p.playing { "Pause" } else { "Play" }} title="Play / pause (Space)">
-                    { if p.playing { "❚❚ Pause" } else { "▶ Play" } }
+                    aria-label={if p.playing { "Pause" } else { "Play" }} title="Play / pause (Space)"
+                    data-other={if p.playing { "▶ Play" } else { "❚❚ Pause" }}>
+                    <span>{ if p.playing { "❚❚ Pause" } else { "▶ Play" } }</span>
                 </button>
                 <button type="button" onclick={send(d, Action::Next)} aria-label="Next event" title="Next event (→)">{ "▶" }</button>
                 <button type="button" onclick={send(d, Action::End)} aria-label="Go to the end" title="End (End)">{ "⇥" }</button>
