@@ -899,6 +899,31 @@ describe("a lane click, the play bar and odd links, as a person meets them", () 
     assert.equal(await p.locator(".messages .notice").count(), 0);
   });
 
+  test("compare mode with unique ids: captions and key say what the storage can and cannot do", async () => {
+    const p = await page("#preset=uuid-token");
+    await p.getByLabel(/Compare: fencing off and on/).check();
+    assert.equal(await text(p, "#timeline-off figcaption"), "Fencing off: the storage keeps whatever arrives last");
+    assert.equal(
+      await text(p, "#timeline-on figcaption"),
+      "Fencing on, with unique ids: the storage cannot order them, and refuses only an id it has already seen replaced",
+    );
+    const key = p.getByRole("region", { name: "Legend" });
+    const items = await key.locator("li").allInnerTexts();
+    assert.ok(!items.some((i) => /\b3[34]\b/.test(i)), JSON.stringify(items));
+    assert.ok(items.some((i) => /^✓ [0-9a-f]{6} write applied$/.test(i)), JSON.stringify(items));
+    assert.ok(
+      items.some((i) => /^✓ [0-9a-f]{6} stale stale write applied: ids carry no order, so the storage cannot tell it is older$/.test(i)),
+      JSON.stringify(items),
+    );
+    assert.ok(items.some((i) => /^✗ [0-9a-f]{6} reused write refused: the storage has seen this id replaced$/.test(i)), JSON.stringify(items));
+    // With numbers, the key and caption keep their numbers.
+    await p.getByLabel(/Unique \(UUID\) tokens/).uncheck();
+    assert.equal(await text(p, "#timeline-on figcaption"), "Fencing on: the storage refuses tokens below the highest");
+    const numbered = await key.locator("li").allInnerTexts();
+    assert.ok(numbered.includes("✓ 34 write applied"), JSON.stringify(numbered));
+    assert.ok(numbered.includes("✗ 33 < 34 write refused: its token is older"), JSON.stringify(numbered));
+  });
+
   test("no control of the play bar moves or resizes when playback starts and stops", async () => {
     const p = await page();
     const boxes = () =>

@@ -15,7 +15,7 @@ use super::panels::{Help, Messages, Narration, StoragePanel, TourCard, Verdict};
 use super::timeline::Timeline;
 use super::{send, target};
 use crate::dom;
-use crate::model::Playhead;
+use crate::model::{Playhead, TokenStyle};
 use crate::share::{decode_fragment, encode_fragment, tour_chapter, tour_fragment};
 use crate::state::{Action, Origin, State, Switch, tour_story};
 use crate::tour::CHAPTERS;
@@ -297,7 +297,7 @@ pub fn App() -> Html {
                     </div>
                     <div class="compare-one">
                         <Timeline run={on.clone()} t={head.t} upto={on_head.upto} end={end} zoom={state.zoom_factor()}
-                            id="timeline-on" caption={Some(AttrValue::from("Fencing on: the storage refuses tokens below the highest"))}
+                            id="timeline-on" caption={Some(AttrValue::from(fenced_caption(on.timeline.tokens)))}
                             highlight={highlight.clone()} on_lane_click={Some(on_lane_click.clone())} />
                         <Verdict trace={on.trace.clone()} upto={on_head.upto} compact=true tokens={on.timeline.tokens} />
                     </div>
@@ -373,7 +373,7 @@ pub fn App() -> Html {
                     </div>
                     <aside class="stage-side">
                         <StoragePanel trace={state.run.trace.clone()} upto={head.upto} tokens={state.run.timeline.tokens} which={which} />
-                        <Legend />
+                        <Legend tokens={state.run.timeline.tokens} />
                     </aside>
                 </div>
             </main>
@@ -394,9 +394,44 @@ pub fn App() -> Html {
     }
 }
 
+/// The caption of compare mode's lower timeline: what the storage does with the tokens it gets.
+fn fenced_caption(tokens: TokenStyle) -> &'static str {
+    match tokens {
+        TokenStyle::Number => "Fencing on: the storage refuses tokens below the highest",
+        TokenStyle::UniqueId => {
+            "Fencing on, with unique ids: the storage cannot order them, and refuses only an id \
+             it has already seen replaced"
+        }
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct LegendProps {
+    /// How the timeline writes tokens: the examples are written the same way.
+    tokens: TokenStyle,
+}
+
 /// What the marks mean, in words and shapes (never colour alone).
 #[component]
-fn Legend() -> Html {
+fn Legend(p: &LegendProps) -> Html {
+    let (old, new) = (p.tokens.show(33), p.tokens.show(34));
+    let writes = match p.tokens {
+        TokenStyle::Number => html! {
+            <>
+                <li><span class="legend-badge accepted">{ format!("✓ {new}") }</span>{ " write applied" }</li>
+                <li><span class="legend-badge rejected">{ format!("✗ {old} < {new}") }</span>{ " write refused: its token is older" }</li>
+            </>
+        },
+        TokenStyle::UniqueId => html! {
+            <>
+                <li><span class="legend-badge accepted">{ format!("✓ {new}") }</span>{ " write applied" }</li>
+                <li><span class="legend-badge accepted-stale">{ format!("✓ {old} stale") }</span>
+                    { " stale write applied: ids carry no order, so the storage cannot tell it is older" }</li>
+                <li><span class="legend-badge rejected">{ format!("✗ {old} reused") }</span>
+                    { " write refused: the storage has seen this id replaced" }</li>
+            </>
+        },
+    };
     html! {
         <section class="legend" aria-label="Legend">
             <h2>{ "Key" }</h2>
@@ -404,8 +439,7 @@ fn Legend() -> Html {
                 <li><span class="swatch lease" aria-hidden="true"></span>{ " lease, as the lock service sees it" }</li>
                 <li><span class="swatch zombie" aria-hidden="true"></span>{ " zombie: the worker still believes it holds the lock" }</li>
                 <li><span class="swatch pause" aria-hidden="true"></span>{ " paused (frozen)" }</li>
-                <li><span class="legend-badge accepted">{ "✓ 34" }</span>{ " write applied" }</li>
-                <li><span class="legend-badge rejected">{ "✗ 33 < 34" }</span>{ " write refused: its token is older" }</li>
+                { writes }
                 <li><span class="legend-arrows">{ "── ⇢" }</span>{ " messages: requests solid, replies dashed" }</li>
             </ul>
         </section>
