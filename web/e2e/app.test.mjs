@@ -899,6 +899,24 @@ describe("a lane click, the play bar and odd links, as a person meets them", () 
     assert.equal(await p.locator(".messages .notice").count(), 0);
   });
 
+  test("on a phone scrolled down to the timeline, a lane tap's notice and Undo come into view", async () => {
+    const p = await page();
+    await p.setViewportSize({ width: 375, height: 700 });
+    const svg = p.locator("#timeline-main svg.lanes");
+    await svg.evaluate((el) => window.scrollTo(0, el.getBoundingClientRect().top + window.scrollY));
+    assert.ok((await svg.boundingBox()).y < 5);
+    const before = await text(p, ".playbar .clock");
+    await svg.click({ position: { x: await xOf(svg, 5.05), y: laneTop(1) + 4 } });
+    const notice = p.locator(".messages .notice");
+    await notice.waitFor();
+    assert.notEqual(await text(p, ".playbar .clock"), before);
+    assert.equal(await inView(notice), true);
+    assert.equal(await inView(notice.getByRole("button", { name: "Undo" })), true);
+    await notice.getByRole("button", { name: "Undo" }).click();
+    assert.equal(await text(p, ".playbar .clock"), before);
+    await p.setViewportSize({ width: 1280, height: 900 });
+  });
+
   test("compare mode with unique ids: captions and key say what the storage can and cannot do", async () => {
     const p = await page("#preset=uuid-token");
     await p.getByLabel(/Compare: fencing off and on/).check();

@@ -346,6 +346,24 @@ pub struct MessagesProps {
 #[component]
 pub fn Messages(props: &MessagesProps) -> Html {
     let dismiss = send(&props.dispatch, Action::Dismiss);
+    // A lane click's notice (and its Undo) may be above the screen on a phone scrolled down to
+    // the timeline: bring it into view, just enough to show it.
+    let notice_ref = use_node_ref();
+    {
+        let notice_ref = notice_ref.clone();
+        use_effect_with((props.notice.clone(), props.undo), move |(_, undo)| {
+            if *undo && let Some(el) = notice_ref.cast::<web_sys::Element>() {
+                let r = el.get_bounding_client_rect();
+                let height = web_sys::window()
+                    .and_then(|w| w.inner_height().ok())
+                    .and_then(|h| h.as_f64())
+                    .unwrap_or(f64::INFINITY);
+                if r.top() < 0.0 || r.bottom() > height {
+                    el.scroll_into_view_with_bool(r.top() < 0.0);
+                }
+            }
+        });
+    }
     html! {
         <div class="messages">
             if let Some(e) = &props.error {
@@ -356,7 +374,7 @@ pub fn Messages(props: &MessagesProps) -> Html {
                 </div>
             }
             if let Some(n) = &props.notice {
-                <div class="notice" role="status">
+                <div class="notice" role="status" ref={notice_ref}>
                     <span class="notice-text">{ n.clone() }</span>
                     if props.undo {
                         <button type="button" class="small" onclick={send(&props.dispatch, Action::Undo)}>{ "Undo" }</button>
