@@ -963,4 +963,24 @@ describe("a lane click, the play bar and odd links, as a person meets them", () 
     assert.deepEqual(playing, stopped);
     assert.deepEqual(await boxes(), stopped);
   });
+
+  test("a tour chapter that does not exist is named as such, on arrival and typed into an open page", async () => {
+    for (const bad of ["99", "0", "-1", "", "3x"]) {
+      const p = await page(`#tour=${bad}`);
+      assert.equal(
+        await text(p, ".messages .error-text"),
+        `The tour has no chapter \`${bad}\`: its chapters are #tour=1 to #tour=7 — showing the paused-worker story instead.`,
+      );
+    }
+    const p = await page();
+    await p.evaluate(() => (location.hash = "#tour=8"));
+    await p.waitForSelector(".messages .error");
+    assert.equal(
+      await text(p, ".messages .error-text"),
+      "The tour has no chapter `8`: its chapters are #tour=1 to #tour=7 — still showing the scenario from before.",
+    );
+    await p.evaluate(() => (location.hash = "#tour=3"));
+    await p.waitForSelector(".tour");
+    assert.equal(await p.getByRole("region", { name: "Guided tour" }).locator("h2").innerText(), "The expiry");
+  });
 });
