@@ -986,3 +986,38 @@ describe("a lane click, the play bar and odd links, as a person meets them", () 
     assert.equal(await p.getByRole("region", { name: "Guided tour" }).locator("h2").innerText(), "The expiry");
   });
 });
+
+describe("the smaller things a learner meets", () => {
+  const picked = (p) => p.getByLabel("Preset story").locator("option:checked").innerText();
+  const focused = (p) => p.evaluate(() => document.activeElement?.textContent.trim() ?? "");
+
+  test("the tour's last chapter names its story as the tour left it, not as edited", async () => {
+    const p = await page("#tour=7");
+    assert.equal(await p.getByRole("region", { name: "Guided tour" }).locator("h2").innerText(), "Without fencing");
+    assert.equal(await picked(p), "paused-worker (as the tour left it)");
+    await p.getByRole("button", { name: "Finish the tour" }).click();
+    assert.equal(await picked(p), "paused-worker (as the tour left it)");
+    // A change of the learner's own is an edit.
+    await p.getByLabel(/Idempotency keys on writes/).check();
+    assert.equal(await picked(p), "paused-worker (edited)");
+  });
+
+  test("a seed from Explore still says so after Back and Forward", async () => {
+    const p = await page();
+    const panel = p.getByRole("region", { name: "Explore" });
+    await panel.getByLabel("Number of seeds").fill("300");
+    await panel.getByRole("button", { name: "Run sweep" }).click();
+    await p.waitForFunction(() => document.querySelector(".progress-text")?.textContent.includes("300 / 300 seeds — done"), null, { timeout: 60000 });
+    await panel.locator("table.sweep tbody tr").nth(1).locator("button.seed").first().click();
+    assert.match(await picked(p), /^pauses-holds-skew.* \(from Explore\)$/);
+    const loaded = await picked(p);
+    await p.goBack();
+    await p.waitForFunction(() => document.querySelector(".scenario-panel select").value === "paused-worker");
+    await p.goForward();
+    await p.waitForFunction(() => document.querySelector(".scenario-panel select").value === "");
+    assert.equal(await picked(p), loaded);
+    await p.reload();
+    await p.waitForSelector(".scenario-panel select");
+    assert.equal(await picked(p), loaded);
+  });
+});

@@ -140,6 +140,8 @@ pub enum Origin {
     Import,
     /// A seed or counterexample of the Explore panel.
     Explore,
+    /// The tour, which turns fencing off in its last chapter.
+    Tour,
 }
 
 impl Origin {
@@ -149,7 +151,30 @@ impl Origin {
             Origin::Address => "from the link",
             Origin::Import => "imported",
             Origin::Explore => "from Explore",
+            Origin::Tour => "as the tour left it",
         }
+    }
+
+    /// The name kept in a history entry, so that Back and Forward say where its story came from.
+    pub fn key(self) -> &'static str {
+        match self {
+            Origin::Address => "link",
+            Origin::Import => "import",
+            Origin::Explore => "explore",
+            Origin::Tour => "tour",
+        }
+    }
+
+    /// The origin [`Origin::key`] names.
+    pub fn from_key(key: &str) -> Option<Origin> {
+        [
+            Origin::Address,
+            Origin::Import,
+            Origin::Explore,
+            Origin::Tour,
+        ]
+        .into_iter()
+        .find(|o| o.key() == key)
     }
 }
 
@@ -191,6 +216,9 @@ pub enum Action {
     LoadPreset(String),
     /// Load a scenario (link, import, explorer), playhead at the start.
     LoadScenario(Box<Scenario>, Origin),
+    /// The address changed (Back, Forward, a link pasted in): show what it names, where that
+    /// entry says it came from. The address already names it: no history entry is added.
+    FollowAddress(Box<Scenario>, Origin),
     /// Flip a protection.
     Toggle(Switch),
     /// Lease TTL slider.
@@ -354,6 +382,8 @@ impl State {
             self.pause_ms = first_pause_length(&story).unwrap_or(DEFAULT_PAUSE_MS);
             self.set_scenario(story, false);
         }
+        // The story picker says where the story came from, not that the learner edited it.
+        self.origin = Some(Origin::Tour);
         self.tour = Some(i);
         self.playing = false;
         self.head = ch.playhead(&self.run.trace);
@@ -421,6 +451,7 @@ impl State {
 
     /// Applies one action.
     pub fn apply(&mut self, action: Action) {
+        let following = matches!(action, Action::FollowAddress(..));
         match action {
             Action::Tick(real_ms) => {
                 if !self.playing {
@@ -487,14 +518,15 @@ impl State {
                 }
                 None => self.error = Some(format!("There is no preset named `{name}`.")),
             },
-            Action::LoadScenario(s, origin) => {
+            Action::LoadScenario(s, origin) | Action::FollowAddress(s, origin) => {
+                let new_entry = !following && origin != Origin::Address;
                 self.tour = None;
                 self.pause_ms = first_pause_length(&s).unwrap_or(self.pause_ms);
                 self.set_scenario(*s, true);
                 if self.error.is_none() {
                     self.origin = Some(origin);
-                    // The address already names what it loads.
-                    if origin != Origin::Address {
+                    // The address already names what it follows.
+                    if new_entry {
                         self.story = self.story.wrapping_add(1);
                     }
                 }

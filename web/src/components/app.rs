@@ -39,9 +39,15 @@ fn initial_state() -> State {
     let mut state = match decode_fragment(&dom::hash()) {
         Ok(Some(s)) => {
             let mut state = State::new(s);
-            // A preset link names its preset; any other is "from the link".
+            // A preset link names its preset; any other is "from the link", unless this
+            // history entry says where its story came from (a reload).
             if state.preset_name().is_none() {
-                state.origin = Some(Origin::Address);
+                state.origin = Some(
+                    dom::history_note()
+                        .as_deref()
+                        .and_then(Origin::from_key)
+                        .unwrap_or(Origin::Address),
+                );
             }
             state
         }
@@ -191,7 +197,11 @@ pub fn App() -> Html {
                     }
                     match decode_fragment(&dom::hash()) {
                         Ok(Some(s)) => {
-                            dispatch.dispatch(Action::LoadScenario(Box::new(s), Origin::Address))
+                            let origin = dom::history_note()
+                                .as_deref()
+                                .and_then(Origin::from_key)
+                                .unwrap_or(Origin::Address);
+                            dispatch.dispatch(Action::FollowAddress(Box::new(s), origin))
                         }
                         Ok(None) => {}
                         // The link stays in the address bar for the learner to fix or copy;
@@ -221,8 +231,15 @@ pub fn App() -> Html {
                 .then(|| state.scenario.clone())
         });
         use_effect_with(
-            (state.scenario.clone(), state.tour, state.story),
-            move |(scenario, tour, story)| {
+            (
+                state.scenario.clone(),
+                state.tour,
+                state.story,
+                state.origin,
+            ),
+            move |(scenario, tour, story, origin)| {
+                // Back and Forward read where the entry's story came from in its note.
+                let note = origin.map(Origin::key);
                 let last = pushed.replace(*story);
                 let new_story = last != *story;
                 if new_story && *before_push.borrow() == Some(*story) {
@@ -234,7 +251,7 @@ pub fn App() -> Html {
                 if let Some(ch) = tour {
                     let frag = tour_fragment(*ch);
                     if dom::hash().trim_start_matches('#') != frag {
-                        dom::replace_hash(&frag);
+                        dom::replace_hash(&frag, note);
                     }
                     return;
                 }
@@ -246,9 +263,9 @@ pub fn App() -> Html {
                 if dom::hash().trim_start_matches('#') != frag {
                     if new_story {
                         *before_push.borrow_mut() = Some(last);
-                        dom::push_hash(&frag);
+                        dom::push_hash(&frag, note);
                     } else {
-                        dom::replace_hash(&frag);
+                        dom::replace_hash(&frag, note);
                     }
                 }
             },
