@@ -1020,4 +1020,26 @@ describe("the smaller things a learner meets", () => {
     await p.waitForSelector(".scenario-panel select");
     assert.equal(await picked(p), loaded);
   });
+
+  test("Undo takes back lane clicks one at a time, and says so", async () => {
+    const p = await page();
+    const svg = p.locator("#timeline-main svg.lanes");
+    const faults = () => p.locator(".faults ul li").allInnerTexts();
+    const before = await faults();
+    for (const at of [5.05, 10.05, 15.05]) await svg.click({ position: { x: await xOf(svg, at), y: laneTop(2) + 4 } });
+    assert.equal((await faults()).length, before.length + 3);
+    const notice = p.locator(".messages .notice");
+    const undo = notice.getByRole("button", { name: "Undo" });
+    await undo.click();
+    assert.equal(
+      await notice.locator(".notice-text").innerText(),
+      "Pause removed: B freezes at 15 s for 45 s. Undo again takes back the click before it.",
+    );
+    assert.equal((await faults()).length, before.length + 2);
+    await undo.click();
+    await undo.click();
+    assert.deepEqual(await faults(), before);
+    assert.equal(await p.locator(".messages .notice").count(), 0);
+    assert.equal(await p.getByLabel("Preset story").inputValue(), "paused-worker");
+  });
 });

@@ -33,6 +33,8 @@ pub const PAUSE_RANGE: (u64, u64) = (0, 300_000);
 pub const LATENCY_RANGE: (u64, u64) = (0, 5_000);
 /// Lock-delay used when the toggle is on (Consul's default).
 pub const LOCK_DELAY_MS: u64 = 15_000;
+/// Lane clicks that Undo can take back, one at a time.
+pub const MAX_UNDO: usize = 20;
 /// Pause length for injected pauses when the scenario has none to copy.
 pub const DEFAULT_PAUSE_MS: u64 = 45_000;
 
@@ -111,8 +113,9 @@ pub struct State {
     pub link: Option<String>,
     /// An editor field's error, shown next to that field.
     pub field_error: Option<(Field, String)>,
-    /// What the page was before the last lane click, while its notice offers to undo it.
-    pub undo: Option<Box<Undo>>,
+    /// What the page was before each of the last lane clicks (the latest last), while the
+    /// notice offers to undo them: Undo takes back one click at a time.
+    pub undo: Vec<Undo>,
     /// Where the scenario on screen came from, while it is unchanged since (a preset's own
     /// scenario needs none).
     pub origin: Option<Origin>,
@@ -297,7 +300,7 @@ impl State {
             notice: None,
             link: None,
             field_error: None,
-            undo: None,
+            undo: Vec::new(),
             origin: None,
             story: 0,
         }
@@ -361,7 +364,7 @@ impl State {
         self.field_error = None;
         // The lane click's notice describes the change it offers to undo: once the scenario
         // changes again, both are out of date.
-        if self.undo.take().is_some() {
+        if !std::mem::take(&mut self.undo).is_empty() {
             self.notice = None;
         }
         if reset {
@@ -620,6 +623,8 @@ impl State {
                     story: self.story,
                 };
                 let touring = self.tour.is_some();
+                // The clicks before this one stay undoable, one at a time.
+                let mut stack = std::mem::take(&mut self.undo);
                 self.add_pause(worker, at);
                 if self.scenario != before.scenario {
                     let added = self
@@ -632,18 +637,29 @@ impl State {
                         "Pause added where you clicked: {added}.{}",
                         if touring { " You left the tour." } else { "" }
                     ));
-                    self.undo = Some(Box::new(before));
+                    if stack.len() >= MAX_UNDO {
+                        stack.remove(0);
+                    }
+                    stack.push(before);
                 }
+                self.undo = stack;
             }
             Action::Undo => {
-                if let Some(before) = self.undo.take() {
+                let mut stack = std::mem::take(&mut self.undo);
+                if let Some(before) = stack.pop() {
                     let Undo {
                         scenario,
                         tour,
                         origin,
                         pause_ms,
                         story,
-                    } = *before;
+                    } = before;
+                    let removed = self
+                        .scenario
+                        .faults
+                        .last()
+                        .map(Fault::describe)
+                        .unwrap_or_default();
                     self.notice = None;
                     self.set_scenario(scenario, false);
                     if self.error.is_none() {
@@ -654,6 +670,13 @@ impl State {
                         self.story = story;
                         if let Some(ch) = tour {
                             self.go_to_chapter(ch);
+                        }
+                        if !stack.is_empty() {
+                            self.notice = Some(format!(
+                                "Pause removed: {removed}. Undo again takes back the click \
+                                 before it."
+                            ));
+                            self.undo = stack;
                         }
                     }
                 }
@@ -693,7 +716,7 @@ impl State {
                 self.notice = None;
                 self.link = None;
                 self.field_error = None;
-                self.undo = None;
+                self.undo.clear();
             }
             Action::Error(e) => self.error = Some(e),
             Action::FieldError(f, e) => self.field_error = Some((f, e)),
@@ -1047,11 +1070,11 @@ mod tests {
             s.notice.as_deref(),
             Some("Pause added where you clicked: A freezes at 46.1 s for 45 s.")
         );
-        assert!(s.undo.is_some());
+        assert_eq!(s.undo.len(), 1);
         let s = apply(s, [Action::Undo]);
         assert_eq!(s.scenario, base.scenario);
         assert_eq!(s.trace(), base.trace());
-        assert_eq!((s.notice.clone(), s.undo.clone()), (None, None));
+        assert_eq!((s.notice.clone(), s.undo.len()), (None, 0));
         assert_eq!(s.head.t, 20_000);
         // Any other change forgets what Undo would put back.
         let s = apply(
@@ -1064,7 +1087,7 @@ mod tests {
                 Action::SetTtl(10_000),
             ],
         );
-        assert!(s.undo.is_none());
+        assert!(s.undo.is_empty());
         let s = apply(s, [Action::Undo]);
         assert_eq!(s.scenario.lease_ttl_ms, 10_000);
     }
@@ -1089,7 +1112,26 @@ mod tests {
         assert_eq!(s.scenario, touring.scenario);
         assert_eq!(s.head, touring.head);
         assert_eq!(s.story, touring.story);
-        assert_eq!((s.notice, s.undo), (None, None));
+        assert_eq!((s.notice, s.undo.len()), (None, 0));
+    }
+
+    #[test]
+    fn undo_takes_back_lane_clicks_one_at_a_time() {
+        let base = paused();
+        let clicks = [5_000, 10_000, 15_000].map(|at| Action::LaneClick { worker: 1, at });
+        let s = apply(base.clone(), clicks);
+        assert_eq!(s.scenario.faults.len(), 4);
+        let s = apply(s, [Action::Undo]);
+        assert_eq!(s.scenario.faults.len(), 3);
+        assert_eq!(
+            s.notice.as_deref(),
+            Some(
+                "Pause removed: B freezes at 15 s for 45 s. Undo again takes back the click before it."
+            )
+        );
+        let s = apply(s, [Action::Undo, Action::Undo]);
+        assert_eq!(s.scenario, base.scenario);
+        assert_eq!((s.notice, s.undo.len()), (None, 0));
     }
 
     #[test]
@@ -1110,7 +1152,7 @@ mod tests {
                     then.clone(),
                 ],
             );
-            assert_eq!((s.notice.clone(), s.undo.clone()), (None, None), "{then:?}");
+            assert_eq!((s.notice.clone(), s.undo.len()), (None, 0), "{then:?}");
         }
     }
 

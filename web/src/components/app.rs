@@ -373,7 +373,7 @@ pub fn App() -> Html {
                 <Help dispatch={dispatch.clone()} />
             }
             <Messages error={state.error.clone()} notice={state.notice.clone()} link={state.link.clone()}
-                undo={state.undo.is_some()} dispatch={dispatch.clone()} />
+                undo={!state.undo.is_empty()} dispatch={dispatch.clone()} />
             if let Some(ch) = state.tour {
                 <TourCard chapter={ch} dispatch={dispatch.clone()} />
             }
