@@ -1042,4 +1042,29 @@ describe("the smaller things a learner meets", () => {
     assert.equal(await p.locator(".messages .notice").count(), 0);
     assert.equal(await p.getByLabel("Preset story").inputValue(), "paused-worker");
   });
+
+  test("a time typed into the Freeze box stays through playback, and after a refusal", async () => {
+    const p = await page();
+    const at = p.getByLabel("Pause start, in seconds");
+    assert.equal(await at.inputValue(), "0.0");
+    await p.getByRole("button", { name: "Next event" }).click();
+    await p.getByRole("button", { name: "Go to the end" }).click();
+    // Untouched, it follows the playhead.
+    assert.equal(await at.inputValue(), "46.1");
+    await at.fill("12.5");
+    await p.getByRole("button", { name: "Previous event" }).click();
+    await p.getByRole("button", { name: "Restart" }).click();
+    assert.equal(await at.inputValue(), "12.5");
+    await at.fill("500");
+    await p.getByRole("button", { name: "Add pause" }).click();
+    assert.match(await text(p, "#pause-error"), /a pause at 500 s would come after everything/);
+    assert.equal(await at.inputValue(), "500");
+    await at.fill("12.5");
+    await p.getByRole("button", { name: "Add pause" }).click();
+    assert.match(await text(p, ".faults ul"), /A freezes at 12\.5 s for 45 s/);
+    // Once added, it follows the playhead again.
+    await p.getByRole("button", { name: "Go to the end" }).click();
+    assert.match(await at.inputValue(), /^\d+\.\d$/);
+    assert.notEqual(await at.inputValue(), "12.5");
+  });
 });

@@ -161,6 +161,20 @@ pub fn ScenarioPanel(p: &ScenarioProps) -> Html {
     });
     let inject_ref = use_node_ref();
     let at_ref = use_node_ref();
+    // The pause's start follows the playhead until the learner types one; what they typed then
+    // stays (through playback, and after a refusal that quotes it) until a pause is added.
+    let typed_at = use_state(|| None::<String>);
+    {
+        let typed_at = typed_at.clone();
+        use_effect_with(s.faults.len(), move |_| typed_at.set(None));
+    }
+    let on_type_at = {
+        let typed_at = typed_at.clone();
+        Callback::from(move |e: InputEvent| typed_at.set(Some(input_value(&e))))
+    };
+    let at_value = (*typed_at)
+        .clone()
+        .unwrap_or_else(|| crate::model::fixed1((p.t / 100) as f64 / 10.0));
     // The worker to freeze: the first one until the learner picks another.
     let freeze_pick = use_state(|| 0usize);
     let freeze = (*freeze_pick).min(s.workers.len().saturating_sub(1));
@@ -279,7 +293,7 @@ pub fn ScenarioPanel(p: &ScenarioProps) -> Html {
                         </select>
                     </label>
                     <label>{ " at " }
-                        <input ref={at_ref} type="text" inputmode="decimal" size="6" value={crate::model::fixed1((p.t / 100) as f64 / 10.0)} aria-label="Pause start, in seconds" />
+                        <input ref={at_ref} type="text" inputmode="decimal" size="6" value={at_value} oninput={on_type_at} aria-label="Pause start, in seconds" />
                         { " s" }
                     </label>
                     <button type="submit">{ "Add pause" }</button>
