@@ -1067,4 +1067,36 @@ describe("the smaller things a learner meets", () => {
     assert.match(await at.inputValue(), /^\d+\.\d$/);
     assert.notEqual(await at.inputValue(), "12.5");
   });
+
+  test("one Tab stop skips the event list to the editor", async () => {
+    const p = await page();
+    await p.getByRole("button", { name: "Zoom in" }).focus();
+    await p.keyboard.press("Tab");
+    assert.equal(await focused(p), "Skip the event list, to the scenario editor");
+    const skip = p.getByRole("button", { name: "Skip the event list, to the scenario editor" });
+    assert.equal(await inView(skip), true);
+    await p.keyboard.press("Enter");
+    assert.equal(await p.evaluate(() => document.activeElement.getAttribute("aria-label")), "Preset story");
+  });
+
+  test("focus goes on from Take the tour, Finish the tour and Undo, not back to the page's top", async () => {
+    const p = await page();
+    await p.getByRole("button", { name: "Take the tour" }).click();
+    await p.waitForFunction(() => document.activeElement !== document.body);
+    assert.equal(await focused(p), "Next →");
+    // Keyboard only from here: Enter six times walks to the last chapter.
+    for (let i = 0; i < 6; i++) await p.keyboard.press("Enter");
+    assert.equal(await p.getByRole("region", { name: "Guided tour" }).locator("h2").innerText(), "Without fencing");
+    await p.waitForFunction(() => document.activeElement !== document.body);
+    assert.equal(await focused(p), "Finish the tour");
+    await p.keyboard.press("Enter");
+    assert.equal(await p.locator(".tour").count(), 0);
+    await p.waitForFunction(() => document.activeElement !== document.body);
+    assert.equal(await p.evaluate(() => document.activeElement.className), "play primary");
+    const svg = p.locator("#timeline-main svg.lanes");
+    await svg.click({ position: { x: await xOf(svg, 5.05), y: laneTop(2) + 4 } });
+    await p.locator(".messages .notice").getByRole("button", { name: "Undo" }).click();
+    await p.waitForFunction(() => document.activeElement !== document.body);
+    assert.equal(await p.evaluate(() => document.activeElement.className), "play primary");
+  });
 });

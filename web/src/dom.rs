@@ -90,6 +90,41 @@ pub fn history_back() {
     }
 }
 
+/// Focuses the first element matching `selector`, if there is one.
+pub fn focus(selector: &str) {
+    if let Some(el) = window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.query_selector(selector).ok().flatten())
+        .and_then(|el| el.dyn_into::<web_sys::HtmlElement>().ok())
+    {
+        let _ = el.focus();
+    }
+}
+
+/// After the page has redrawn: if the focused control went away with the change (focus fell to
+/// the page), focus the first of `selectors` that is on the page.
+pub fn refocus_soon(selectors: &'static [&'static str]) {
+    gloo_timers::callback::Timeout::new(0, move || {
+        let Some(doc) = window().and_then(|w| w.document()) else {
+            return;
+        };
+        let lost = doc
+            .active_element()
+            .is_none_or(|el| doc.body().is_some_and(|b| b.is_same_node(Some(&el))));
+        if !lost {
+            return;
+        }
+        if let Some(el) = selectors
+            .iter()
+            .find_map(|s| doc.query_selector(s).ok().flatten())
+            .and_then(|el| el.dyn_into::<web_sys::HtmlElement>().ok())
+        {
+            let _ = el.focus();
+        }
+    })
+    .forget();
+}
+
 /// Scrolls the page back to its top, where the timeline is.
 pub fn scroll_to_top() {
     if let Some(w) = window() {

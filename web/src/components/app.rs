@@ -13,7 +13,7 @@ use super::controls::{PlayBar, ScenarioPanel, SharePanel};
 use super::explore::ExplorePanel;
 use super::panels::{Help, Messages, Narration, StoragePanel, TourCard, Verdict};
 use super::timeline::Timeline;
-use super::{send, target};
+use super::{send, send_and_refocus, target};
 use crate::dom;
 use crate::model::{Playhead, TokenStyle};
 use crate::share::{decode_fragment, encode_fragment, tour_chapter, tour_fragment};
@@ -353,7 +353,7 @@ pub fn App() -> Html {
             "Showing the upper timeline: fencing off, as the scenario has it."
         })
     });
-    let start_tour = send(&dispatch, Action::TourStart);
+    let start_tour = send_and_refocus(&dispatch, Action::TourStart);
     let help = send(&dispatch, Action::ToggleHelp);
     html! {
         <div class={classes!("app", state.tour.is_some().then_some("touring"))}>

@@ -7,7 +7,7 @@ use fencepost_sim::{Actor, Trace};
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
-use super::{Dispatch, send, target};
+use super::{Dispatch, send, send_and_refocus, target};
 use crate::model::{TokenStyle, banner_styled, storage_at};
 use crate::state::Action;
 use crate::tour::CHAPTERS;
@@ -213,6 +213,10 @@ pub fn Narration(props: &NarrationProps) -> Html {
                 <p class="which-run">{ w.clone() }</p>
             }
             <p class="now" aria-live={if props.playing { "polite" } else { "off" }}>{ now }</p>
+            // Every event is a button: one Tab stop that jumps past them all to the editor.
+            <button type="button" class="skip" onclick={Callback::from(|_: MouseEvent| crate::dom::focus(".scenario-panel select"))}>
+                { "Skip the event list, to the scenario editor" }
+            </button>
             <div class="events-scroll">
                 if settled {
                     <EventList trace={props.trace.clone()} tokens={props.tokens} dispatch={props.dispatch.clone()} list_ref={list_ref} />
@@ -285,8 +289,8 @@ pub fn TourCard(props: &TourProps) -> Html {
     let Some(ch) = CHAPTERS.get(i) else {
         return html! {};
     };
-    let go = |to: usize| send(&props.dispatch, Action::TourGo(to));
-    let leave = send(&props.dispatch, Action::TourLeave);
+    let go = |to: usize| send_and_refocus(&props.dispatch, Action::TourGo(to));
+    let leave = send_and_refocus(&props.dispatch, Action::TourLeave);
     let last = i + 1 == CHAPTERS.len();
     html! {
         <section class="tour" aria-label="Guided tour" aria-live="polite">
@@ -377,7 +381,7 @@ pub fn Messages(props: &MessagesProps) -> Html {
                 <div class="notice" role="status" ref={notice_ref}>
                     <span class="notice-text">{ n.clone() }</span>
                     if props.undo {
-                        <button type="button" class="small" onclick={send(&props.dispatch, Action::Undo)}>{ "Undo" }</button>
+                        <button type="button" class="small" onclick={send_and_refocus(&props.dispatch, Action::Undo)}>{ "Undo" }</button>
                     }
                 </div>
             }
