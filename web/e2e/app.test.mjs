@@ -925,7 +925,7 @@ describe("a lane click, the play bar and odd links, as a person meets them", () 
     assert.equal(await text(p, "#timeline-off figcaption"), "Fencing off: the storage keeps whatever arrives last");
     assert.equal(
       await text(p, "#timeline-on figcaption"),
-      "Fencing on, with unique ids: the storage cannot order them, and refuses only an id it has already seen replaced",
+      "Fencing on, with unique ids: the storage cannot tell old tokens from new",
     );
     const key = p.getByRole("region", { name: "Legend" });
     const items = await key.locator("li").allInnerTexts();

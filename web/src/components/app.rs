@@ -416,8 +416,7 @@ fn fenced_caption(tokens: TokenStyle) -> &'static str {
     match tokens {
         TokenStyle::Number => "Fencing on: the storage refuses tokens below the highest",
         TokenStyle::UniqueId => {
-            "Fencing on, with unique ids: the storage cannot order them, and refuses only an id \
-             it has already seen replaced"
+            "Fencing on, with unique ids: the storage cannot tell old tokens from new"
         }
     }
 }
