@@ -1079,6 +1079,27 @@ describe("the smaller things a learner meets", () => {
     assert.equal(await p.evaluate(() => document.activeElement.getAttribute("aria-label")), "Preset story");
   });
 
+  test("a lane click ahead of the playhead is marked where it landed, until the playhead gets there", async () => {
+    const p = await page();
+    const svg = p.locator("#timeline-main svg.lanes");
+    await svg.click({ position: { x: await xOf(svg, 20.05), y: laneTop(2) + 4 } });
+    const mark = svg.locator(".pending-pause");
+    assert.equal(await mark.count(), 1);
+    assert.equal(await mark.locator("text").textContent(), "pause added here");
+    const x = Number(await mark.locator("line").getAttribute("x1"));
+    assert.ok(Math.abs(x - (await xOf(svg, 20))) < 0.6, `${x}`);
+    const { y1, y2 } = await mark.locator("line").evaluate((l) => ({ y1: Number(l.getAttribute("y1")), y2: Number(l.getAttribute("y2")) }));
+    assert.ok(y1 > laneTop(2) && y2 < laneTop(3), `${y1} ${y2}`);
+    await setRange(p.getByRole("slider", { name: "Playhead" }), 19000);
+    assert.equal(await mark.count(), 1);
+    await setRange(p.getByRole("slider", { name: "Playhead" }), 21000);
+    assert.equal(await mark.count(), 0);
+    await setRange(p.getByRole("slider", { name: "Playhead" }), 0);
+    assert.equal(await mark.count(), 1);
+    await p.locator(".messages .notice").getByRole("button", { name: "Undo" }).click();
+    assert.equal(await mark.count(), 0);
+  });
+
   test("focus goes on from Take the tour, Finish the tour and Undo, not back to the page's top", async () => {
     const p = await page();
     await p.getByRole("button", { name: "Take the tour" }).click();

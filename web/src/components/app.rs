@@ -3,7 +3,7 @@
 use std::cell::Cell;
 use std::rc::Rc;
 
-use fencepost_sim::Actor;
+use fencepost_sim::{Actor, Fault};
 use gloo_events::{EventListener, EventListenerOptions};
 use gloo_timers::callback::Interval;
 use wasm_bindgen::JsCast;
@@ -292,6 +292,20 @@ pub fn App() -> Html {
         .and_then(|i| CHAPTERS.get(i))
         .map(|c| c.actors.to_vec())
         .unwrap_or_default();
+    // The pause the last lane click added, marked on its lane until the playhead reaches it.
+    let pending = state
+        .undo
+        .last()
+        .and(state.scenario.faults.last())
+        .and_then(|f| match f {
+            Fault::Pause { worker, at, .. } => state
+                .scenario
+                .workers
+                .iter()
+                .position(|w| &w.name == worker)
+                .map(|i| (i, *at)),
+            _ => None,
+        });
     let on_lane_click = {
         let dispatch = dispatch.clone();
         Callback::from(move |(worker, at): (usize, u64)| {
@@ -308,14 +322,14 @@ pub fn App() -> Html {
                     <div class="compare-one">
                         <Timeline run={off.clone()} t={head.t} upto={off_head.upto} end={end} zoom={state.zoom_factor()}
                             id="timeline-off" caption={Some(AttrValue::from("Fencing off: the storage keeps whatever arrives last"))}
-                            highlight={highlight.clone()} on_lane_click={Some(on_lane_click.clone())} bench={bench}
+                            highlight={highlight.clone()} on_lane_click={Some(on_lane_click.clone())} pending={pending} bench={bench}
                             on_drawn={Some(on_drawn.clone())} />
                         <Verdict trace={off.trace.clone()} upto={off_head.upto} compact=true tokens={off.timeline.tokens} />
                     </div>
                     <div class="compare-one">
                         <Timeline run={on.clone()} t={head.t} upto={on_head.upto} end={end} zoom={state.zoom_factor()}
                             id="timeline-on" caption={Some(AttrValue::from(fenced_caption(on.timeline.tokens)))}
-                            highlight={highlight.clone()} on_lane_click={Some(on_lane_click.clone())} />
+                            highlight={highlight.clone()} on_lane_click={Some(on_lane_click.clone())} pending={pending} />
                         <Verdict trace={on.trace.clone()} upto={on_head.upto} compact=true tokens={on.timeline.tokens} />
                     </div>
                 </div>
@@ -324,7 +338,7 @@ pub fn App() -> Html {
         None => html! {
             <Timeline run={state.run.clone()} t={head.t} upto={head.upto} end={end} zoom={state.zoom_factor()}
                 id="timeline-main" highlight={highlight.clone()}
-                on_lane_click={(!state.embed).then_some(on_lane_click.clone())} bench={bench}
+                on_lane_click={(!state.embed).then_some(on_lane_click.clone())} pending={pending} bench={bench}
                 on_drawn={Some(on_drawn.clone())} />
         },
     };
