@@ -837,3 +837,287 @@ describe("keyboard, embedding and small screens", () => {
     assert.deepEqual(unnamed, []);
   });
 });
+
+describe("a lane click, the play bar and odd links, as a person meets them", () => {
+  test("Undo after a lane click in the tour gives back the chapter, its address and its history", async () => {
+    const p = await page("");
+    let tour = await openTourAt(p, 6);
+    const clock = await text(p, ".playbar .clock");
+    assert.equal(new URL(p.url()).hash, "#tour=6");
+    const svg = p.locator("#timeline-main svg.lanes");
+    const clickB = async () => svg.click({ position: { x: await xOf(svg, 21.25), y: laneTop(2) + 4 } });
+
+    // Back after the click returns to the chapter it left.
+    await clickB();
+    assert.equal(await p.locator(".tour").count(), 0);
+    assert.match(new URL(p.url()).hash, /^#s=/);
+    await p.goBack();
+    await p.waitForSelector(".tour");
+    assert.equal(await tour.locator("h2").innerText(), "What fencing does");
+    assert.equal(new URL(p.url()).hash, "#tour=6");
+    assert.equal(await text(p, ".playbar .clock"), clock);
+    assert.equal(await p.locator(".faults ul li").count(), 1);
+    assert.equal(await p.locator(".messages .notice").count(), 0);
+
+    // Undo reverses the whole click: the pause, and leaving the tour.
+    await clickB();
+    const notice = p.locator(".messages .notice");
+    assert.equal(
+      await notice.locator(".notice-text").innerText(),
+      "Pause added where you clicked: B freezes at 21.2 s for 45 s. You left the tour.",
+    );
+    await notice.getByRole("button", { name: "Undo" }).click();
+    await p.waitForSelector(".tour");
+    tour = p.getByRole("region", { name: "Guided tour" });
+    assert.equal(await tour.locator("h2").innerText(), "What fencing does");
+    await p.waitForFunction(() => location.hash === "#tour=6");
+    assert.equal(await text(p, ".playbar .clock"), clock);
+    assert.equal(await p.locator(".faults ul li").count(), 1);
+    assert.equal(await p.locator(".messages .notice").count(), 0);
+    assert.equal(await p.getByRole("button", { name: "Take the tour" }).count(), 0);
+    // And no second copy of the chapter is left in the history: Back goes to the entry before
+    // it (the story this page showed before the tour was opened).
+    await p.goBack();
+    await p.waitForFunction(() => location.hash.startsWith("#s="));
+    await p.waitForSelector("svg.lanes");
+    assert.equal(await p.locator(".tour").count(), 0);
+  });
+
+  test("a lane click's notice goes when another story is loaded, and stays gone on Back", async () => {
+    const p = await page();
+    const svg = p.locator("#timeline-main svg.lanes");
+    await svg.click({ position: { x: await xOf(svg, 20.05), y: laneTop(2) + 4 } });
+    assert.equal(await text(p, ".messages .notice-text"), "Pause added where you clicked: B freezes at 20 s for 45 s.");
+    await p.getByLabel("Preset story").selectOption("gc-pause");
+    assert.equal(await p.locator(".messages .notice").count(), 0);
+    assert.doesNotMatch(await text(p, ".faults ul"), /B freezes/);
+    await p.goBack();
+    await p.waitForFunction(() => document.querySelector(".scenario-panel select").value === "");
+    assert.equal(await p.locator(".messages .notice").count(), 0);
+    // Any other change of the scenario does the same.
+    await svg.click({ position: { x: await xOf(svg, 10.05), y: laneTop(1) + 4 } });
+    assert.equal(await p.locator(".messages .notice").count(), 1);
+    await p.getByLabel(/Idempotency keys on writes/).check();
+    assert.equal(await p.locator(".messages .notice").count(), 0);
+  });
+
+  test("on a phone scrolled down to the timeline, a lane tap's notice and Undo come into view", async () => {
+    const p = await page();
+    await p.setViewportSize({ width: 375, height: 700 });
+    const svg = p.locator("#timeline-main svg.lanes");
+    await svg.evaluate((el) => window.scrollTo(0, el.getBoundingClientRect().top + window.scrollY));
+    assert.ok((await svg.boundingBox()).y < 5);
+    const before = await text(p, ".playbar .clock");
+    await svg.click({ position: { x: await xOf(svg, 5.05), y: laneTop(1) + 4 } });
+    const notice = p.locator(".messages .notice");
+    await notice.waitFor();
+    assert.notEqual(await text(p, ".playbar .clock"), before);
+    assert.equal(await inView(notice), true);
+    assert.equal(await inView(notice.getByRole("button", { name: "Undo" })), true);
+    await notice.getByRole("button", { name: "Undo" }).click();
+    assert.equal(await text(p, ".playbar .clock"), before);
+    await p.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  test("compare mode with unique ids: captions and key say what the storage can and cannot do", async () => {
+    const p = await page("#preset=uuid-token");
+    await p.getByLabel(/Compare: fencing off and on/).check();
+    assert.equal(await text(p, "#timeline-off figcaption"), "Fencing off: the storage keeps whatever arrives last");
+    assert.equal(
+      await text(p, "#timeline-on figcaption"),
+      "Fencing on, with unique ids: the storage cannot tell old tokens from new",
+    );
+    const key = p.getByRole("region", { name: "Legend" });
+    const items = await key.locator("li").allInnerTexts();
+    assert.ok(!items.some((i) => /\b3[34]\b/.test(i)), JSON.stringify(items));
+    assert.ok(items.some((i) => /^✓ [0-9a-f]{6} write applied$/.test(i)), JSON.stringify(items));
+    assert.ok(
+      items.some((i) => /^✓ [0-9a-f]{6} stale stale write applied: ids carry no order, so the storage cannot tell it is older$/.test(i)),
+      JSON.stringify(items),
+    );
+    assert.ok(items.some((i) => /^✗ [0-9a-f]{6} reused write refused: the storage has seen this id replaced$/.test(i)), JSON.stringify(items));
+    // With numbers, the key and caption keep their numbers.
+    await p.getByLabel(/Unique \(UUID\) tokens/).uncheck();
+    assert.equal(await text(p, "#timeline-on figcaption"), "Fencing on: the storage refuses tokens below the highest");
+    const numbered = await key.locator("li").allInnerTexts();
+    assert.ok(numbered.includes("✓ 34 write applied"), JSON.stringify(numbered));
+    assert.ok(numbered.includes("✗ 33 < 34 write refused: its token is older"), JSON.stringify(numbered));
+  });
+
+  test("no control of the play bar moves or resizes when playback starts and stops", async () => {
+    const p = await page();
+    const boxes = () =>
+      p.evaluate(() =>
+        [...document.querySelectorAll(".playbar button, .playbar input, .playbar output, .playbar .clock")].map((el) => {
+          const r = el.getBoundingClientRect();
+          return [el.title || el.getAttribute("aria-label") || el.tagName, Math.round(r.x), Math.round(r.y), Math.round(r.width), Math.round(r.height)];
+        }),
+      );
+    const stopped = await boxes();
+    assert.equal(stopped.length, 11, JSON.stringify(stopped));
+    await setRange(p.getByLabel("Playback speed"), -10);
+    await p.getByRole("button", { name: "Play" }).click();
+    await p.waitForFunction(() => document.querySelector(".playbar .play").textContent.includes("Pause"));
+    assert.equal(await text(p, ".playbar .play"), "❚❚ Pause");
+    const playing = await boxes();
+    await p.getByRole("button", { name: "Pause", exact: true }).click();
+    assert.equal(await text(p, ".playbar .play"), "▶ Play");
+    assert.deepEqual(playing, stopped);
+    assert.deepEqual(await boxes(), stopped);
+  });
+
+  test("a tour chapter that does not exist is named as such, on arrival and typed into an open page", async () => {
+    for (const bad of ["99", "0", "-1", "", "3x"]) {
+      const p = await page(`#tour=${bad}`);
+      assert.equal(
+        await text(p, ".messages .error-text"),
+        `The tour has no chapter \`${bad}\`: its chapters are #tour=1 to #tour=7 — showing the paused-worker story instead.`,
+      );
+    }
+    const p = await page();
+    await p.evaluate(() => (location.hash = "#tour=8"));
+    await p.waitForSelector(".messages .error");
+    assert.equal(
+      await text(p, ".messages .error-text"),
+      "The tour has no chapter `8`: its chapters are #tour=1 to #tour=7 — still showing the scenario from before.",
+    );
+    await p.evaluate(() => (location.hash = "#tour=3"));
+    await p.waitForSelector(".tour");
+    assert.equal(await p.getByRole("region", { name: "Guided tour" }).locator("h2").innerText(), "The expiry");
+  });
+});
+
+describe("the smaller things a learner meets", () => {
+  const picked = (p) => p.getByLabel("Preset story").locator("option:checked").innerText();
+  const focused = (p) => p.evaluate(() => document.activeElement?.textContent.trim() ?? "");
+
+  test("the tour's last chapter names its story as the tour left it, not as edited", async () => {
+    const p = await page("#tour=7");
+    assert.equal(await p.getByRole("region", { name: "Guided tour" }).locator("h2").innerText(), "Without fencing");
+    assert.equal(await picked(p), "paused-worker (as the tour left it)");
+    await p.getByRole("button", { name: "Finish the tour" }).click();
+    assert.equal(await picked(p), "paused-worker (as the tour left it)");
+    // A change of the learner's own is an edit.
+    await p.getByLabel(/Idempotency keys on writes/).check();
+    assert.equal(await picked(p), "paused-worker (edited)");
+  });
+
+  test("a seed from Explore still says so after Back and Forward", async () => {
+    const p = await page();
+    const panel = p.getByRole("region", { name: "Explore" });
+    await panel.getByLabel("Number of seeds").fill("300");
+    await panel.getByRole("button", { name: "Run sweep" }).click();
+    await p.waitForFunction(() => document.querySelector(".progress-text")?.textContent.includes("300 / 300 seeds — done"), null, { timeout: 60000 });
+    await panel.locator("table.sweep tbody tr").nth(1).locator("button.seed").first().click();
+    assert.match(await picked(p), /^pauses-holds-skew.* \(from Explore\)$/);
+    const loaded = await picked(p);
+    await p.goBack();
+    await p.waitForFunction(() => document.querySelector(".scenario-panel select").value === "paused-worker");
+    await p.goForward();
+    await p.waitForFunction(() => document.querySelector(".scenario-panel select").value === "");
+    assert.equal(await picked(p), loaded);
+    await p.reload();
+    await p.waitForSelector(".scenario-panel select");
+    assert.equal(await picked(p), loaded);
+  });
+
+  test("Undo takes back lane clicks one at a time, and says so", async () => {
+    const p = await page();
+    const svg = p.locator("#timeline-main svg.lanes");
+    const faults = () => p.locator(".faults ul li").allInnerTexts();
+    const before = await faults();
+    for (const at of [5.05, 10.05, 15.05]) await svg.click({ position: { x: await xOf(svg, at), y: laneTop(2) + 4 } });
+    assert.equal((await faults()).length, before.length + 3);
+    const notice = p.locator(".messages .notice");
+    const undo = notice.getByRole("button", { name: "Undo" });
+    await undo.click();
+    assert.equal(
+      await notice.locator(".notice-text").innerText(),
+      "Pause removed: B freezes at 15 s for 45 s. Undo again takes back the click before it.",
+    );
+    assert.equal((await faults()).length, before.length + 2);
+    await undo.click();
+    await undo.click();
+    assert.deepEqual(await faults(), before);
+    assert.equal(await p.locator(".messages .notice").count(), 0);
+    assert.equal(await p.getByLabel("Preset story").inputValue(), "paused-worker");
+  });
+
+  test("a time typed into the Freeze box stays through playback, and after a refusal", async () => {
+    const p = await page();
+    const at = p.getByLabel("Pause start, in seconds");
+    assert.equal(await at.inputValue(), "0.0");
+    await p.getByRole("button", { name: "Next event" }).click();
+    await p.getByRole("button", { name: "Go to the end" }).click();
+    // Untouched, it follows the playhead.
+    assert.equal(await at.inputValue(), "46.1");
+    await at.fill("12.5");
+    await p.getByRole("button", { name: "Previous event" }).click();
+    await p.getByRole("button", { name: "Restart" }).click();
+    assert.equal(await at.inputValue(), "12.5");
+    await at.fill("500");
+    await p.getByRole("button", { name: "Add pause" }).click();
+    assert.match(await text(p, "#pause-error"), /a pause at 500 s would come after everything/);
+    assert.equal(await at.inputValue(), "500");
+    await at.fill("12.5");
+    await p.getByRole("button", { name: "Add pause" }).click();
+    assert.match(await text(p, ".faults ul"), /A freezes at 12\.5 s for 45 s/);
+    // Once added, it follows the playhead again.
+    await p.getByRole("button", { name: "Go to the end" }).click();
+    assert.match(await at.inputValue(), /^\d+\.\d$/);
+    assert.notEqual(await at.inputValue(), "12.5");
+  });
+
+  test("one Tab stop skips the event list to the editor", async () => {
+    const p = await page();
+    await p.getByRole("button", { name: "Zoom in" }).focus();
+    await p.keyboard.press("Tab");
+    assert.equal(await focused(p), "Skip the event list, to the scenario editor");
+    const skip = p.getByRole("button", { name: "Skip the event list, to the scenario editor" });
+    assert.equal(await inView(skip), true);
+    await p.keyboard.press("Enter");
+    assert.equal(await p.evaluate(() => document.activeElement.getAttribute("aria-label")), "Preset story");
+  });
+
+  test("a lane click ahead of the playhead is marked where it landed, until the playhead gets there", async () => {
+    const p = await page();
+    const svg = p.locator("#timeline-main svg.lanes");
+    await svg.click({ position: { x: await xOf(svg, 20.05), y: laneTop(2) + 4 } });
+    const mark = svg.locator(".pending-pause");
+    assert.equal(await mark.count(), 1);
+    assert.equal(await mark.locator("text").textContent(), "pause added here");
+    const x = Number(await mark.locator("line").getAttribute("x1"));
+    assert.ok(Math.abs(x - (await xOf(svg, 20))) < 0.6, `${x}`);
+    const { y1, y2 } = await mark.locator("line").evaluate((l) => ({ y1: Number(l.getAttribute("y1")), y2: Number(l.getAttribute("y2")) }));
+    assert.ok(y1 > laneTop(2) && y2 < laneTop(3), `${y1} ${y2}`);
+    await setRange(p.getByRole("slider", { name: "Playhead" }), 19000);
+    assert.equal(await mark.count(), 1);
+    await setRange(p.getByRole("slider", { name: "Playhead" }), 21000);
+    assert.equal(await mark.count(), 0);
+    await setRange(p.getByRole("slider", { name: "Playhead" }), 0);
+    assert.equal(await mark.count(), 1);
+    await p.locator(".messages .notice").getByRole("button", { name: "Undo" }).click();
+    assert.equal(await mark.count(), 0);
+  });
+
+  test("focus goes on from Take the tour, Finish the tour and Undo, not back to the page's top", async () => {
+    const p = await page();
+    await p.getByRole("button", { name: "Take the tour" }).click();
+    await p.waitForFunction(() => document.activeElement !== document.body);
+    assert.equal(await focused(p), "Next →");
+    // Keyboard only from here: Enter six times walks to the last chapter.
+    for (let i = 0; i < 6; i++) await p.keyboard.press("Enter");
+    assert.equal(await p.getByRole("region", { name: "Guided tour" }).locator("h2").innerText(), "Without fencing");
+    await p.waitForFunction(() => document.activeElement !== document.body);
+    assert.equal(await focused(p), "Finish the tour");
+    await p.keyboard.press("Enter");
+    assert.equal(await p.locator(".tour").count(), 0);
+    await p.waitForFunction(() => document.activeElement !== document.body);
+    assert.equal(await p.evaluate(() => document.activeElement.className), "play primary");
+    const svg = p.locator("#timeline-main svg.lanes");
+    await svg.click({ position: { x: await xOf(svg, 5.05), y: laneTop(2) + 4 } });
+    await p.locator(".messages .notice").getByRole("button", { name: "Undo" }).click();
+    await p.waitForFunction(() => document.activeElement !== document.body);
+    assert.equal(await p.evaluate(() => document.activeElement.className), "play primary");
+  });
+});

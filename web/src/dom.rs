@@ -48,23 +48,81 @@ pub fn hash() -> String {
         .unwrap_or_default()
 }
 
-/// Replaces the fragment without adding a history entry or firing `hashchange`.
-pub fn replace_hash(fragment: &str) {
+/// A note kept with a history entry, as its state.
+fn entry_state(note: Option<&str>) -> JsValue {
+    note.map_or(JsValue::NULL, JsValue::from_str)
+}
+
+/// Replaces the fragment (and the entry's note) without adding a history entry or firing
+/// `hashchange`.
+pub fn replace_hash(fragment: &str, note: Option<&str>) {
     if let Some(w) = window()
         && let Ok(h) = w.history()
     {
-        let _ = h.replace_state_with_url(&JsValue::NULL, "", Some(&format!("#{fragment}")));
+        let _ = h.replace_state_with_url(&entry_state(note), "", Some(&format!("#{fragment}")));
     }
 }
 
-/// Sets the fragment in a new history entry (Back returns to the one before), without firing
-/// `hashchange`.
-pub fn push_hash(fragment: &str) {
+/// Sets the fragment in a new history entry (Back returns to the one before), with a note,
+/// without firing `hashchange`.
+pub fn push_hash(fragment: &str, note: Option<&str>) {
     if let Some(w) = window()
         && let Ok(h) = w.history()
     {
-        let _ = h.push_state_with_url(&JsValue::NULL, "", Some(&format!("#{fragment}")));
+        let _ = h.push_state_with_url(&entry_state(note), "", Some(&format!("#{fragment}")));
     }
+}
+
+/// The note kept with the current history entry, if any.
+pub fn history_note() -> Option<String> {
+    window()
+        .and_then(|w| w.history().ok())
+        .and_then(|h| h.state().ok())
+        .and_then(|v| v.as_string())
+}
+
+/// Goes one entry back in the history (as the Back button does; `hashchange` follows).
+pub fn history_back() {
+    if let Some(w) = window()
+        && let Ok(h) = w.history()
+    {
+        let _ = h.back();
+    }
+}
+
+/// Focuses the first element matching `selector`, if there is one.
+pub fn focus(selector: &str) {
+    if let Some(el) = window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.query_selector(selector).ok().flatten())
+        .and_then(|el| el.dyn_into::<web_sys::HtmlElement>().ok())
+    {
+        let _ = el.focus();
+    }
+}
+
+/// After the page has redrawn: if the focused control went away with the change (focus fell to
+/// the page), focus the first of `selectors` that is on the page.
+pub fn refocus_soon(selectors: &'static [&'static str]) {
+    gloo_timers::callback::Timeout::new(0, move || {
+        let Some(doc) = window().and_then(|w| w.document()) else {
+            return;
+        };
+        let lost = doc
+            .active_element()
+            .is_none_or(|el| doc.body().is_some_and(|b| b.is_same_node(Some(&el))));
+        if !lost {
+            return;
+        }
+        if let Some(el) = selectors
+            .iter()
+            .find_map(|s| doc.query_selector(s).ok().flatten())
+            .and_then(|el| el.dyn_into::<web_sys::HtmlElement>().ok())
+        {
+            let _ = el.focus();
+        }
+    })
+    .forget();
 }
 
 /// Scrolls the page back to its top, where the timeline is.

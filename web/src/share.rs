@@ -37,6 +37,17 @@ pub fn decode_fragment(fragment: &str) -> Result<Option<Scenario>, String> {
             .map(|p| Some(p.scenario()))
             .ok_or_else(|| format!("there is no preset named `{}`", truncate(name, 40)));
     }
+    if let Some(n) = f.strip_prefix("tour=") {
+        // A chapter of the tour names no scenario of its own: the tour's story is the default.
+        if tour_chapter(f).is_some() {
+            return Ok(None);
+        }
+        return Err(format!(
+            "the tour has no chapter `{}`: its chapters are #tour=1 to #tour={}",
+            truncate(n, 40),
+            crate::tour::CHAPTERS.len()
+        ));
+    }
     Err("the link's fragment is not a fencepost scenario (expected #s=… or #preset=…)".into())
 }
 
@@ -184,6 +195,19 @@ mod tests {
                 .map(|s| s.name),
             Some("paused-worker".to_string())
         );
+    }
+
+    #[test]
+    fn a_tour_chapter_that_does_not_exist_is_said_to_be_one() {
+        for bad in ["99", "0", "-1", "", "3x"] {
+            assert_eq!(
+                decode_fragment(&format!("#tour={bad}")),
+                Err(format!(
+                    "the tour has no chapter `{bad}`: its chapters are #tour=1 to #tour=7"
+                )),
+            );
+        }
+        assert_eq!(decode_fragment("#tour=3"), Ok(None));
     }
 
     #[test]

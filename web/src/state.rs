@@ -33,6 +33,8 @@ pub const PAUSE_RANGE: (u64, u64) = (0, 300_000);
 pub const LATENCY_RANGE: (u64, u64) = (0, 5_000);
 /// Lock-delay used when the toggle is on (Consul's default).
 pub const LOCK_DELAY_MS: u64 = 15_000;
+/// Lane clicks that Undo can take back, one at a time.
+pub const MAX_UNDO: usize = 20;
 /// Pause length for injected pauses when the scenario has none to copy.
 pub const DEFAULT_PAUSE_MS: u64 = 45_000;
 
@@ -111,14 +113,25 @@ pub struct State {
     pub link: Option<String>,
     /// An editor field's error, shown next to that field.
     pub field_error: Option<(Field, String)>,
-    /// The scenario before the last lane click, while its notice offers to undo it.
-    pub undo: Option<Box<Scenario>>,
+    /// What the page was before each of the last lane clicks (the latest last), while the
+    /// notice offers to undo them: Undo takes back one click at a time.
+    pub undo: Vec<Undo>,
     /// Where the scenario on screen came from, while it is unchanged since (a preset's own
     /// scenario needs none).
     pub origin: Option<Origin>,
     /// Counts the stories loaded (a preset, an import, a seed from Explore): each gets an entry
     /// of its own in the browser's history, so that Back returns to the one before.
     pub story: u32,
+}
+
+/// What a lane click changed, to put back: the scenario, and the tour it may have left.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Undo {
+    scenario: Scenario,
+    tour: Option<usize>,
+    origin: Option<Origin>,
+    pause_ms: u64,
+    story: u32,
 }
 
 /// Where a loaded scenario came from.
@@ -130,6 +143,8 @@ pub enum Origin {
     Import,
     /// A seed or counterexample of the Explore panel.
     Explore,
+    /// The tour, which turns fencing off in its last chapter.
+    Tour,
 }
 
 impl Origin {
@@ -139,7 +154,30 @@ impl Origin {
             Origin::Address => "from the link",
             Origin::Import => "imported",
             Origin::Explore => "from Explore",
+            Origin::Tour => "as the tour left it",
         }
+    }
+
+    /// The name kept in a history entry, so that Back and Forward say where its story came from.
+    pub fn key(self) -> &'static str {
+        match self {
+            Origin::Address => "link",
+            Origin::Import => "import",
+            Origin::Explore => "explore",
+            Origin::Tour => "tour",
+        }
+    }
+
+    /// The origin [`Origin::key`] names.
+    pub fn from_key(key: &str) -> Option<Origin> {
+        [
+            Origin::Address,
+            Origin::Import,
+            Origin::Explore,
+            Origin::Tour,
+        ]
+        .into_iter()
+        .find(|o| o.key() == key)
     }
 }
 
@@ -181,6 +219,9 @@ pub enum Action {
     LoadPreset(String),
     /// Load a scenario (link, import, explorer), playhead at the start.
     LoadScenario(Box<Scenario>, Origin),
+    /// The address changed (Back, Forward, a link pasted in): show what it names, where that
+    /// entry says it came from. The address already names it: no history entry is added.
+    FollowAddress(Box<Scenario>, Origin),
     /// Flip a protection.
     Toggle(Switch),
     /// Lease TTL slider.
@@ -259,7 +300,7 @@ impl State {
             notice: None,
             link: None,
             field_error: None,
-            undo: None,
+            undo: Vec::new(),
             origin: None,
             story: 0,
         }
@@ -321,7 +362,11 @@ impl State {
         self.scenario = scenario;
         self.error = None;
         self.field_error = None;
-        self.undo = None;
+        // The lane click's notice describes the change it offers to undo: once the scenario
+        // changes again, both are out of date.
+        if !std::mem::take(&mut self.undo).is_empty() {
+            self.notice = None;
+        }
         if reset {
             self.playing = false;
             self.head = Playhead::default();
@@ -340,6 +385,8 @@ impl State {
             self.pause_ms = first_pause_length(&story).unwrap_or(DEFAULT_PAUSE_MS);
             self.set_scenario(story, false);
         }
+        // The story picker says where the story came from, not that the learner edited it.
+        self.origin = Some(Origin::Tour);
         self.tour = Some(i);
         self.playing = false;
         self.head = ch.playhead(&self.run.trace);
@@ -358,6 +405,8 @@ impl State {
             }
             if touring && self.error.is_none() {
                 self.tour = None;
+                // The chapter keeps its own entry in the history: Back returns to it.
+                self.story = self.story.wrapping_add(1);
                 self.notice = Some(
                     "You left the tour: the story is yours to change now. \
                      \u{201c}Take the tour\u{201d} brings its story back."
@@ -405,6 +454,7 @@ impl State {
 
     /// Applies one action.
     pub fn apply(&mut self, action: Action) {
+        let following = matches!(action, Action::FollowAddress(..));
         match action {
             Action::Tick(real_ms) => {
                 if !self.playing {
@@ -471,14 +521,15 @@ impl State {
                 }
                 None => self.error = Some(format!("There is no preset named `{name}`.")),
             },
-            Action::LoadScenario(s, origin) => {
+            Action::LoadScenario(s, origin) | Action::FollowAddress(s, origin) => {
+                let new_entry = !following && origin != Origin::Address;
                 self.tour = None;
                 self.pause_ms = first_pause_length(&s).unwrap_or(self.pause_ms);
                 self.set_scenario(*s, true);
                 if self.error.is_none() {
                     self.origin = Some(origin);
-                    // The address already names what it loads.
-                    if origin != Origin::Address {
+                    // The address already names what it follows.
+                    if new_entry {
                         self.story = self.story.wrapping_add(1);
                     }
                 }
@@ -564,10 +615,18 @@ impl State {
                     self.error = Some(e);
                     return;
                 }
-                let before = self.scenario.clone();
+                let before = Undo {
+                    scenario: self.scenario.clone(),
+                    tour: self.tour,
+                    origin: self.origin,
+                    pause_ms: self.pause_ms,
+                    story: self.story,
+                };
                 let touring = self.tour.is_some();
+                // The clicks before this one stay undoable, one at a time.
+                let mut stack = std::mem::take(&mut self.undo);
                 self.add_pause(worker, at);
-                if self.scenario != before {
+                if self.scenario != before.scenario {
                     let added = self
                         .scenario
                         .faults
@@ -578,13 +637,48 @@ impl State {
                         "Pause added where you clicked: {added}.{}",
                         if touring { " You left the tour." } else { "" }
                     ));
-                    self.undo = Some(Box::new(before));
+                    if stack.len() >= MAX_UNDO {
+                        stack.remove(0);
+                    }
+                    stack.push(before);
                 }
+                self.undo = stack;
             }
             Action::Undo => {
-                if let Some(before) = self.undo.take() {
+                let mut stack = std::mem::take(&mut self.undo);
+                if let Some(before) = stack.pop() {
+                    let Undo {
+                        scenario,
+                        tour,
+                        origin,
+                        pause_ms,
+                        story,
+                    } = before;
+                    let removed = self
+                        .scenario
+                        .faults
+                        .last()
+                        .map(Fault::describe)
+                        .unwrap_or_default();
                     self.notice = None;
-                    self.set_scenario(*before, false);
+                    self.set_scenario(scenario, false);
+                    if self.error.is_none() {
+                        self.origin = origin;
+                        self.pause_ms = pause_ms;
+                        // A click that left the tour gave it a history entry of its own; the
+                        // page goes back to the chapter's.
+                        self.story = story;
+                        if let Some(ch) = tour {
+                            self.go_to_chapter(ch);
+                        }
+                        if !stack.is_empty() {
+                            self.notice = Some(format!(
+                                "Pause removed: {removed}. Undo again takes back the click \
+                                 before it."
+                            ));
+                            self.undo = stack;
+                        }
+                    }
                 }
             }
             Action::RemoveFault(i) => {
@@ -622,7 +716,7 @@ impl State {
                 self.notice = None;
                 self.link = None;
                 self.field_error = None;
-                self.undo = None;
+                self.undo.clear();
             }
             Action::Error(e) => self.error = Some(e),
             Action::FieldError(f, e) => self.field_error = Some((f, e)),
@@ -976,11 +1070,11 @@ mod tests {
             s.notice.as_deref(),
             Some("Pause added where you clicked: A freezes at 46.1 s for 45 s.")
         );
-        assert!(s.undo.is_some());
+        assert_eq!(s.undo.len(), 1);
         let s = apply(s, [Action::Undo]);
         assert_eq!(s.scenario, base.scenario);
         assert_eq!(s.trace(), base.trace());
-        assert_eq!((s.notice.clone(), s.undo.clone()), (None, None));
+        assert_eq!((s.notice.clone(), s.undo.len()), (None, 0));
         assert_eq!(s.head.t, 20_000);
         // Any other change forgets what Undo would put back.
         let s = apply(
@@ -993,9 +1087,73 @@ mod tests {
                 Action::SetTtl(10_000),
             ],
         );
-        assert!(s.undo.is_none());
+        assert!(s.undo.is_empty());
         let s = apply(s, [Action::Undo]);
         assert_eq!(s.scenario.lease_ttl_ms, 10_000);
+    }
+
+    #[test]
+    fn undoing_a_lane_click_that_left_the_tour_returns_to_its_chapter() {
+        let touring = apply(State::with_tour(), [Action::TourGo(5)]);
+        let s = apply(
+            touring.clone(),
+            [Action::LaneClick {
+                worker: 1,
+                at: 21_200,
+            }],
+        );
+        assert_eq!(s.tour, None);
+        assert_ne!(
+            s.story, touring.story,
+            "leaving the tour gets its own entry"
+        );
+        let s = apply(s, [Action::Undo]);
+        assert_eq!(s.tour, Some(5));
+        assert_eq!(s.scenario, touring.scenario);
+        assert_eq!(s.head, touring.head);
+        assert_eq!(s.story, touring.story);
+        assert_eq!((s.notice, s.undo.len()), (None, 0));
+    }
+
+    #[test]
+    fn undo_takes_back_lane_clicks_one_at_a_time() {
+        let base = paused();
+        let clicks = [5_000, 10_000, 15_000].map(|at| Action::LaneClick { worker: 1, at });
+        let s = apply(base.clone(), clicks);
+        assert_eq!(s.scenario.faults.len(), 4);
+        let s = apply(s, [Action::Undo]);
+        assert_eq!(s.scenario.faults.len(), 3);
+        assert_eq!(
+            s.notice.as_deref(),
+            Some(
+                "Pause removed: B freezes at 15 s for 45 s. Undo again takes back the click before it."
+            )
+        );
+        let s = apply(s, [Action::Undo, Action::Undo]);
+        assert_eq!(s.scenario, base.scenario);
+        assert_eq!((s.notice, s.undo.len()), (None, 0));
+    }
+
+    #[test]
+    fn a_lane_click_notice_goes_when_the_scenario_changes_again() {
+        for then in [
+            Action::LoadPreset("gc-pause".into()),
+            Action::Toggle(Switch::Fencing),
+            Action::RemoveFault(0),
+            Action::LoadScenario(Box::new(tour_story()), Origin::Address),
+        ] {
+            let s = apply(
+                paused(),
+                [
+                    Action::LaneClick {
+                        worker: 1,
+                        at: 20_000,
+                    },
+                    then.clone(),
+                ],
+            );
+            assert_eq!((s.notice.clone(), s.undo.len()), (None, 0), "{then:?}");
+        }
     }
 
     #[test]

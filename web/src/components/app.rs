@@ -3,7 +3,7 @@
 use std::cell::Cell;
 use std::rc::Rc;
 
-use fencepost_sim::Actor;
+use fencepost_sim::{Actor, Fault};
 use gloo_events::{EventListener, EventListenerOptions};
 use gloo_timers::callback::Interval;
 use wasm_bindgen::JsCast;
@@ -13,9 +13,9 @@ use super::controls::{PlayBar, ScenarioPanel, SharePanel};
 use super::explore::ExplorePanel;
 use super::panels::{Help, Messages, Narration, StoragePanel, TourCard, Verdict};
 use super::timeline::Timeline;
-use super::{send, target};
+use super::{send, send_and_refocus, target};
 use crate::dom;
-use crate::model::Playhead;
+use crate::model::{Playhead, TokenStyle};
 use crate::share::{decode_fragment, encode_fragment, tour_chapter, tour_fragment};
 use crate::state::{Action, Origin, State, Switch, tour_story};
 use crate::tour::CHAPTERS;
@@ -39,9 +39,15 @@ fn initial_state() -> State {
     let mut state = match decode_fragment(&dom::hash()) {
         Ok(Some(s)) => {
             let mut state = State::new(s);
-            // A preset link names its preset; any other is "from the link".
+            // A preset link names its preset; any other is "from the link", unless this
+            // history entry says where its story came from (a reload).
             if state.preset_name().is_none() {
-                state.origin = Some(Origin::Address);
+                state.origin = Some(
+                    dom::history_note()
+                        .as_deref()
+                        .and_then(Origin::from_key)
+                        .unwrap_or(Origin::Address),
+                );
             }
             state
         }
@@ -191,7 +197,11 @@ pub fn App() -> Html {
                     }
                     match decode_fragment(&dom::hash()) {
                         Ok(Some(s)) => {
-                            dispatch.dispatch(Action::LoadScenario(Box::new(s), Origin::Address))
+                            let origin = dom::history_note()
+                                .as_deref()
+                                .and_then(Origin::from_key)
+                                .unwrap_or(Origin::Address);
+                            dispatch.dispatch(Action::FollowAddress(Box::new(s), origin))
                         }
                         Ok(None) => {}
                         // The link stays in the address bar for the learner to fix or copy;
@@ -213,18 +223,35 @@ pub fn App() -> Html {
     // learner changes something: it is theirs to fix or pass back.
     {
         let pushed = use_mut_ref(|| state.story);
+        // The story counter before the last entry this page pushed: an Undo that puts it back
+        // returns to that entry instead of adding one more.
+        let before_push = use_mut_ref(|| None::<u32>);
         let failed_link = use_mut_ref(|| {
             (state.error.is_some() && !dom::hash().trim_start_matches('#').is_empty())
                 .then(|| state.scenario.clone())
         });
         use_effect_with(
-            (state.scenario.clone(), state.tour, state.story),
-            move |(scenario, tour, story)| {
+            (
+                state.scenario.clone(),
+                state.tour,
+                state.story,
+                state.origin,
+            ),
+            move |(scenario, tour, story, origin)| {
+                // Back and Forward read where the entry's story came from in its note.
+                let note = origin.map(Origin::key);
+                let last = pushed.replace(*story);
+                let new_story = last != *story;
+                if new_story && *before_push.borrow() == Some(*story) {
+                    *before_push.borrow_mut() = None;
+                    dom::history_back();
+                    return;
+                }
                 // During the tour the address names the chapter, so that a reload stays there.
                 if let Some(ch) = tour {
                     let frag = tour_fragment(*ch);
                     if dom::hash().trim_start_matches('#') != frag {
-                        dom::replace_hash(&frag);
+                        dom::replace_hash(&frag, note);
                     }
                     return;
                 }
@@ -232,13 +259,13 @@ pub fn App() -> Html {
                     return;
                 }
                 *failed_link.borrow_mut() = None;
-                let new_story = pushed.replace(*story) != *story;
                 let frag = encode_fragment(scenario);
                 if dom::hash().trim_start_matches('#') != frag {
                     if new_story {
-                        dom::push_hash(&frag);
+                        *before_push.borrow_mut() = Some(last);
+                        dom::push_hash(&frag, note);
                     } else {
-                        dom::replace_hash(&frag);
+                        dom::replace_hash(&frag, note);
                     }
                 }
             },
@@ -265,6 +292,20 @@ pub fn App() -> Html {
         .and_then(|i| CHAPTERS.get(i))
         .map(|c| c.actors.to_vec())
         .unwrap_or_default();
+    // The pause the last lane click added, marked on its lane until the playhead reaches it.
+    let pending = state
+        .undo
+        .last()
+        .and(state.scenario.faults.last())
+        .and_then(|f| match f {
+            Fault::Pause { worker, at, .. } => state
+                .scenario
+                .workers
+                .iter()
+                .position(|w| &w.name == worker)
+                .map(|i| (i, *at)),
+            _ => None,
+        });
     let on_lane_click = {
         let dispatch = dispatch.clone();
         Callback::from(move |(worker, at): (usize, u64)| {
@@ -281,14 +322,14 @@ pub fn App() -> Html {
                     <div class="compare-one">
                         <Timeline run={off.clone()} t={head.t} upto={off_head.upto} end={end} zoom={state.zoom_factor()}
                             id="timeline-off" caption={Some(AttrValue::from("Fencing off: the storage keeps whatever arrives last"))}
-                            highlight={highlight.clone()} on_lane_click={Some(on_lane_click.clone())} bench={bench}
+                            highlight={highlight.clone()} on_lane_click={Some(on_lane_click.clone())} pending={pending} bench={bench}
                             on_drawn={Some(on_drawn.clone())} />
                         <Verdict trace={off.trace.clone()} upto={off_head.upto} compact=true tokens={off.timeline.tokens} />
                     </div>
                     <div class="compare-one">
                         <Timeline run={on.clone()} t={head.t} upto={on_head.upto} end={end} zoom={state.zoom_factor()}
-                            id="timeline-on" caption={Some(AttrValue::from("Fencing on: the storage refuses tokens below the highest"))}
-                            highlight={highlight.clone()} on_lane_click={Some(on_lane_click.clone())} />
+                            id="timeline-on" caption={Some(AttrValue::from(fenced_caption(on.timeline.tokens)))}
+                            highlight={highlight.clone()} on_lane_click={Some(on_lane_click.clone())} pending={pending} />
                         <Verdict trace={on.trace.clone()} upto={on_head.upto} compact=true tokens={on.timeline.tokens} />
                     </div>
                 </div>
@@ -297,7 +338,7 @@ pub fn App() -> Html {
         None => html! {
             <Timeline run={state.run.clone()} t={head.t} upto={head.upto} end={end} zoom={state.zoom_factor()}
                 id="timeline-main" highlight={highlight.clone()}
-                on_lane_click={(!state.embed).then_some(on_lane_click.clone())} bench={bench}
+                on_lane_click={(!state.embed).then_some(on_lane_click.clone())} pending={pending} bench={bench}
                 on_drawn={Some(on_drawn.clone())} />
         },
     };
@@ -326,7 +367,7 @@ pub fn App() -> Html {
             "Showing the upper timeline: fencing off, as the scenario has it."
         })
     });
-    let start_tour = send(&dispatch, Action::TourStart);
+    let start_tour = send_and_refocus(&dispatch, Action::TourStart);
     let help = send(&dispatch, Action::ToggleHelp);
     html! {
         <div class={classes!("app", state.tour.is_some().then_some("touring"))}>
@@ -346,7 +387,7 @@ pub fn App() -> Html {
                 <Help dispatch={dispatch.clone()} />
             }
             <Messages error={state.error.clone()} notice={state.notice.clone()} link={state.link.clone()}
-                undo={state.undo.is_some()} dispatch={dispatch.clone()} />
+                undo={!state.undo.is_empty()} dispatch={dispatch.clone()} />
             if let Some(ch) = state.tour {
                 <TourCard chapter={ch} dispatch={dispatch.clone()} />
             }
@@ -363,7 +404,7 @@ pub fn App() -> Html {
                     </div>
                     <aside class="stage-side">
                         <StoragePanel trace={state.run.trace.clone()} upto={head.upto} tokens={state.run.timeline.tokens} which={which} />
-                        <Legend />
+                        <Legend tokens={state.run.timeline.tokens} />
                     </aside>
                 </div>
             </main>
@@ -384,9 +425,43 @@ pub fn App() -> Html {
     }
 }
 
+/// The caption of compare mode's lower timeline: what the storage does with the tokens it gets.
+fn fenced_caption(tokens: TokenStyle) -> &'static str {
+    match tokens {
+        TokenStyle::Number => "Fencing on: the storage refuses tokens below the highest",
+        TokenStyle::UniqueId => {
+            "Fencing on, with unique ids: the storage cannot tell old tokens from new"
+        }
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct LegendProps {
+    /// How the timeline writes tokens: the examples are written the same way.
+    tokens: TokenStyle,
+}
+
 /// What the marks mean, in words and shapes (never colour alone).
 #[component]
-fn Legend() -> Html {
+fn Legend(p: &LegendProps) -> Html {
+    let (old, new) = (p.tokens.show(33), p.tokens.show(34));
+    let writes = match p.tokens {
+        TokenStyle::Number => html! {
+            <>
+                <li><span class="legend-badge accepted">{ format!("✓ {new}") }</span>{ " write applied" }</li>
+                <li><span class="legend-badge rejected">{ format!("✗ {old} < {new}") }</span>{ " write refused: its token is older" }</li>
+            </>
+        },
+        TokenStyle::UniqueId => html! {
+            <>
+                <li><span class="legend-badge accepted">{ format!("✓ {new}") }</span>{ " write applied" }</li>
+                <li><span class="legend-badge accepted-stale">{ format!("✓ {old} stale") }</span>
+                    { " stale write applied: ids carry no order, so the storage cannot tell it is older" }</li>
+                <li><span class="legend-badge rejected">{ format!("✗ {old} reused") }</span>
+                    { " write refused: the storage has seen this id replaced" }</li>
+            </>
+        },
+    };
     html! {
         <section class="legend" aria-label="Legend">
             <h2>{ "Key" }</h2>
@@ -394,8 +469,7 @@ fn Legend() -> Html {
                 <li><span class="swatch lease" aria-hidden="true"></span>{ " lease, as the lock service sees it" }</li>
                 <li><span class="swatch zombie" aria-hidden="true"></span>{ " zombie: the worker still believes it holds the lock" }</li>
                 <li><span class="swatch pause" aria-hidden="true"></span>{ " paused (frozen)" }</li>
-                <li><span class="legend-badge accepted">{ "✓ 34" }</span>{ " write applied" }</li>
-                <li><span class="legend-badge rejected">{ "✗ 33 < 34" }</span>{ " write refused: its token is older" }</li>
+                { writes }
                 <li><span class="legend-arrows">{ "── ⇢" }</span>{ " messages: requests solid, replies dashed" }</li>
             </ul>
         </section>

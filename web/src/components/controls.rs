@@ -68,8 +68,9 @@ pub fn PlayBar(p: &PlayBarProps) -> Html {
                 <button type="button" onclick={send(d, Action::Restart)} aria-label="Restart" title="Restart (Home)">{ "⇤" }</button>
                 <button type="button" onclick={send(d, Action::Prev)} aria-label="Previous event" title="Previous event (←)">{ "◀" }</button>
                 <button type="button" class="play primary" onclick={send(d, Action::TogglePlay)}
-                    aria-label={if p.playing { "Pause" } else { "Play" }} title="Play / pause (Space)">
-                    { if p.playing { "❚❚ Pause" } else { "▶ Play" } }
+                    aria-label={if p.playing { "Pause" } else { "Play" }} title="Play / pause (Space)"
+                    data-other={if p.playing { "▶ Play" } else { "❚❚ Pause" }}>
+                    <span>{ if p.playing { "❚❚ Pause" } else { "▶ Play" } }</span>
                 </button>
                 <button type="button" onclick={send(d, Action::Next)} aria-label="Next event" title="Next event (→)">{ "▶" }</button>
                 <button type="button" onclick={send(d, Action::End)} aria-label="Go to the end" title="End (End)">{ "⇥" }</button>
@@ -160,6 +161,20 @@ pub fn ScenarioPanel(p: &ScenarioProps) -> Html {
     });
     let inject_ref = use_node_ref();
     let at_ref = use_node_ref();
+    // The pause's start follows the playhead until the learner types one; what they typed then
+    // stays (through playback, and after a refusal that quotes it) until a pause is added.
+    let typed_at = use_state(|| None::<String>);
+    {
+        let typed_at = typed_at.clone();
+        use_effect_with(s.faults.len(), move |_| typed_at.set(None));
+    }
+    let on_type_at = {
+        let typed_at = typed_at.clone();
+        Callback::from(move |e: InputEvent| typed_at.set(Some(input_value(&e))))
+    };
+    let at_value = (*typed_at)
+        .clone()
+        .unwrap_or_else(|| crate::model::fixed1((p.t / 100) as f64 / 10.0));
     // The worker to freeze: the first one until the learner picks another.
     let freeze_pick = use_state(|| 0usize);
     let freeze = (*freeze_pick).min(s.workers.len().saturating_sub(1));
@@ -278,7 +293,7 @@ pub fn ScenarioPanel(p: &ScenarioProps) -> Html {
                         </select>
                     </label>
                     <label>{ " at " }
-                        <input ref={at_ref} type="text" inputmode="decimal" size="6" value={crate::model::fixed1((p.t / 100) as f64 / 10.0)} aria-label="Pause start, in seconds" />
+                        <input ref={at_ref} type="text" inputmode="decimal" size="6" value={at_value} oninput={on_type_at} aria-label="Pause start, in seconds" />
                         { " s" }
                     </label>
                     <button type="submit">{ "Add pause" }</button>

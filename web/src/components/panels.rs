@@ -7,7 +7,7 @@ use fencepost_sim::{Actor, Trace};
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
-use super::{Dispatch, send, target};
+use super::{Dispatch, send, send_and_refocus, target};
 use crate::model::{TokenStyle, banner_styled, storage_at};
 use crate::state::Action;
 use crate::tour::CHAPTERS;
@@ -213,6 +213,10 @@ pub fn Narration(props: &NarrationProps) -> Html {
                 <p class="which-run">{ w.clone() }</p>
             }
             <p class="now" aria-live={if props.playing { "polite" } else { "off" }}>{ now }</p>
+            // Every event is a button: one Tab stop that jumps past them all to the editor.
+            <button type="button" class="skip" onclick={Callback::from(|_: MouseEvent| crate::dom::focus(".scenario-panel select"))}>
+                { "Skip the event list, to the scenario editor" }
+            </button>
             <div class="events-scroll">
                 if settled {
                     <EventList trace={props.trace.clone()} tokens={props.tokens} dispatch={props.dispatch.clone()} list_ref={list_ref} />
@@ -285,8 +289,8 @@ pub fn TourCard(props: &TourProps) -> Html {
     let Some(ch) = CHAPTERS.get(i) else {
         return html! {};
     };
-    let go = |to: usize| send(&props.dispatch, Action::TourGo(to));
-    let leave = send(&props.dispatch, Action::TourLeave);
+    let go = |to: usize| send_and_refocus(&props.dispatch, Action::TourGo(to));
+    let leave = send_and_refocus(&props.dispatch, Action::TourLeave);
     let last = i + 1 == CHAPTERS.len();
     html! {
         <section class="tour" aria-label="Guided tour" aria-live="polite">
@@ -346,6 +350,24 @@ pub struct MessagesProps {
 #[component]
 pub fn Messages(props: &MessagesProps) -> Html {
     let dismiss = send(&props.dispatch, Action::Dismiss);
+    // A lane click's notice (and its Undo) may be above the screen on a phone scrolled down to
+    // the timeline: bring it into view, just enough to show it.
+    let notice_ref = use_node_ref();
+    {
+        let notice_ref = notice_ref.clone();
+        use_effect_with((props.notice.clone(), props.undo), move |(_, undo)| {
+            if *undo && let Some(el) = notice_ref.cast::<web_sys::Element>() {
+                let r = el.get_bounding_client_rect();
+                let height = web_sys::window()
+                    .and_then(|w| w.inner_height().ok())
+                    .and_then(|h| h.as_f64())
+                    .unwrap_or(f64::INFINITY);
+                if r.top() < 0.0 || r.bottom() > height {
+                    el.scroll_into_view_with_bool(r.top() < 0.0);
+                }
+            }
+        });
+    }
     html! {
         <div class="messages">
             if let Some(e) = &props.error {
@@ -356,10 +378,10 @@ pub fn Messages(props: &MessagesProps) -> Html {
                 </div>
             }
             if let Some(n) = &props.notice {
-                <div class="notice" role="status">
+                <div class="notice" role="status" ref={notice_ref}>
                     <span class="notice-text">{ n.clone() }</span>
                     if props.undo {
-                        <button type="button" class="small" onclick={send(&props.dispatch, Action::Undo)}>{ "Undo" }</button>
+                        <button type="button" class="small" onclick={send_and_refocus(&props.dispatch, Action::Undo)}>{ "Undo" }</button>
                     }
                 </div>
             }

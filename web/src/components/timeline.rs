@@ -179,6 +179,10 @@ pub struct TimelineProps {
     /// Called once the layers are drawn.
     #[prop_or_default]
     pub on_drawn: Option<Callback<()>>,
+    /// Where the last lane click added a pause (worker index, time): marked on the lane while
+    /// the playhead has not reached it, so a click ahead of the playhead shows where it landed.
+    #[prop_or_default]
+    pub pending: Option<(usize, u64)>,
 }
 
 #[component]
@@ -335,6 +339,7 @@ pub fn Timeline(props: &TimelineProps) -> Html {
                             <BadgeLayer layout={layout.clone()} geom={geom} upto={props.upto} />
                             { in_flight(&layout, &geom, props.t) }
                         }
+                        { pending_mark(&layout, &geom, props.pending, props.t) }
                         <g class="playhead">
                             <line x1={fmt(px)} x2={fmt(px)} y1={fmt(AXIS_H - 6.0)} y2={fmt(geom.height())} />
                             <text x={fmt(px + 4.0)} y={fmt(AXIS_H - 9.0)} class="playhead-time">{ head_text }</text>
@@ -343,6 +348,26 @@ pub fn Timeline(props: &TimelineProps) -> Html {
                 </div>
             </div>
         </figure>
+    }
+}
+
+/// A dashed mark where a lane click added a pause the playhead has not reached yet.
+fn pending_mark(layout: &Layout, geom: &Geom, pending: Option<(usize, u64)>, t: u64) -> Html {
+    let Some((worker, at)) = pending.filter(|&(_, at)| at > t) else {
+        return Html::default();
+    };
+    let Some(lane) = u16::try_from(worker)
+        .ok()
+        .and_then(|w| layout.lane_of(Actor::Worker(w)))
+    else {
+        return Html::default();
+    };
+    let (x, y) = (geom.x(at), geom.y(lane));
+    html! {
+        <g class="pending-pause">
+            <line x1={fmt(x)} x2={fmt(x)} y1={fmt(y + 4.0)} y2={fmt(y + LANE_H - 4.0)} />
+            <text x={fmt(x + 4.0)} y={fmt(y + LANE_H - 8.0)}>{ "pause added here" }</text>
+        </g>
     }
 }
 
