@@ -432,8 +432,8 @@ export interface SweepOptions {
   modes?: "both" | "fencingOn" | "fencingOff";
   /** Violating seeds kept per mode (default 5). */
   keepSeeds?: number;
-  /** Event limit of each run (default 100,000; the sweep is refused if runs that long could need
-   * more memory than is left). */
+  /** Event limit of each run (default 100,000; at most 2,872,179, what the simulator's memory can
+   * hold; the sweep is also refused while the memory other live objects hold leaves too little). */
   maxEvents?: number;
 }
 

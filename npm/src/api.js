@@ -772,11 +772,12 @@ export class FenceGuard {
 
   /** Verifies a signed `Fencing-Token` value for `lock`, then admits its token. */
   admitSigned(signer, lock, header) {
-    if (!(signer instanceof TokenSigner)) throw new TypeError(`signer must be a TokenSigner, got ${describe(signer)}`);
+    const si = signerOf(signer);
+    if (si === null) throw new TypeError(`signer must be a TokenSigner, got ${describe(signer)}`);
     name("lock", lock);
     text("header", header, MAX_TEXT);
     if (this.#i < 0) throw freed("FenceGuard");
-    const code = raw.guard_admit_signed(this.#i, signerOf(signer), put(lock, header), second);
+    const code = raw.guard_admit_signed(this.#i, si, put(lock, header), second);
     if ((code & 1) === 1) return ACCEPTED;
     if (code === 4) return FORGED;
     if (code === 6) throw new RangeError(`header is not a signed token: ${coreMessage()}`);
@@ -987,7 +988,9 @@ export class TokenSigner {
   }
 
   static {
-    signerOf = (signer) => signer.#live();
+    // null for anything that is not a TokenSigner made by this package (a look-alike or an
+    // object made from the prototype).
+    signerOf = (signer) => (typeof signer === "object" && signer !== null && #i in signer ? signer.#live() : null);
   }
 
   /** The `Fencing-Token` header value of `token` for `lock`: `<token>.<64 hex digits>`. */

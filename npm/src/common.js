@@ -22,8 +22,14 @@ export function wasmLoader(glue, glueName, label, slim, marker, attached) {
   const wasmName = glueName.replace(/\.js$/, ".wasm");
   const imports = () => ({ [`./${glueName}`]: glue });
   const notOurs = (why) => new TypeError(`module is not ${label}'s WebAssembly (${wasmName}): ${why}`);
-  /** A module that wants imports other than the glue's is not this one. */
-  const linkError = (e) => (e instanceof WebAssembly.LinkError ? notOurs(e.message) : e);
+  /**
+   * Bytes that do not compile, or a module that wants imports other than the glue's (V8 reports a
+   * missing import module as a TypeError, other imports as a LinkError), is not this one.
+   */
+  const linkError = (e) =>
+    e instanceof WebAssembly.LinkError || e instanceof WebAssembly.CompileError || e instanceof TypeError
+      ? notOurs(e.message)
+      : e;
   function attach(exports) {
     if (loaded) return;
     // A module that instantiates but is another one (an empty module has no imports) is refused
@@ -43,9 +49,9 @@ export function wasmLoader(glue, glueName, label, slim, marker, attached) {
       );
     }
     if (loaded) return;
-    if (!(module instanceof WebAssembly.Module)) module = new WebAssembly.Module(module);
     let instance;
     try {
+      if (!(module instanceof WebAssembly.Module)) module = new WebAssembly.Module(module);
       instance = new WebAssembly.Instance(module, imports());
     } catch (e) {
       throw linkError(e);
@@ -53,7 +59,11 @@ export function wasmLoader(glue, glueName, label, slim, marker, attached) {
     attach(instance.exports);
   }
   async function init(input) {
-    if (loaded) return;
+    if (loaded) {
+      // Nothing to load; a promise handed in may still fail, and nobody else will hear of it.
+      Promise.resolve(input).catch(() => {});
+      return;
+    }
     if (input instanceof WebAssembly.Module || isBytes(input)) {
       initSync(input);
       return;

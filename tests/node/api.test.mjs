@@ -348,6 +348,31 @@ test("the slim entry loads nothing until it is given the module", () => {
   });
 });
 
+test("the slim entry refuses a module that is not its own, and lets its own load after", () => {
+  const script = `
+    import * as fp from "fencepost/slim";
+    import { readFileSync } from "node:fs";
+    const refusals = [];
+    const wasm = (specifier) => readFileSync(new URL(import.meta.resolve(specifier)));
+    for (const bytes of [wasm("fencepost/sim/fencepost_sim_bg.wasm"), new Uint8Array([1, 2, 3, 4])]) {
+      try { fp.initSync(bytes); } catch (e) { refusals.push([e.constructor.name, e.message.split(":")[0]]); }
+    }
+    fp.initSync(wasm("fencepost/fencepost_bg.wasm"));
+    // Loaded: a promise handed in later is ignored, even one that fails (no unhandled rejection).
+    await fp.init(Promise.reject(new Error("fetch failed")));
+    await new Promise((r) => setTimeout(r, 20));
+    console.log(JSON.stringify({ refusals, works: new fp.FenceGuard().admit(5n).ok }));
+  `;
+  const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
+  assert.deepEqual(JSON.parse(out), {
+    refusals: [
+      ["TypeError", "module is not fencepost's WebAssembly (fencepost_bg.wasm)"],
+      ["TypeError", "module is not fencepost's WebAssembly (fencepost_bg.wasm)"],
+    ],
+    works: true,
+  });
+});
+
 test("the declarations name exactly what the package exports", () => {
   const require = createRequire(import.meta.url);
   const dts = readFileSync(require.resolve("fencepost/package.json").replace(/package\.json$/, "index.d.ts"), "utf8");

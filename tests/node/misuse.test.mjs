@@ -232,7 +232,11 @@ test("every constructor, method and function refuses each kind of bad value and 
     "out",
     (v) => guard.admitMany(new BigUint64Array(2), v),
   );
-  sweep([[null, TypeError], [{}, TypeError], [KEY, TypeError]], "signer", (v) => guard.admitSigned(v, "l", "1.00"));
+  sweep(
+    [[null, TypeError], [{}, TypeError], [KEY, TypeError], [Object.create(TokenSigner.prototype), TypeError]],
+    "signer",
+    (v) => guard.admitSigned(v, "l", "1.00"),
+  );
   sweep(BAD_NAME, "lock", (v) => guard.admitSigned(signer, v, "1.00"));
   sweep([...BAD_TEXT, ["34", RangeError], ["34.zz", RangeError], [`1.${"0".repeat(70)}`, RangeError]], "header", (v) =>
     guard.admitSigned(signer, "l", v),

@@ -51,6 +51,17 @@ test("a search whose maxStates could need more than 2 GiB is refused, saying how
   storyStillHolds();
 });
 
+test("a sweep whose runs could never fit is refused with the most events per run that do", () => {
+  refused(
+    () => new Sweep("paused-worker", { seeds: 1, maxEvents: 10_000_000 }),
+    /^options\.maxEvents: a sweep of runs of up to 10000000 events could need 11731 MiB of the simulator's memory, more than the 3072 MiB all its objects may hold; at most 2872179 events per run fit, with nothing else alive$/,
+  );
+  refused(() => new Sweep("paused-worker", { seeds: 1, maxEvents: 2_872_180 }), /at most 2872179 events per run fit/);
+  // Near that limit, with little else alive, a sweep is taken.
+  new Sweep("paused-worker", { seeds: 1, maxEvents: 2_800_000 }).free();
+  storyStillHolds();
+});
+
 test("live objects hold at most 3 GiB between them: a new one that could pass that is refused until others are freed", () => {
   const sweep = new Sweep("paused-worker", { seeds: 1, maxEvents: 2_500_000 });
   refused(

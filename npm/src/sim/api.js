@@ -190,18 +190,32 @@ function searchBytes(maxStates) {
   return chunks * pow2(CHUNK * SIZE.entry) + growth(chunks, SIZE.vec) + growth(n, SIZE.meta) + seen + MIB;
 }
 
+/** A sweep whose runs stop at `maxEvents` events: one run at a time, unrecorded. */
+function sweepBytes(maxEvents) {
+  return runBytes(maxEvents, false) + 4 * MIB;
+}
+
+/** The largest `n` from `lo` to `hi` with `fits(n)`, for a `fits` that holds up to some point. */
+function largest(lo, hi, fits) {
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (fits(mid)) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+let sweepFit = 0;
+/** The most events per run a sweep may have. */
+function sweepEventsThatFit() {
+  if (sweepFit === 0) sweepFit = largest(1, MAX_SWEEP_EVENTS, (n) => sweepBytes(n) <= MEMORY_CAP);
+  return sweepFit;
+}
+
 let searchFit = 0;
 /** The most states one search may have. */
 function statesThatFit() {
-  if (searchFit === 0) {
-    let [lo, hi] = [2, MAX_SEARCH_STATES];
-    while (lo < hi) {
-      const mid = Math.ceil((lo + hi) / 2);
-      if (searchBytes(mid) <= SEARCH_SHARE) lo = mid;
-      else hi = mid - 1;
-    }
-    searchFit = lo;
-  }
+  if (searchFit === 0) searchFit = largest(2, MAX_SEARCH_STATES, (n) => searchBytes(n) <= SEARCH_SHARE);
   return searchFit;
 }
 
@@ -686,6 +700,7 @@ export class SimRun {
  * most 1,000,000).
  */
 export function run(scenario, options) {
+  ready();
   const [json, written] = scenarioArg("scenario", scenario);
   const o = checkOptions("options", options, RUN_KEYS);
   const fencing = fencingCode("options.fencing", o.fencing);
@@ -786,7 +801,13 @@ export class Sweep {
     const keep = o.keepSeeds === undefined ? 5 : count("options.keepSeeds", o.keepSeeds, 0, 10_000);
     const maxEvents =
       o.maxEvents === undefined ? 100_000 : count("options.maxEvents", o.maxEvents, 1, MAX_SWEEP_EVENTS);
-    const bytes = runBytes(maxEvents, false) + 4 * MIB;
+    const bytes = sweepBytes(maxEvents);
+    if (bytes > MEMORY_CAP) {
+      // More than every live object together may hold: no free() can make room for it.
+      throw new RangeError(
+        `options.maxEvents: a sweep of runs of up to ${maxEvents} events could need ${mib(bytes)} MiB of the simulator's memory, more than the ${mib(MEMORY_CAP)} MiB all its objects may hold; at most ${sweepEventsThatFit()} events per run fit, with nothing else alive`,
+      );
+    }
     room("options.maxEvents", `a sweep of runs of up to ${maxEvents} events`, bytes);
     const i = R.sweep_new(json, template, first, BigInt(seeds), modes, keep, maxEvents) >>> 0;
     if (i === NONE) throw failure(["source", written]);
@@ -1011,11 +1032,13 @@ export function checkHistory(lines, options) {
   ready();
   let history;
   if (Array.isArray(lines)) {
-    lines.forEach((l, k) => {
+    // Each element is read once: what is checked is what is joined (a getter answers once).
+    const copy = Array.from(lines);
+    copy.forEach((l, k) => {
       text(`lines[${k}]`, l, MAX_STRING);
       if (l.includes("\n")) throw new RangeError(`lines[${k}] must be one line, without a newline`);
     });
-    history = lines.length === 0 ? "" : `${lines.join("\n")}\n`;
+    history = copy.length === 0 ? "" : `${copy.join("\n")}\n`;
   } else {
     history = text("lines", lines, MAX_HISTORY);
   }
