@@ -450,7 +450,7 @@ impl Trace {
                     secs(until)
                 ),
                 (Msg::Denied { retry_at }, _) => format!(
-                    "{who} learns the lock is taken until {}; it waits {} by its own clock to try again",
+                    "{who} learns it cannot take the lock until {}; it waits {} by its own clock to try again",
                     secs(retry_at),
                     secs(retry_wait(retry_at, e.t_ms))
                 ),

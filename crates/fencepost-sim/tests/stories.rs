@@ -561,7 +561,7 @@ fn a_refused_worker_waits_by_its_own_clock() {
         (denied.t_ms, t.explain(denied)),
         (
             10_100,
-            "B learns the lock is taken until 30.050 s; it waits 19.950 s by its own clock to try again".into()
+            "B learns it cannot take the lock until 30.050 s; it waits 19.950 s by its own clock to try again".into()
         )
     );
     let asks: Vec<u64> = t
@@ -636,4 +636,37 @@ fn a_message_for_a_process_that_dies_first_is_only_ever_due() {
         .map(|e| t.explain(e))
         .collect();
     assert_eq!(lost, ["storage sends rejected to A, due at 41.2 s"]);
+}
+
+#[test]
+fn a_worker_refused_during_a_lock_delay_is_not_told_the_lock_is_taken() {
+    let t = run(&preset("lock-delay").unwrap().scenario());
+    let told: Vec<(u32, String)> = t
+        .events
+        .iter()
+        .filter(|e| {
+            matches!(
+                e.detail,
+                Detail::Deliver {
+                    what: Msg::Denied { .. },
+                    ..
+                }
+            )
+        })
+        .map(|e| (e.seq, t.explain(e)))
+        .collect();
+    // The first refusal is while A holds the lock; the second while nobody does (the lock-delay).
+    assert_eq!(
+        told[..2],
+        [
+            (
+                10,
+                "B learns it cannot take the lock until 10.050 s; it waits 6.950 s by its own clock to try again".to_string()
+            ),
+            (
+                16,
+                "B learns it cannot take the lock until 25.050 s; it waits 14.9 s by its own clock to try again".to_string()
+            ),
+        ]
+    );
 }
