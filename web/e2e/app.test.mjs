@@ -366,7 +366,7 @@ describe("sharing", () => {
     await p.goForward();
     await p.waitForFunction(() => document.querySelector(".scenario-panel select").value === "");
     assert.equal(p.url(), edited);
-    assert.match(await text(p, ".scenario-panel select"), /gc-pause \(from the link\)/);
+    assert.match(await text(p, ".scenario-panel select"), /gc-pause \(edited\)/);
     assert.equal(await p.getByLabel(/Idempotency keys on writes/).isChecked(), true);
 
     // A broken link on arrival: the message, and the link itself is still in the address bar.

@@ -238,8 +238,9 @@ pub fn App() -> Html {
                 state.origin,
             ),
             move |(scenario, tour, story, origin)| {
-                // Back and Forward read where the entry's story came from in its note.
-                let note = origin.map(Origin::key);
+                // Back and Forward read where the entry's story came from in its note; a story
+                // the learner changed says so, not that it came from the link.
+                let note = Some(origin.map_or(Origin::Edited.key(), Origin::key));
                 let last = pushed.replace(*story);
                 let new_story = last != *story;
                 if new_story && *before_push.borrow() == Some(*story) {
