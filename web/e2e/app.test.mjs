@@ -1121,3 +1121,54 @@ describe("the smaller things a learner meets", () => {
     assert.equal(await p.evaluate(() => document.activeElement.className), "play primary");
   });
 });
+
+describe("the picker, the event list and the play bar, as a person leaves them", () => {
+  /// The story the picker shows (what a person sees in it, not its `selected` attributes).
+  const shownStory = (p) =>
+    p.getByLabel("Preset story").evaluate((s) => [s.value, s.selectedOptions[0]?.textContent ?? ""]);
+  const gc = ["gc-pause", "A stop-the-world GC pause"];
+
+  test("the Story picker names the story on screen after Undo, f twice, and Back and Forward", async () => {
+    const p = await page();
+    const picker = p.getByLabel("Preset story");
+    const svg = p.locator("#timeline-main svg.lanes");
+    const clickB = async () => svg.click({ position: { x: await xOf(svg, 5.05), y: laneTop(2) + 4 } });
+
+    // A lane click, then Undo.
+    await picker.selectOption("gc-pause");
+    assert.deepEqual(await shownStory(p), gc);
+    await clickB();
+    assert.deepEqual(await shownStory(p), ["", "gc-pause (edited)"]);
+    await p.locator(".messages .notice").getByRole("button", { name: "Undo" }).click();
+    assert.deepEqual(await shownStory(p), gc);
+    assert.match(await text(p, ".scenario-panel .story"), /garbage-collection pause/);
+
+    // Fencing off and on again with the keyboard.
+    await picker.selectOption("clock-skew");
+    await p.locator("header.top h1").click();
+    await p.keyboard.press("f");
+    assert.deepEqual(await shownStory(p), ["", "clock-skew (edited)"]);
+    await p.keyboard.press("f");
+    assert.deepEqual(await shownStory(p), ["clock-skew", "A slow clock"]);
+    // The option it shows is the one in use: choosing another one loads it.
+    await picker.selectOption("paused-worker");
+    assert.deepEqual(await shownStory(p), ["paused-worker", "The paused worker"]);
+    assert.match(await text(p, ".scenario-panel .story"), /token 33 and a 30 s lease/);
+
+    // An edited story, another preset, Back and Forward.
+    await clickB();
+    assert.deepEqual(await shownStory(p), ["", "paused-worker (edited)"]);
+    await picker.selectOption("gc-pause");
+    await p.goBack();
+    await p.waitForFunction(() => document.querySelector(".scenario-panel select").value === "");
+    assert.deepEqual(await shownStory(p), ["", "paused-worker (edited)"]);
+    await p.reload();
+    await p.waitForSelector(".scenario-panel select");
+    assert.deepEqual(await shownStory(p), ["", "paused-worker (edited)"]);
+    await p.goForward();
+    await p.waitForFunction(() => document.querySelector(".scenario-panel select").value === "gc-pause");
+    assert.deepEqual(await shownStory(p), gc);
+    assert.match(await text(p, ".scenario-panel .story"), /garbage-collection pause/);
+  });
+
+});

@@ -149,6 +149,21 @@ pub fn ScenarioPanel(p: &ScenarioProps) -> Html {
         Callback::from(move |_: Event| d.dispatch(Action::ToggleCompare))
     };
     let story = preset(&s.name).map(|pr| pr.story);
+    // Which option a select shows is a property of the element, not of its `selected`
+    // attributes, once the learner has chosen from it: after each render it is set to the story
+    // on screen, so that Undo, `f` or Back never leave the picker naming another one.
+    let picker = use_node_ref();
+    {
+        let picker = picker.clone();
+        let want = p.preset.unwrap_or("");
+        use_effect(move || {
+            if let Some(select) = picker.cast::<web_sys::HtmlSelectElement>()
+                && select.value() != want
+            {
+                select.set_value(want);
+            }
+        });
+    }
     let faults = s.faults.iter().enumerate().map(|(i, f)| {
         let text = f.describe();
         html! {
@@ -225,7 +240,7 @@ pub fn ScenarioPanel(p: &ScenarioProps) -> Html {
             <h2>{ "Scenario" }</h2>
             <label class="preset">
                 { "Story " }
-                <select onchange={pick} aria-label="Preset story">
+                <select ref={picker} onchange={pick} aria-label="Preset story">
                     if p.preset.is_none() {
                         <option value="" selected=true>{ format!("{} ({})", if s.name.is_empty() { "custom" } else { s.name.as_str() },
                             p.origin.map_or("edited", Origin::label)) }</option>
