@@ -1171,4 +1171,13 @@ describe("the picker, the event list and the play bar, as a person leaves them",
     assert.match(await text(p, ".scenario-panel .story"), /garbage-collection pause/);
   });
 
+  test("with unique ids the lock service's restart names its next token as an id", async () => {
+    const p = await page("#preset=authority-restart-persisted");
+    await p.getByLabel(/Unique \(UUID\) tokens/).check();
+    await playToEnd(p);
+    const restart = (await events(p)).find((e) => e.includes("restarts from its persisted state"));
+    assert.match(restart, /its next token is [0-9a-f]{6}$/);
+    assert.ok((await events(p)).every((e) => !/(token|accepted|issued|token is) 3\d\b/.test(e)));
+  });
+
 });

@@ -59,7 +59,7 @@ impl TokenStyle {
             " even though it already accepted ",
             ", unable to tell that it is older than ",
         );
-        const BEFORE: [&str; 4] = ["token ", "accepted ", "issued ", "older than "];
+        const BEFORE: [&str; 5] = ["token ", "token is ", "accepted ", "issued ", "older than "];
         let mut out = String::with_capacity(s.len() + 16);
         let mut rest = s.as_str();
         while let Some((at, len)) = BEFORE
@@ -1274,6 +1274,10 @@ mod tests {
         assert_eq!(
             ids.words("I2: A's write (token 33) landed after B (a newer owner, token 34) had written at 46 s"),
             format!("I2: A's write (token {a}) landed after B (a newer owner, token {b}) had written at 46 s")
+        );
+        assert_eq!(
+            ids.words("the lock service restarts from its persisted state; its next token is 34"),
+            format!("the lock service restarts from its persisted state; its next token is {b}")
         );
         assert_eq!(TokenStyle::Number.words("token 33"), "token 33");
         assert_eq!(
