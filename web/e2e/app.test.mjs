@@ -1180,4 +1180,53 @@ describe("the picker, the event list and the play bar, as a person leaves them",
     assert.ok((await events(p)).every((e) => !/(token|accepted|issued|token is) 3\d\b/.test(e)));
   });
 
+  test("in a long, busy run the play bar keeps one row, whatever the clock's width", async () => {
+    const p = await page(bigLink());
+    await p.getByRole("button", { name: "Go to the end" }).click();
+    assert.match(await text(p, ".playbar .clock"), /^\d{4}\.\d{3} s \/ \d{4}\.\d{3} s$/);
+    const rows = () =>
+      p.evaluate(() =>
+        [...document.querySelectorAll(".playbar > *")].map((el) => {
+          const r = el.getBoundingClientRect();
+          return Math.round(r.top + r.height / 2);
+        }),
+      );
+    for (const width of [1280, 1920]) {
+      await p.setViewportSize({ width, height: 1000 });
+      const mids = await rows();
+      assert.equal(mids.length, 5);
+      assert.ok(mids.every((m) => Math.abs(m - mids[0]) <= 2), `${width}: ${mids}`);
+    }
+  });
+
 });
+
+/// A long, busy run: eight workers, 120 faults, some 1545 s long.
+function bigLink() {
+  const names = "ABCDEFGH".split("");
+  let seed = 7;
+  const rnd = (n) => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed % n;
+  };
+  const span = 1500000;
+  const writes = 5;
+  const faults = [];
+  for (let i = 0; i < 120; i++) {
+    const worker = names[rnd(names.length)];
+    const k = i % 4;
+    if (k < 2) faults.push({ kind: "pause", worker, at: rnd(span), for: 5000 + rnd(60000) });
+    else if (k === 2) faults.push({ kind: "hold", worker, nth_write: 1 + rnd(writes), for: 1000 + rnd(40000) });
+    else {
+      const from = rnd(span);
+      faults.push({ kind: "partition", worker, from, to: from + 1000 + rnd(30000) });
+    }
+  }
+  const scenario = {
+    version: 1, name: "big", seed: 3, lease_ttl_ms: 10000, first_token: 33, latency_ms: { min: 20, max: 400 },
+    protections: { fencing: true, token_kind: "ordered", idempotency_keys: false, check_before_write: false },
+    workers: names.map((name, i) => ({ name, start_ms: i * 3000, job: { work_ms: 2000, writes } })),
+    faults,
+  };
+  return "#s=" + Buffer.from(JSON.stringify(scenario)).toString("base64url");
+}
