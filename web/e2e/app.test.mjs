@@ -1171,6 +1171,27 @@ describe("the picker, the event list and the play bar, as a person leaves them",
     assert.match(await text(p, ".scenario-panel .story"), /garbage-collection pause/);
   });
 
+  test("an embed of a tour chapter shows that chapter's story at its moment", async () => {
+    const p = await page("");
+    for (const n of [3, 7]) {
+      await p.goto(BASE + `#tour=${n}`);
+      await p.waitForSelector(".tour");
+      const clock = await text(p, ".playbar .clock");
+      const badges = await p.locator("#timeline-main .badge").allTextContents();
+      await p.goto("about:blank");
+      await p.goto(BASE + `?embed#tour=${n}`);
+      await p.waitForSelector("svg.lanes");
+      assert.equal(await p.locator(".tour, .scenario-panel").count(), 0);
+      assert.equal(await text(p, ".playbar .clock"), clock, `chapter ${n}`);
+      assert.deepEqual(await p.locator("#timeline-main .badge").allTextContents(), badges, `chapter ${n}`);
+      assert.equal(new URL(p.url()).hash, `#tour=${n}`);
+    }
+    // Chapter 7 is the story without fencing, at its end: the stale write got in.
+    assert.equal(await p.locator("#timeline-main .badge.rejected").count(), 0);
+    assert.match(await p.locator("#timeline-main .badge.accepted-stale").textContent(), /✓ 33 < 34 stale/);
+    assert.notEqual(await text(p, ".playbar .clock"), "0 s / 46.1 s");
+  });
+
   test("with unique ids the lock service's restart names its next token as an id", async () => {
     const p = await page("#preset=authority-restart-persisted");
     await p.getByLabel(/Unique \(UUID\) tokens/).check();
