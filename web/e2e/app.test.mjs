@@ -1220,6 +1220,26 @@ describe("the picker, the event list and the play bar, as a person leaves them",
     }
   });
 
+  test("in a long, busy run every badge is drawn at its moment, never ahead of the playhead", async () => {
+    const p = await page(bigLink());
+    const trace = JSON.parse((await download(p, "Export trace JSON")).text);
+    const when = new Map(trace.events.map((e) => [e.seq, e.t_ms]));
+    const svg = p.locator("#timeline-main svg.lanes");
+    for (const secs of [120, 400]) {
+      await setRange(p.getByRole("slider", { name: "Playhead" }), secs * 1000);
+      const head = Number(await svg.locator(".playhead line").getAttribute("x1"));
+      const ticks = await svg.locator(".tick text").evaluateAll((ts) => ts.map((t) => [parseFloat(t.textContent), Number(t.getAttribute("x"))]));
+      const [[s0, x0], [s1, x1]] = ticks;
+      const xAt = (ms) => x0 + ((x1 - x0) / (s1 - s0)) * (ms / 1000 - s0);
+      const badges = await svg.locator(".badge").evaluateAll((bs) => bs.map((b) => [Number(b.dataset.seq), Number(b.querySelector("rect").getAttribute("x"))]));
+      assert.ok(badges.length > 100, `${badges.length}`);
+      for (const [seq, x] of badges) {
+        assert.ok(x <= head + 0.5, `at ${secs} s, badge ${seq} at x ${x} is right of the playhead at ${head}`);
+        const at = xAt(when.get(seq));
+        assert.ok(x >= at - 1 && x <= at + 81, `at ${secs} s, badge ${seq} at x ${x}, its event at ${at}`);
+      }
+    }
+  });
 });
 
 /// A long, busy run: eight workers, 120 faults, some 1545 s long.
