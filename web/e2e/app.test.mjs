@@ -1199,6 +1199,8 @@ describe("the picker, the event list and the play bar, as a person leaves them",
     const restart = (await events(p)).find((e) => e.includes("restarts from its persisted state"));
     assert.match(restart, /its next token is [0-9a-f]{6}$/);
     assert.ok((await events(p)).every((e) => !/(token|accepted|issued|token is) 3\d\b/.test(e)));
+    // The preset's own story quotes numbered tokens: with ids it is only named.
+    assert.equal(await text(p, ".scenario-panel .story"), "A lock service that remembers, with unique ids in place of its numbered tokens.");
   });
 
   test("in a long, busy run the play bar keeps one row, whatever the clock's width", async () => {
