@@ -86,7 +86,7 @@ describe("the paused-worker story", () => {
     assert.equal(await p.locator(".banner").count(), 0);
     assert.match(await text(p, ".verdict-ok"), /Every invariant held/);
     const list = await events(p);
-    assert.ok(list.some((e) => e.includes("storage rejected A's write with token 33: it has already accepted 34 from B")));
+    assert.ok(list.some((e) => e.includes("the storage refuses A's write with token 33: it has already accepted 34 from B")));
     await shot(p, "desktop-fenced.png");
 
     // Clicking an event in the narration moves the playhead there.
@@ -213,7 +213,7 @@ describe("the guided tour", () => {
       assert.equal(await tour.locator("h2").innerText(), TITLES[i]);
       assert.ok((await p.locator(".lane-label.lit").count()) > 0, `chapter ${i + 1} highlights actors`);
       times.push(await text(p, ".playbar .clock"));
-      if (i === 5) assert.match(await text(p, ".narration .now"), /storage rejected A's write with token 33/);
+      if (i === 5) assert.match(await text(p, ".narration .now"), /the storage refuses A's write with token 33/);
       if (i === 1) await shot(p, "tour-pause.png");
       if (i + 1 < TITLES.length) await tour.getByRole("button", { name: "Next →" }).click();
     }
