@@ -664,17 +664,28 @@ fn BadgeLayer(props: &BadgeProps) -> Html {
                 .is_some_and(|r| r.iter().any(|&(_, x)| x > head))
         });
         html! {
-            <BadgeChunk key={c} layout={l.clone()} geom={props.geom} rows={rows.clone()} from={from} to={to} limit={limit} />
+            <BadgeChunk key={c} layout={l.clone()} geom={props.geom} rows={Places(rows.clone())} from={from} to={to} limit={limit} />
         }
     });
     html! { <g class="badges">{ for chunks }</g> }
+}
+
+/// The badges' places, computed once per layout and geometry: compared by identity, so that
+/// the chunks' props are cheap to compare on every frame of playback.
+#[derive(Clone)]
+struct Places(Rc<Vec<(u8, f64)>>);
+
+impl PartialEq for Places {
+    fn eq(&self, other: &Places) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
 }
 
 #[derive(Properties, PartialEq)]
 struct ChunkProps {
     layout: Rc<Layout>,
     geom: Geom,
-    rows: Rc<Vec<(u8, f64)>>,
+    rows: Places,
     from: usize,
     to: usize,
     /// The x no badge may start right of (the playhead's), when one of these would.
@@ -687,7 +698,7 @@ fn BadgeChunk(props: &ChunkProps) -> Html {
     let g = props.geom;
     let badges = (props.from..props.to).filter_map(|i| {
         let b = l.badges.get(i)?;
-        let (row, x) = props.rows.get(i).copied().unwrap_or((0, g.x(b.t)));
+        let (row, x) = props.rows.0.get(i).copied().unwrap_or((0, g.x(b.t)));
         let x = props.limit.map_or(x, |l| x.min(l));
         let lane = l.lane_of(b.actor)?;
         let w = badge_width(&b.text);
