@@ -86,7 +86,7 @@ describe("the paused-worker story", () => {
     assert.equal(await p.locator(".banner").count(), 0);
     assert.match(await text(p, ".verdict-ok"), /Every invariant held/);
     const list = await events(p);
-    assert.ok(list.some((e) => e.includes("storage rejected A's write with token 33: it has already accepted 34 from B")));
+    assert.ok(list.some((e) => e.includes("the storage refuses A's write with token 33: it has already accepted 34 from B")));
     await shot(p, "desktop-fenced.png");
 
     // Clicking an event in the narration moves the playhead there.
@@ -213,7 +213,7 @@ describe("the guided tour", () => {
       assert.equal(await tour.locator("h2").innerText(), TITLES[i]);
       assert.ok((await p.locator(".lane-label.lit").count()) > 0, `chapter ${i + 1} highlights actors`);
       times.push(await text(p, ".playbar .clock"));
-      if (i === 5) assert.match(await text(p, ".narration .now"), /storage rejected A's write with token 33/);
+      if (i === 5) assert.match(await text(p, ".narration .now"), /the storage refuses A's write with token 33/);
       if (i === 1) await shot(p, "tour-pause.png");
       if (i + 1 < TITLES.length) await tour.getByRole("button", { name: "Next →" }).click();
     }
@@ -366,7 +366,7 @@ describe("sharing", () => {
     await p.goForward();
     await p.waitForFunction(() => document.querySelector(".scenario-panel select").value === "");
     assert.equal(p.url(), edited);
-    assert.match(await text(p, ".scenario-panel select"), /gc-pause \(from the link\)/);
+    assert.match(await text(p, ".scenario-panel select"), /gc-pause \(edited\)/);
     assert.equal(await p.getByLabel(/Idempotency keys on writes/).isChecked(), true);
 
     // A broken link on arrival: the message, and the link itself is still in the address bar.
@@ -1121,3 +1121,155 @@ describe("the smaller things a learner meets", () => {
     assert.equal(await p.evaluate(() => document.activeElement.className), "play primary");
   });
 });
+
+describe("the picker, the event list and the play bar, as a person leaves them", () => {
+  /// The story the picker shows (what a person sees in it, not its `selected` attributes).
+  const shownStory = (p) =>
+    p.getByLabel("Preset story").evaluate((s) => [s.value, s.selectedOptions[0]?.textContent ?? ""]);
+  const gc = ["gc-pause", "A stop-the-world GC pause"];
+
+  test("the Story picker names the story on screen after Undo, f twice, and Back and Forward", async () => {
+    const p = await page();
+    const picker = p.getByLabel("Preset story");
+    const svg = p.locator("#timeline-main svg.lanes");
+    const clickB = async () => svg.click({ position: { x: await xOf(svg, 5.05), y: laneTop(2) + 4 } });
+
+    // A lane click, then Undo.
+    await picker.selectOption("gc-pause");
+    assert.deepEqual(await shownStory(p), gc);
+    await clickB();
+    assert.deepEqual(await shownStory(p), ["", "gc-pause (edited)"]);
+    await p.locator(".messages .notice").getByRole("button", { name: "Undo" }).click();
+    assert.deepEqual(await shownStory(p), gc);
+    assert.match(await text(p, ".scenario-panel .story"), /garbage-collection pause/);
+
+    // Fencing off and on again with the keyboard.
+    await picker.selectOption("clock-skew");
+    await p.locator("header.top h1").click();
+    await p.keyboard.press("f");
+    assert.deepEqual(await shownStory(p), ["", "clock-skew (edited)"]);
+    await p.keyboard.press("f");
+    assert.deepEqual(await shownStory(p), ["clock-skew", "A slow clock"]);
+    // The option it shows is the one in use: choosing another one loads it.
+    await picker.selectOption("paused-worker");
+    assert.deepEqual(await shownStory(p), ["paused-worker", "The paused worker"]);
+    assert.match(await text(p, ".scenario-panel .story"), /token 33 and a 30 s lease/);
+
+    // An edited story, another preset, Back and Forward.
+    await clickB();
+    assert.deepEqual(await shownStory(p), ["", "paused-worker (edited)"]);
+    await picker.selectOption("gc-pause");
+    await p.goBack();
+    await p.waitForFunction(() => document.querySelector(".scenario-panel select").value === "");
+    assert.deepEqual(await shownStory(p), ["", "paused-worker (edited)"]);
+    await p.reload();
+    await p.waitForSelector(".scenario-panel select");
+    assert.deepEqual(await shownStory(p), ["", "paused-worker (edited)"]);
+    await p.goForward();
+    await p.waitForFunction(() => document.querySelector(".scenario-panel select").value === "gc-pause");
+    assert.deepEqual(await shownStory(p), gc);
+    assert.match(await text(p, ".scenario-panel .story"), /garbage-collection pause/);
+  });
+
+  test("an embed of a tour chapter shows that chapter's story at its moment", async () => {
+    const p = await page("");
+    for (const n of [3, 7]) {
+      await p.goto(BASE + `#tour=${n}`);
+      await p.waitForSelector(".tour");
+      const clock = await text(p, ".playbar .clock");
+      const badges = await p.locator("#timeline-main .badge").allTextContents();
+      await p.goto("about:blank");
+      await p.goto(BASE + `?embed#tour=${n}`);
+      await p.waitForSelector("svg.lanes");
+      assert.equal(await p.locator(".tour, .scenario-panel").count(), 0);
+      assert.equal(await text(p, ".playbar .clock"), clock, `chapter ${n}`);
+      assert.deepEqual(await p.locator("#timeline-main .badge").allTextContents(), badges, `chapter ${n}`);
+      assert.equal(new URL(p.url()).hash, `#tour=${n}`);
+    }
+    // Chapter 7 is the story without fencing, at its end: the stale write got in.
+    assert.equal(await p.locator("#timeline-main .badge.rejected").count(), 0);
+    assert.match(await p.locator("#timeline-main .badge.accepted-stale").textContent(), /✓ 33 < 34 stale/);
+    assert.notEqual(await text(p, ".playbar .clock"), "0 s / 46.1 s");
+  });
+
+  test("with unique ids the lock service's restart names its next token as an id", async () => {
+    const p = await page("#preset=authority-restart-persisted");
+    await p.getByLabel(/Unique \(UUID\) tokens/).check();
+    await playToEnd(p);
+    const restart = (await events(p)).find((e) => e.includes("restarts from its persisted state"));
+    assert.match(restart, /its next token is [0-9a-f]{6}$/);
+    assert.ok((await events(p)).every((e) => !/(token|accepted|issued|token is) 3\d\b/.test(e)));
+    // The preset's own story quotes numbered tokens: with ids it is only named.
+    assert.equal(await text(p, ".scenario-panel .story"), "A lock service that remembers, with unique ids in place of its numbered tokens.");
+  });
+
+  test("in a long, busy run the play bar keeps one row, whatever the clock's width", async () => {
+    const p = await page(bigLink());
+    await p.getByRole("button", { name: "Go to the end" }).click();
+    assert.match(await text(p, ".playbar .clock"), /^\d{4}\.\d{3} s \/ \d{4}\.\d{3} s$/);
+    const rows = () =>
+      p.evaluate(() =>
+        [...document.querySelectorAll(".playbar > *")].map((el) => {
+          const r = el.getBoundingClientRect();
+          return Math.round(r.top + r.height / 2);
+        }),
+      );
+    for (const width of [1280, 1920]) {
+      await p.setViewportSize({ width, height: 1000 });
+      const mids = await rows();
+      assert.equal(mids.length, 5);
+      assert.ok(mids.every((m) => Math.abs(m - mids[0]) <= 2), `${width}: ${mids}`);
+    }
+  });
+
+  test("in a long, busy run every badge is drawn at its moment, never ahead of the playhead", async () => {
+    const p = await page(bigLink());
+    const trace = JSON.parse((await download(p, "Export trace JSON")).text);
+    const when = new Map(trace.events.map((e) => [e.seq, e.t_ms]));
+    const svg = p.locator("#timeline-main svg.lanes");
+    for (const secs of [120, 400]) {
+      await setRange(p.getByRole("slider", { name: "Playhead" }), secs * 1000);
+      const head = Number(await svg.locator(".playhead line").getAttribute("x1"));
+      const ticks = await svg.locator(".tick text").evaluateAll((ts) => ts.map((t) => [parseFloat(t.textContent), Number(t.getAttribute("x"))]));
+      const [[s0, x0], [s1, x1]] = ticks;
+      const xAt = (ms) => x0 + ((x1 - x0) / (s1 - s0)) * (ms / 1000 - s0);
+      const badges = await svg.locator(".badge").evaluateAll((bs) => bs.map((b) => [Number(b.dataset.seq), Number(b.querySelector("rect").getAttribute("x"))]));
+      assert.ok(badges.length > 100, `${badges.length}`);
+      for (const [seq, x] of badges) {
+        assert.ok(x <= head + 0.5, `at ${secs} s, badge ${seq} at x ${x} is right of the playhead at ${head}`);
+        const at = xAt(when.get(seq));
+        assert.ok(x >= at - 1 && x <= at + 81, `at ${secs} s, badge ${seq} at x ${x}, its event at ${at}`);
+      }
+    }
+  });
+});
+
+/// A long, busy run: eight workers, 120 faults, some 1545 s long.
+function bigLink() {
+  const names = "ABCDEFGH".split("");
+  let seed = 7;
+  const rnd = (n) => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed % n;
+  };
+  const span = 1500000;
+  const writes = 5;
+  const faults = [];
+  for (let i = 0; i < 120; i++) {
+    const worker = names[rnd(names.length)];
+    const k = i % 4;
+    if (k < 2) faults.push({ kind: "pause", worker, at: rnd(span), for: 5000 + rnd(60000) });
+    else if (k === 2) faults.push({ kind: "hold", worker, nth_write: 1 + rnd(writes), for: 1000 + rnd(40000) });
+    else {
+      const from = rnd(span);
+      faults.push({ kind: "partition", worker, from, to: from + 1000 + rnd(30000) });
+    }
+  }
+  const scenario = {
+    version: 1, name: "big", seed: 3, lease_ttl_ms: 10000, first_token: 33, latency_ms: { min: 20, max: 400 },
+    protections: { fencing: true, token_kind: "ordered", idempotency_keys: false, check_before_write: false },
+    workers: names.map((name, i) => ({ name, start_ms: i * 3000, job: { work_ms: 2000, writes } })),
+    faults,
+  };
+  return "#s=" + Buffer.from(JSON.stringify(scenario)).toString("base64url");
+}

@@ -50,16 +50,21 @@ impl TokenStyle {
     }
 
     /// A sentence of the simulator's with its tokens written this way. With unique ids the
-    /// storage cannot know that a token is older than another, and the sentence says so.
+    /// storage cannot know that a token is older than another, and the sentence says so. A
+    /// refusal is told like the storage's other doings ("the storage applies …").
     pub fn words(self, sentence: &str) -> String {
+        let sentence = match sentence.strip_prefix("storage rejected ") {
+            Some(rest) => format!("the storage refuses {rest}"),
+            None => sentence.to_string(),
+        };
         if self == TokenStyle::Number {
-            return sentence.to_string();
+            return sentence;
         }
         let s = sentence.replace(
             " even though it already accepted ",
             ", unable to tell that it is older than ",
         );
-        const BEFORE: [&str; 4] = ["token ", "accepted ", "issued ", "older than "];
+        const BEFORE: [&str; 5] = ["token ", "token is ", "accepted ", "issued ", "older than "];
         let mut out = String::with_capacity(s.len() + 16);
         let mut rest = s.as_str();
         while let Some((at, len)) = BEFORE
@@ -1275,7 +1280,17 @@ mod tests {
             ids.words("I2: A's write (token 33) landed after B (a newer owner, token 34) had written at 46 s"),
             format!("I2: A's write (token {a}) landed after B (a newer owner, token {b}) had written at 46 s")
         );
+        assert_eq!(
+            ids.words("the lock service restarts from its persisted state; its next token is 34"),
+            format!("the lock service restarts from its persisted state; its next token is {b}")
+        );
         assert_eq!(TokenStyle::Number.words("token 33"), "token 33");
+        assert_eq!(
+            TokenStyle::Number.words(
+                "storage rejected A's write with token 33: it has already accepted 34 from B"
+            ),
+            "the storage refuses A's write with token 33: it has already accepted 34 from B"
+        );
         assert_eq!(
             ids.words("no token here, token x"),
             "no token here, token x"

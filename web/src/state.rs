@@ -145,6 +145,8 @@ pub enum Origin {
     Explore,
     /// The tour, which turns fencing off in its last chapter.
     Tour,
+    /// The learner's own edits, come back to by Back, Forward or a reload.
+    Edited,
 }
 
 impl Origin {
@@ -155,6 +157,7 @@ impl Origin {
             Origin::Import => "imported",
             Origin::Explore => "from Explore",
             Origin::Tour => "as the tour left it",
+            Origin::Edited => "edited",
         }
     }
 
@@ -165,6 +168,7 @@ impl Origin {
             Origin::Import => "import",
             Origin::Explore => "explore",
             Origin::Tour => "tour",
+            Origin::Edited => "edited",
         }
     }
 
@@ -175,6 +179,7 @@ impl Origin {
             Origin::Import,
             Origin::Explore,
             Origin::Tour,
+            Origin::Edited,
         ]
         .into_iter()
         .find(|o| o.key() == key)

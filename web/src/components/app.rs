@@ -30,10 +30,12 @@ const FRAME_MS: u32 = 16;
 fn initial_state() -> State {
     let query = dom::query();
     let embed = dom::has_flag(&query, "embed");
-    // A reload in the middle of the tour comes back to its chapter.
-    if let Some(ch) = tour_chapter(&dom::hash()).filter(|_| !embed) {
+    // A reload in the middle of the tour comes back to its chapter; an embed of a chapter shows
+    // its story at its moment (without the card: an embed is the timeline and its controls).
+    if let Some(ch) = tour_chapter(&dom::hash()) {
         let mut state = State::with_tour();
         state.apply(Action::TourGo(ch));
+        state.embed = embed;
         return state;
     }
     let mut state = match decode_fragment(&dom::hash()) {
@@ -238,8 +240,9 @@ pub fn App() -> Html {
                 state.origin,
             ),
             move |(scenario, tour, story, origin)| {
-                // Back and Forward read where the entry's story came from in its note.
-                let note = origin.map(Origin::key);
+                // Back and Forward read where the entry's story came from in its note; a story
+                // the learner changed says so, not that it came from the link.
+                let note = Some(origin.map_or(Origin::Edited.key(), Origin::key));
                 let last = pushed.replace(*story);
                 let new_story = last != *story;
                 if new_story && *before_push.borrow() == Some(*story) {
@@ -274,7 +277,7 @@ pub fn App() -> Html {
     // Leaving the tour once is enough: it does not come back on the next visit. A visit that never
     // showed it (a shared link, an embed) leaves it for the first plain visit.
     {
-        let touring = state.tour.is_some();
+        let touring = state.tour.is_some() && !state.embed;
         let shown = use_mut_ref(|| false);
         use_effect_with(touring, move |touring| {
             if *touring {

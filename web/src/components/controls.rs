@@ -148,7 +148,43 @@ pub fn ScenarioPanel(p: &ScenarioProps) -> Html {
         let d = d.clone();
         Callback::from(move |_: Event| d.dispatch(Action::ToggleCompare))
     };
-    let story = preset(&s.name).map(|pr| pr.story);
+    // A preset's story is told in its own kind of tokens: with the other kind it would quote
+    // numbers the page no longer shows, so it is then only named.
+    let story = use_memo(
+        (s.name.clone(), s.protections.token_kind),
+        |(name, kind)| {
+            preset(name).map(|pr| {
+                if pr.scenario().protections.token_kind == *kind {
+                    pr.story.to_string()
+                } else if *kind == TokenKind::Uuid {
+                    format!(
+                        "{}, with unique ids in place of its numbered tokens.",
+                        pr.title
+                    )
+                } else {
+                    format!(
+                        "{}, with numbered tokens in place of its unique ids.",
+                        pr.title
+                    )
+                }
+            })
+        },
+    );
+    // Which option a select shows is a property of the element, not of its `selected`
+    // attributes, once the learner has chosen from it: after each render it is set to the story
+    // on screen, so that Undo, `f` or Back never leave the picker naming another one.
+    let picker = use_node_ref();
+    {
+        let picker = picker.clone();
+        let want = p.preset.unwrap_or("");
+        use_effect(move || {
+            if let Some(select) = picker.cast::<web_sys::HtmlSelectElement>()
+                && select.value() != want
+            {
+                select.set_value(want);
+            }
+        });
+    }
     let faults = s.faults.iter().enumerate().map(|(i, f)| {
         let text = f.describe();
         html! {
@@ -225,7 +261,7 @@ pub fn ScenarioPanel(p: &ScenarioProps) -> Html {
             <h2>{ "Scenario" }</h2>
             <label class="preset">
                 { "Story " }
-                <select onchange={pick} aria-label="Preset story">
+                <select ref={picker} onchange={pick} aria-label="Preset story">
                     if p.preset.is_none() {
                         <option value="" selected=true>{ format!("{} ({})", if s.name.is_empty() { "custom" } else { s.name.as_str() },
                             p.origin.map_or("edited", Origin::label)) }</option>
@@ -235,7 +271,7 @@ pub fn ScenarioPanel(p: &ScenarioProps) -> Html {
                     }) }
                 </select>
             </label>
-            if let Some(story) = story {
+            if let Some(story) = (*story).clone() {
                 <p class="story">{ story }</p>
             }
             <fieldset class="toggles">

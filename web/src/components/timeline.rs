@@ -115,9 +115,14 @@ pub fn tick_step(px_per_ms: f64) -> u64 {
         })
 }
 
+/// How far right of its event's time a badge may be moved to clear its neighbours.
+pub const MAX_PUSH: f64 = 80.0;
+
 /// Where each badge goes: a row (0 or 1) and an x, so that neighbours do not overlap. A badge
 /// sits at its event's time in the first row that is free there; when both are taken it goes
-/// right after the row that ends first; near the end of the axis it grows leftwards.
+/// right after the row that ends first, but never more than [`MAX_PUSH`] from its time: in a
+/// crowd it covers part of the badge before it rather than drift away from its moment. Near the
+/// end of the axis it grows leftwards.
 pub fn badge_places(layout: &Layout, geom: &Geom) -> Vec<(u8, f64)> {
     let mut last_end: Vec<[f64; 2]> = vec![[f64::MIN; 2]; layout.lanes.len()];
     let right = geom.width() - 2.0;
@@ -137,7 +142,7 @@ pub fn badge_places(layout: &Layout, geom: &Geom) -> Vec<(u8, f64)> {
                 (1, x)
             } else {
                 let row = usize::from(ends[1] < ends[0]);
-                (row, ends[row] + 2.0)
+                (row, (ends[row] + 2.0).min(x + MAX_PUSH))
             };
             let x = x.min(right - w).max(0.0);
             ends[row] = x + w;
@@ -336,7 +341,8 @@ pub fn Timeline(props: &TimelineProps) -> Html {
                             <g clip-path={format!("url(#{clip_id})")}>
                                 <StaticLayer layout={layout.clone()} geom={geom} id={props.id.clone()} />
                             </g>
-                            <BadgeLayer layout={layout.clone()} geom={geom} upto={props.upto} />
+                            <BadgeLayer layout={layout.clone()} geom={geom} upto={props.upto}
+                                head_x={(props.t < props.end).then_some(px)} />
                             { in_flight(&layout, &geom, props.t) }
                         }
                         { pending_mark(&layout, &geom, props.pending, props.t) }
@@ -627,6 +633,9 @@ struct BadgeProps {
     layout: Rc<Layout>,
     geom: Geom,
     upto: usize,
+    /// The playhead's x before the end of the run: no badge starts right of it. At the end
+    /// the last badges may use the room after it.
+    head_x: Option<f64>,
 }
 
 /// Badges per chunk: a chunk whose badges have all happened keeps equal props and is skipped on
@@ -647,20 +656,40 @@ fn BadgeLayer(props: &BadgeProps) -> Html {
     let chunks = (0..shown.div_ceil(CHUNK)).map(|c| {
         let from = c * CHUNK;
         let to = (from + CHUNK).min(shown);
+        // A badge moved right of its time must not show ahead of the playhead (it marks
+        // something that has happened): only a chunk that has such a badge gets the limit, so
+        // the others keep equal props during playback.
+        let limit = props.head_x.filter(|&head| {
+            rows.get(from..to)
+                .is_some_and(|r| r.iter().any(|&(_, x)| x > head))
+        });
         html! {
-            <BadgeChunk key={c} layout={l.clone()} geom={props.geom} rows={rows.clone()} from={from} to={to} />
+            <BadgeChunk key={c} layout={l.clone()} geom={props.geom} rows={Places(rows.clone())} from={from} to={to} limit={limit} />
         }
     });
     html! { <g class="badges">{ for chunks }</g> }
+}
+
+/// The badges' places, computed once per layout and geometry: compared by identity, so that
+/// the chunks' props are cheap to compare on every frame of playback.
+#[derive(Clone)]
+struct Places(Rc<Vec<(u8, f64)>>);
+
+impl PartialEq for Places {
+    fn eq(&self, other: &Places) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
 }
 
 #[derive(Properties, PartialEq)]
 struct ChunkProps {
     layout: Rc<Layout>,
     geom: Geom,
-    rows: Rc<Vec<(u8, f64)>>,
+    rows: Places,
     from: usize,
     to: usize,
+    /// The x no badge may start right of (the playhead's), when one of these would.
+    limit: Option<f64>,
 }
 
 #[component]
@@ -669,7 +698,8 @@ fn BadgeChunk(props: &ChunkProps) -> Html {
     let g = props.geom;
     let badges = (props.from..props.to).filter_map(|i| {
         let b = l.badges.get(i)?;
-        let (row, x) = props.rows.get(i).copied().unwrap_or((0, g.x(b.t)));
+        let (row, x) = props.rows.0.get(i).copied().unwrap_or((0, g.x(b.t)));
+        let x = props.limit.map_or(x, |l| x.min(l));
         let lane = l.lane_of(b.actor)?;
         let w = badge_width(&b.text);
         let y = g.y(lane) + 30.0 + f64::from(row) * 17.0;
@@ -842,6 +872,49 @@ mod tests {
             assert!(step as f64 * g.px_per_ms >= 70.0 - 1e-6, "{end} {zoom}");
         }
         assert_eq!(tick_step(Geom::new(4, 49_000, BASE_WIDTH).px_per_ms), 5_000);
+    }
+
+    #[test]
+    fn in_a_crowd_badges_stay_near_their_moment() {
+        let workers: Vec<String> = "ABCDEF"
+            .chars()
+            .enumerate()
+            .map(|(i, n)| {
+                format!(
+                    r#"{{ "name": "{n}", "start_ms": {}, "job": {{ "work_ms": 500, "writes": 5 }} }}"#,
+                    i * 300
+                )
+            })
+            .collect();
+        let json = format!(
+            r#"{{ "version": 1, "name": "crowd", "seed": 1, "lease_ttl_ms": 5000, "first_token": 33,
+                "latency_ms": {{ "min": 20, "max": 200 }}, "workers": [{}], "faults": [] }}"#,
+            workers.join(",")
+        );
+        let t = run(&fencepost_sim::Scenario::from_json(&json).unwrap());
+        let layout = Layout::of(&t);
+        let g = Geom::new(layout.lanes.len(), layout.end, BASE_WIDTH);
+        let places = badge_places(&layout, &g);
+        let mut pushed = 0;
+        for (b, &(_, x)) in layout.badges.iter().zip(&places) {
+            let at = g.x(b.t);
+            let edge = g.width() - 2.0 - badge_width(&b.text);
+            assert!(
+                x <= at + MAX_PUSH + 1e-9,
+                "badge {} at {x}, its time at {at}",
+                b.seq
+            );
+            assert!(
+                x >= at.min(edge) - 1e-9,
+                "badge {} at {x}, its time at {at}",
+                b.seq
+            );
+            pushed += usize::from(x > at + 1.0);
+        }
+        assert!(
+            pushed > 0,
+            "a crowd where nothing had to move proves nothing"
+        );
     }
 
     #[test]
