@@ -358,7 +358,7 @@ function config(v) {
   if (reserveBlock !== undefined) {
     block = reserveBlock;
     if (typeof block !== "number") throw new TypeError(`options.reserveBlock must be a number, got ${describe(block)}`);
-    if (!Number.isSafeInteger(block) || block < 0) {
+    if (!Number.isSafeInteger(block) || block < 1) {
       throw new RangeError(`options.reserveBlock must be a whole number of tokens from 1 to 2^53 - 1, got ${describe(block)}`);
     }
   }

@@ -82,11 +82,14 @@ export function wasmLoader(glue, glueName, label, slim, marker, attached) {
     const streaming =
       typeof WebAssembly.instantiateStreaming === "function" &&
       (response.headers.get("Content-Type") || "").startsWith("application/wasm");
+    if (response.bodyUsed) throw new TypeError("input is a Response whose body was already read");
+    // Read before the try: a failure to read the body is not a wrong module.
+    const bytes = streaming ? null : await response.arrayBuffer();
     let instance;
     try {
       ({ instance } = streaming
         ? await WebAssembly.instantiateStreaming(response, imports())
-        : await WebAssembly.instantiate(await response.arrayBuffer(), imports()));
+        : await WebAssembly.instantiate(bytes, imports()));
     } catch (e) {
       throw linkError(e);
     }

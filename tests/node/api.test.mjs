@@ -357,6 +357,10 @@ test("the slim entry refuses a module that is not its own, and lets its own load
     for (const bytes of [wasm("fencepost/sim/fencepost_sim_bg.wasm"), new Uint8Array([1, 2, 3, 4])]) {
       try { fp.initSync(bytes); } catch (e) { refusals.push([e.constructor.name, e.message.split(":")[0]]); }
     }
+    // A Response that was read already is said to be so, not called another module.
+    const used = new Response(wasm("fencepost/fencepost_bg.wasm"));
+    await used.arrayBuffer();
+    try { await fp.init(used); } catch (e) { refusals.push([e.constructor.name, e.message]); }
     fp.initSync(wasm("fencepost/fencepost_bg.wasm"));
     // Loaded: a promise handed in later is ignored, even one that fails (no unhandled rejection).
     await fp.init(Promise.reject(new Error("fetch failed")));
@@ -368,6 +372,7 @@ test("the slim entry refuses a module that is not its own, and lets its own load
     refusals: [
       ["TypeError", "module is not fencepost's WebAssembly (fencepost_bg.wasm)"],
       ["TypeError", "module is not fencepost's WebAssembly (fencepost_bg.wasm)"],
+      ["TypeError", "input is a Response whose body was already read"],
     ],
     works: true,
   });

@@ -38,11 +38,11 @@ function storyStillHolds() {
 }
 
 test("a search whose maxStates could need more than 2 GiB is refused, saying how many states fit", () => {
-  for (const maxStates of [2_000_000, 1_483_150, 5_000_000]) {
+  for (const maxStates of [2_000_000, 1_483_150, 5_000_000, 6_000_000]) {
     refused(
       () => new Search(wide, { ...wideOptions, maxStates }),
       new RegExp(
-        `^options\\.maxStates: a search of up to ${maxStates} states could need \\d+ MiB of the simulator's memory, more than the 2048 MiB one search may take; at most 1483149 states fit$`,
+        `^options\\.maxStates must be a whole number from 1 to 1483149 \\(the most the simulator's memory can hold\\), got ${maxStates}$`,
       ),
     );
   }
@@ -52,11 +52,14 @@ test("a search whose maxStates could need more than 2 GiB is refused, saying how
 });
 
 test("a sweep whose runs could never fit is refused with the most events per run that do", () => {
-  refused(
-    () => new Sweep("paused-worker", { seeds: 1, maxEvents: 10_000_000 }),
-    /^options\.maxEvents: a sweep of runs of up to 10000000 events could need 11731 MiB of the simulator's memory, more than the 3072 MiB all its objects may hold; at most 2872179 events per run fit, with nothing else alive$/,
-  );
-  refused(() => new Sweep("paused-worker", { seeds: 1, maxEvents: 2_872_180 }), /at most 2872179 events per run fit/);
+  for (const maxEvents of [10_000_000, 2_872_180, 20_000_000]) {
+    refused(
+      () => new Sweep("paused-worker", { seeds: 1, maxEvents }),
+      new RegExp(
+        `^options\\.maxEvents must be a whole number from 1 to 2872179 \\(the most the simulator's memory can hold\\), got ${maxEvents}$`,
+      ),
+    );
+  }
   // Near that limit, with little else alive, a sweep is taken.
   new Sweep("paused-worker", { seeds: 1, maxEvents: 2_800_000 }).free();
   storyStillHolds();

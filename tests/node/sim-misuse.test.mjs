@@ -203,7 +203,7 @@ test("sweeps: sources, templates and options", () => {
     RangeError,
     "options.seeds: only 5 seeds from options.firstSeed 18446744073709551611n to 18446744073709551615n, got 10",
   );
-  throwsExactly(() => new Sweep("paused-worker", { seeds: 1, maxEvents: 0 }), RangeError, "options.maxEvents must be a whole number from 1 to 10000000, got 0");
+  throwsExactly(() => new Sweep("paused-worker", { seeds: 1, maxEvents: 0 }), RangeError, "options.maxEvents must be a whole number from 1 to 2872179 (the most the simulator's memory can hold), got 0");
   const template = { version: 1, lease_ttl_ms: 5_000, workers: { count: 2, work_ms: 10 } };
   throwsExactly(() => new Sweep({ ...template, lease_ttl_ms: { min: 5, max: 1 } }, { seeds: 1 }), RangeError, "source.lease_ttl_ms.min: must not be greater than max (5 > 1)");
   throwsExactly(() => new Sweep({ ...template, lease_ttl_ms: 0 }, { seeds: 1 }), RangeError, "source.lease_ttl_ms: must be greater than 0");
@@ -228,7 +228,7 @@ test("sweeps: sources, templates and options", () => {
 
 test("searches: scenarios the model cannot hold, scopes and options", () => {
   throwsExactly(() => new Search("paused-worker", { maxFaults: 17 }), RangeError, "options.maxFaults must be a whole number from 0 to 16, got 17");
-  throwsExactly(() => new Search("paused-worker", { maxStates: 0 }), RangeError, "options.maxStates must be a whole number from 1 to 5000000, got 0");
+  throwsExactly(() => new Search("paused-worker", { maxStates: 0 }), RangeError, "options.maxStates must be a whole number from 1 to 1483149 (the most the simulator's memory can hold), got 0");
   throwsExactly(() => new Search("paused-worker", { stopAtFirst: "yes" }), TypeError, 'options.stopAtFirst must be a boolean, got "yes"');
   throwsExactly(() => new Search("paused-worker", { scope: [] }), TypeError, "options.scope must be an object, got an array");
   throwsExactly(

@@ -383,6 +383,9 @@ impl State {
 
     fn go_to_chapter(&mut self, i: usize) {
         let Some(ch) = CHAPTERS.get(i) else { return };
+        // The chapters narrate one timeline, however the page got here (the button, an Undo, the
+        // browser's Back to a `#tour=` address).
+        self.compare = None;
         // The chapters narrate the tour's own story ("30 seconds", token 33): an edited copy of
         // it would show another trace than the text describes.
         let story = tour_scenario(ch.fencing);
@@ -705,7 +708,6 @@ impl State {
             }
             Action::TourStart => {
                 self.help = false;
-                self.compare = None;
                 self.go_to_chapter(0);
             }
             Action::TourGo(i) => {
@@ -725,7 +727,12 @@ impl State {
             }
             Action::Error(e) => self.error = Some(e),
             Action::FieldError(f, e) => self.field_error = Some((f, e)),
-            Action::Notice(n) => self.notice = Some(n),
+            Action::Notice(n) => {
+                // Another message takes the notice's place: an Undo beside it would seem to undo
+                // whatever it reports (a copied link), not the lane clicks before it.
+                self.notice = Some(n);
+                self.undo.clear();
+            }
             Action::ShowLink(l) => self.link = Some(l),
         }
     }
@@ -1118,6 +1125,45 @@ mod tests {
         assert_eq!(s.head, touring.head);
         assert_eq!(s.story, touring.story);
         assert_eq!((s.notice, s.undo.len()), (None, 0));
+    }
+
+    #[test]
+    fn another_notice_takes_the_undo_offer_with_it() {
+        let s = apply(
+            paused(),
+            [Action::LaneClick {
+                worker: 1,
+                at: 5_000,
+            }],
+        );
+        assert_eq!(s.undo.len(), 1);
+        let s = apply(s, [Action::Notice("Link copied to the clipboard.".into())]);
+        assert!(
+            s.undo.is_empty(),
+            "an Undo beside 'Link copied' would remove the pause"
+        );
+        assert_eq!(s.scenario.faults.len(), 2);
+    }
+
+    #[test]
+    fn the_tour_never_shares_the_page_with_compare_mode() {
+        // Into the tour by an Undo, with compare switched on after the click.
+        let touring = apply(State::with_tour(), [Action::TourGo(5)]);
+        let s = apply(
+            touring,
+            [
+                Action::LaneClick {
+                    worker: 1,
+                    at: 21_200,
+                },
+                Action::ToggleCompare,
+                Action::Undo,
+            ],
+        );
+        assert_eq!((s.tour, s.compare.is_some()), (Some(5), false));
+        // And by an address (the browser's Back to `#tour=3`).
+        let s = apply(paused(), [Action::ToggleCompare, Action::TourGo(2)]);
+        assert_eq!((s.tour, s.compare.is_some()), (Some(2), false));
     }
 
     #[test]

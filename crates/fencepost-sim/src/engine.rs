@@ -574,7 +574,7 @@ impl<'s> Sim<'s> {
             Action::ExpiryCheck => self
                 .authority
                 .recorded_lease()
-                .is_none_or(|l| s.t < l.expires_at),
+                .is_none_or(|l| l.is_live_at(s.t)),
             Action::Timer { w, inc, timer } => {
                 gone(w, inc)
                     || (!matches!(timer, Timer::Continue { .. })
@@ -1130,7 +1130,7 @@ impl<'s> Sim<'s> {
         let live = self
             .authority
             .recorded_lease()
-            .filter(|l| l.holder == h && self.now < l.expires_at)
+            .filter(|l| l.holder == h && l.is_live_at(self.now))
             .map(|l| l.token.get());
         self.emit(Actor::Worker(w), live, Detail::Crash);
         if let Some(r) = restart_after {

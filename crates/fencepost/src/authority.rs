@@ -211,6 +211,24 @@ pub struct Lease<H> {
     pub depth: u32,
 }
 
+impl<H> Lease<H> {
+    /// Whether the lease is still held at `now`: live while `now < expires_at` (the rule the
+    /// authority applies when it settles an expiry), for callers that look without settling.
+    ///
+    /// ```
+    /// # use fencepost::{Authority, Config};
+    /// let mut a: Authority<&str> = Authority::new(Config::new(30_000)).unwrap();
+    /// a.try_acquire(&"A", 0).unwrap();
+    /// let lease = a.lease(0).unwrap();
+    /// assert!(lease.is_live_at(29_999));
+    /// assert!(!lease.is_live_at(30_000));
+    /// ```
+    #[inline]
+    pub fn is_live_at(&self, now: u64) -> bool {
+        now < self.expires_at
+    }
+}
+
 /// A successful acquire.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]

@@ -26,9 +26,9 @@ const MAX_STRING = 1 << 20;
 const MAX_RUN_EVENTS = 1_000_000;
 /** Events of the first attempt at a run (see `run`). */
 const FIRST_EVENTS = 10_000;
-/** Most events each run of a sweep may have. */
+/** Above the most events per sweep run and states per search that fit in the module's memory:
+ * where `sweepEventsThatFit` and `statesThatFit` start looking. */
 const MAX_SWEEP_EVENTS = 10_000_000;
-/** Most distinct states a search may hold (fewer fit in the module's memory: see `statesThatFit`). */
 const MAX_SEARCH_STATES = 5_000_000;
 /** Longest history text `checkHistory` reads at once, in characters. */
 const MAX_HISTORY = 256 * 1024 * 1024;
@@ -265,13 +265,16 @@ function release(key) {
 // Checking arguments.
 
 /** A whole number in `min..=max` (both safe integers). */
-function count(argName, v, min, max) {
+function count(argName, v, min, max, why = "") {
   if (typeof v !== "number") throw new TypeError(`${argName} must be a number, got ${describe(v)}`);
   if (!Number.isSafeInteger(v) || v < min || v > max) {
-    throw new RangeError(`${argName} must be a whole number from ${min} to ${max}, got ${describe(v)}`);
+    throw new RangeError(`${argName} must be a whole number from ${min} to ${max}${why}, got ${describe(v)}`);
   }
   return v;
 }
+
+/** Why the largest sweep and search limits are what they are. */
+const MEMORY_BOUND = " (the most the simulator's memory can hold)";
 
 /** A time in milliseconds: a non-negative safe integer. */
 /** A seed: a number or bigint from 0 to 2^64 - 1, as a bigint. */
@@ -800,14 +803,10 @@ export class Sweep {
     }
     const keep = o.keepSeeds === undefined ? 5 : count("options.keepSeeds", o.keepSeeds, 0, 10_000);
     const maxEvents =
-      o.maxEvents === undefined ? 100_000 : count("options.maxEvents", o.maxEvents, 1, MAX_SWEEP_EVENTS);
+      o.maxEvents === undefined
+        ? 100_000
+        : count("options.maxEvents", o.maxEvents, 1, sweepEventsThatFit(), MEMORY_BOUND);
     const bytes = sweepBytes(maxEvents);
-    if (bytes > MEMORY_CAP) {
-      // More than every live object together may hold: no free() can make room for it.
-      throw new RangeError(
-        `options.maxEvents: a sweep of runs of up to ${maxEvents} events could need ${mib(bytes)} MiB of the simulator's memory, more than the ${mib(MEMORY_CAP)} MiB all its objects may hold; at most ${sweepEventsThatFit()} events per run fit, with nothing else alive`,
-      );
-    }
     room("options.maxEvents", `a sweep of runs of up to ${maxEvents} events`, bytes);
     const i = R.sweep_new(json, template, first, BigInt(seeds), modes, keep, maxEvents) >>> 0;
     if (i === NONE) throw failure(["source", written]);
@@ -827,6 +826,8 @@ export class Sweep {
     const i = this.#live();
     count("n", n, 0, 0xffff_ffff);
     this.#done = W.sweep_step(i, n);
+    // Finished: it holds what it has and will not grow (as a finished search).
+    if (this.#done >= this.#total) stopGrowing(`w${i}`);
     return { done: this.#done, total: this.#total };
   }
 
@@ -905,14 +906,11 @@ export class Search {
     const fencing = fencingCode("options.fencing", o.fencing);
     const maxDepth = o.maxDepth === undefined ? 10_000 : count("options.maxDepth", o.maxDepth, 0, 0xffff_ffff);
     const maxStates =
-      o.maxStates === undefined ? 1_000_000 : count("options.maxStates", o.maxStates, 1, MAX_SEARCH_STATES);
+      o.maxStates === undefined
+        ? 1_000_000
+        : count("options.maxStates", o.maxStates, 1, statesThatFit(), MEMORY_BOUND);
     const stop = o.stopAtFirst === undefined ? true : flag("options.stopAtFirst", o.stopAtFirst);
     const bytes = searchBytes(maxStates);
-    if (bytes > SEARCH_SHARE) {
-      throw new RangeError(
-        `options.maxStates: a search of up to ${maxStates} states could need ${mib(bytes)} MiB of the simulator's memory, more than the ${mib(SEARCH_SHARE)} MiB one search may take; at most ${statesThatFit()} states fit`,
-      );
-    }
     room("options.maxStates", `a search of up to ${maxStates} states`, bytes);
     const i = R.search_new(json, scope?.text ?? "", maxFaults, fencing, maxDepth, maxStates, stop) >>> 0;
     if (i === NONE) throw failure(["scenario", written], ["options.scope", scope]);

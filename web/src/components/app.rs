@@ -58,8 +58,9 @@ fn initial_state() -> State {
         Err(e) => {
             let mut s = State::new(tour_story());
             s.error = Some(format!(
-                "{} — showing the paused-worker story instead.",
-                crate::components::panels::sentence_case(&e)
+                "{} — showing the {} story instead.",
+                crate::components::panels::sentence_case(&e),
+                crate::tour::TOUR_PRESET
             ));
             s
         }
