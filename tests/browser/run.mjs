@@ -122,7 +122,7 @@ try {
     ]);
     assert.deepEqual(JSON.parse(await page.evaluate(() => window.fencepostSim)), {
       rejected: [
-        { actor: "storage", token: "33n", highest: "34n", because: "storage rejected A's write with token 33: it has already accepted 34 from B" },
+        { actor: "storage", token: "33n", highest: "34n", because: "the storage refuses A's write with token 33: it has already accepted 34 from B" },
       ],
       fencingOff: [
         ["I1", 29],

@@ -47,7 +47,7 @@ test("paused worker, fencing on: the storage refuses A's write with 33 because i
       detail: { writer: "A", op: 1, highest: 34n, reason: "stale" },
     },
   ]);
-  assert.equal(r.explain(29), "storage rejected A's write with token 33: it has already accepted 34 from B");
+  assert.equal(r.explain(29), "the storage refuses A's write with token 33: it has already accepted 34 from B");
   assert.equal(r.explain(0), "A sends acquire to lock, due at 0.050 s");
   assert.deepEqual(t.document, [{ writer: "B", token: 34n, op: 1, t_ms: 31200, seq: 19 }]);
   assert.deepEqual(t.events[4], {

@@ -115,7 +115,7 @@ try {
   const response = await fetch(`http://127.0.0.1:${port}/sim`);
   assert.equal(response.status, 200);
   assert.deepEqual(await response.json(), {
-    rejected: [{ actor: "storage", token: "33n", highest: "34n", reason: "stale", because: "storage rejected A's write with token 33: it has already accepted 34 from B" }],
+    rejected: [{ actor: "storage", token: "33n", highest: "34n", reason: "stale", because: "the storage refuses A's write with token 33: it has already accepted 34 from B" }],
     fencingOff: [
       ["I1", 29],
       ["I2", 29],

@@ -247,7 +247,7 @@ mod tests {
         let e = refusal.current(&on).unwrap();
         assert_eq!(
             on.explain(e),
-            "storage rejected A's write with token 33: it has already accepted 34 from B"
+            "the storage refuses A's write with token 33: it has already accepted 34 from B"
         );
         assert!(CHAPTERS[5].text.contains("33 < 34"));
         assert!(CHAPTERS[5].actors.contains(&Actor::Storage));

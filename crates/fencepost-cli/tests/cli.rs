@@ -32,7 +32,7 @@ fn sim_exit_status_follows_the_verdict() {
     let out = text(&ok.stdout);
     assert!(
         out.contains(
-            "#29 storage rejected A's write with token 33: it has already accepted 34 from B"
+            "#29 the storage refuses A's write with token 33: it has already accepted 34 from B"
         ),
         "{out}"
     );

@@ -559,33 +559,30 @@ impl Trace {
             },
             Detail::WriteRejected {
                 writer,
-                reason: RejectReason::Stale,
+                reason,
                 highest,
                 ..
             } => {
-                let newer = highest.map_or(String::new(), |h| {
-                    let by = self
-                        .document
-                        .iter()
-                        .rev()
-                        .find(|w| w.token == h && w.seq < e.seq)
-                        .map(|w| format!(" from {}", self.worker(w.writer)))
-                        .unwrap_or_default();
-                    format!(": it has already accepted {h}{by}")
-                });
-                format!(
-                    "storage rejected {}'s write with token{tok}{newer}",
-                    self.worker(writer)
-                )
+                let why = match reason {
+                    RejectReason::Stale => {
+                        let newer = highest.map_or(String::new(), |h| {
+                            let by = self
+                                .document
+                                .iter()
+                                .rev()
+                                .find(|w| w.token == h && w.seq < e.seq)
+                                .map(|w| format!(" from {}", self.worker(w.writer)))
+                                .unwrap_or_default();
+                            format!(": it has already accepted {h}{by}")
+                        });
+                        format!(" with token{tok}{newer}")
+                    }
+                    RejectReason::UuidReused => {
+                        String::from(": its token was seen before and is not the latest")
+                    }
+                };
+                format!("the storage refuses {}'s write{why}", self.worker(writer))
             }
-            Detail::WriteRejected {
-                writer,
-                reason: RejectReason::UuidReused,
-                ..
-            } => format!(
-                "the storage refuses {}'s write: its token was seen before and is not the latest",
-                self.worker(writer)
-            ),
             Detail::WriteDeduplicated { writer, op } => format!(
                 "the storage recognises {}'s write #{op} as one it already applied and does not apply it again",
                 self.worker(writer)

@@ -79,7 +79,7 @@ fn paused_worker_with_fencing_rejects_33() {
     assert_eq!(t.events[29].actor, Actor::Storage);
     assert_eq!(
         t.explain(&t.events[29]),
-        "storage rejected A's write with token 33: it has already accepted 34 from B"
+        "the storage refuses A's write with token 33: it has already accepted 34 from B"
     );
     assert_eq!(
         t.events.last().unwrap().detail,
