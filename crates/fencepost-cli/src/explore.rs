@@ -195,6 +195,7 @@ fn write_sweep(
     target: &Target,
     secs: f64,
 ) -> std::io::Result<()> {
+    let what = crate::shown_text(what);
     writeln!(
         out,
         "seed sweep of {what}: seeds {}..{}, each run with fencing on and off ({} runs/s)",
@@ -264,9 +265,9 @@ fn write_search(
         out,
         "exhaustive search of the {} world ({} workers), fencing {}, at most {} faults ({}; lengths around the {} lease)",
         if world.name.is_empty() {
-            "scenario"
+            "scenario".into()
         } else {
-            &world.name
+            crate::shown_text(&world.name)
         },
         world.workers.len(),
         if r.fencing { "on" } else { "off" },
@@ -297,7 +298,7 @@ fn write_search(
                 fmt_secs(cx.t_ms)
             )?;
             for f in &cx.faults {
-                writeln!(out, "    - {}", f.describe())?;
+                writeln!(out, "    - {}", crate::shown_text(&f.describe()))?;
             }
             writeln!(
                 out,
@@ -380,7 +381,7 @@ pub(crate) fn check(args: &[String], out: &mut impl Write) -> Result<u8, Fail> {
                 let v = serde_json::json!({ "malformed": m });
                 writeln!(out, "{v}").map_err(io)?;
             } else {
-                writeln!(out, "{m}").map_err(io)?;
+                writeln!(out, "{}", crate::shown_text(&m.to_string())).map_err(io)?;
             }
         }
         for f in &report.findings {
@@ -388,7 +389,7 @@ pub(crate) fn check(args: &[String], out: &mut impl Write) -> Result<u8, Fail> {
                 let v = serde_json::json!({ "finding": f });
                 writeln!(out, "{v}").map_err(io)?;
             } else {
-                writeln!(out, "{f}").map_err(io)?;
+                writeln!(out, "{}", crate::shown_text(&f.to_string())).map_err(io)?;
             }
         }
     }

@@ -284,17 +284,7 @@ fn printable(trace: &Trace) -> Option<Trace> {
     if !unsafe_name(&trace.scenario) && !trace.workers.iter().any(|n| unsafe_name(n)) {
         return None;
     }
-    let escape = |n: &str| -> String {
-        n.chars()
-            .map(|c| {
-                if c.is_control() {
-                    c.escape_default().to_string()
-                } else {
-                    c.to_string()
-                }
-            })
-            .collect()
-    };
+    let escape = |n: &str| shown_text(n).into_owned();
     let mut shown = trace.clone();
     shown.scenario = escape(&shown.scenario);
     for n in &mut shown.workers {
@@ -304,6 +294,26 @@ fn printable(trace: &Trace) -> Option<Trace> {
         v.because = escape(&v.because);
     }
     Some(shown)
+}
+
+/// `s` with its control characters escaped (`\n` as `\n`, ESC as `\u{1b}`): text from a file (a
+/// name, a resource) written into one line of output cannot start another line or drive the
+/// terminal.
+pub(crate) fn shown_text(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.chars().any(char::is_control) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let escaped = s
+        .chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect();
+    std::borrow::Cow::Owned(escaped)
 }
 
 /// A short mark for the acting actor's column.

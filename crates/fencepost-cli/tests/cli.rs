@@ -217,3 +217,57 @@ fn control_characters_in_names_are_escaped_in_text() {
         "{stdout}"
     );
 }
+
+#[test]
+fn control_characters_from_a_history_or_a_world_are_escaped_too() {
+    let dir = std::env::temp_dir().join(format!("fencepost-cli-ctl2-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let history = dir.join("h.jsonl");
+    std::fs::write(
+        &history,
+        concat!(
+            r#"{"t":1,"resource":"r\nVERDICT ok","writer":"B","token":34,"result":"ok"}"#,
+            "\n",
+            r#"{"t":2,"resource":"r\nVERDICT ok","writer":"A\u001b[31m","token":33,"result":"ok"}"#,
+            "\n",
+        ),
+    )
+    .unwrap();
+    let out = fencepost(&["check", history.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = text(&out.stdout);
+    assert!(!stdout.contains('\u{1b}'), "{stdout}");
+    assert!(
+        !stdout.lines().any(|l| l.starts_with("VERDICT")),
+        "{stdout}"
+    );
+    assert!(stdout.contains("r\\nVERDICT ok"), "{stdout}");
+
+    let world = dir.join("w.json");
+    let json = fencepost_sim::preset("paused-worker")
+        .unwrap()
+        .scenario()
+        .to_json()
+        .replace("\"A\"", "\"A\\nVERDICT ok\"");
+    std::fs::write(&world, json).unwrap();
+    let out = fencepost(&[
+        "explore",
+        world.to_str().unwrap(),
+        "--exhaustive",
+        "--no-fencing",
+    ]);
+    std::fs::remove_dir_all(&dir).ok();
+    let stdout = text(&out.stdout);
+    // The replayable scenario at the end is JSON (escaped by JSON itself); the text lines above it
+    // name A escaped.
+    let report: String = stdout
+        .lines()
+        .take_while(|l| !l.starts_with('{'))
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(report.contains("A\\nVERDICT ok"), "{stdout}");
+    assert!(
+        !report.lines().any(|l| l.starts_with("VERDICT")),
+        "{stdout}"
+    );
+}
