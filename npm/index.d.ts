@@ -29,7 +29,8 @@ export interface AuthorityOptions {
 
 /** Per-call options of `acquire` and `renew`. */
 export interface LeaseOptions {
-  /** This lease's length instead of the authority's `ttlMs` (> 0). */
+  /** This lease's length instead of the authority's `ttlMs` (0 is taken as 1 ms, as the core
+   * does for a per-lease length). */
   ttlMs?: number;
 }
 

@@ -368,10 +368,8 @@ function config(v) {
 function ttlOf(v) {
   if (v === undefined) return -1;
   const ttl = checkOptions("options", v, TTL_KEYS).ttlMs;
-  if (ttl === undefined) return -1;
-  // As for the authority's own ttlMs: a lease of no length is a mistake, not a 1 ms lease.
-  if (ms("options.ttlMs", ttl) === 0) throw new RangeError("options.ttlMs must be greater than 0");
-  return ttl;
+  // 0 is the core's to judge (it treats a per-lease length of 0 as 1 ms).
+  return ttl === undefined ? -1 : ms("options.ttlMs", ttl);
 }
 
 function snapshotBytes(v) {

@@ -25,6 +25,14 @@ import {
 
 const MAX = 2n ** 64n - 1n;
 
+test("a per-lease ttlMs of 0 follows the core: a 1 ms lease", () => {
+  const auth = new LeaseAuthority({ ttlMs: 100 });
+  assert.deepEqual(auth.acquire("A", 5, { ttlMs: 0 }), { ok: true, token: 1n, expiresAt: 6 });
+  assert.deepEqual(auth.renew("A", 1n, 5, { ttlMs: 0 }), { ok: true, token: 1n, expiresAt: 6 });
+  const table = new LockTable({ ttlMs: 100 });
+  assert.deepEqual(table.acquire("l", "A", 5, { ttlMs: 0 }), { ok: true, token: 1n, expiresAt: 6 });
+});
+
 test("refusals are values with their reasons", () => {
   const auth = new LeaseAuthority({ ttlMs: 100, lockDelayMs: 1_000, maxReentry: 2 });
   const a = auth.acquire("A", 0);
