@@ -69,12 +69,14 @@ pub const CORE_BUDGET: Budget = Budget {
     gzip: 12 * 1024 + 512,
 };
 
-/// The simulator module's budget: the 200 KB raw / 80 KB gzip.
+/// The simulator module's budget: the 80 KB gzip, and a raw line just above the measured
+/// size rather than the 200 KB, so raw growth is seen; both may only go down.
 ///
 /// The module holds the whole simulator (engine, invariants, explanations, templates, sweeps,
 /// the exhaustive search's model, the history checker) and the serde code that reads
 /// scenarios, templates, scopes and history lines and writes traces and reports. It is about
-/// 180.9 KB raw / 79.5 KB gzip (it was 277.6 / 115.1). What got it there, with what each saved
+/// 181.6 KB raw / 80.0 KB gzip (it was 277.6 / 115.1; the memory bounds and sentence fixes of
+/// the last changes took it from 180.9 / 79.5). What got it there, with what each saved
 /// (raw / gzip): built as a cdylib alone so fat LTO can internalize (62.5 KB / 25.3 KB), the
 /// core's size-class allocator instead of dlmalloc (7.5 / 3.1), state in a plain static
 /// (2.0 / 1.1), formats read from objects only (serde's derived readers of structs given as
@@ -95,7 +97,7 @@ pub const CORE_BUDGET: Budget = Budget {
 /// serde-wasm-bindgen about 19 / 8.7.
 pub const SIM_BUDGET: Budget = Budget {
     file: "sim/fencepost_sim_bg.wasm",
-    raw: 200 * 1024,
+    raw: 182 * 1024,
     gzip: 80 * 1024,
 };
 
