@@ -13,12 +13,15 @@
 // RangeError whose message starts with the argument, and for a scenario with the field
 // (`scenario.workers[1].job.work_ms: ...`). A violated invariant is a result, never an error.
 // A call made from a setter on a built-in prototype while the simulator writes out a value
-// throws an Error.
+// throws an Error. An exception such a setter throws reaches the caller, but the module keeps the
+// stack space of the call it abandons: after about a thousand, every later call fails.
 //
 // The simulator's WebAssembly memory ends at 4 GiB. A run, sweep or search that could need more
 // than is left (live objects may hold 3 GiB between them, one search 2 GiB; the bound follows
 // from `maxEvents` or `maxStates`) is refused with a RangeError naming that option: `free()`
-// runs, sweeps and searches no longer needed, or ask for fewer events or states.
+// runs, sweeps and searches no longer needed, or ask for fewer events or states. Memory the
+// module has grown to is never given back to the system: freed objects' blocks are reused, but a
+// sweep or search as large as the limits allow may only fit in a fresh module.
 
 // ---------------------------------------------------------------------------------------------
 // Scenarios.
@@ -433,7 +436,8 @@ export interface SweepOptions {
   /** Violating seeds kept per mode (default 5). */
   keepSeeds?: number;
   /** Event limit of each run (default 100,000; at most 2,872,179, what the simulator's memory can
-   * hold; the sweep is also refused while the memory other live objects hold leaves too little). */
+   * hold; the sweep is also refused while live objects, or memory the module grew to before,
+   * leave too little). */
   maxEvents?: number;
 }
 

@@ -21,6 +21,7 @@ const sim = json({
 });
 document.getElementById("sim").textContent = sim;
 // `using` support is set up on load: a bundler must not have dropped it.
-window.fencepostDisposable = typeof Symbol.dispose !== "symbol" || typeof guard[Symbol.dispose] === "function";
+// (This Chromium has Symbol.dispose; a browser without it would fail here rather than pass.)
+window.fencepostDisposable = typeof Symbol.dispose === "symbol" && typeof guard[Symbol.dispose] === "function";
 window.fencepostSim = sim;
 window.fencepostStory = text;
