@@ -381,6 +381,15 @@ impl State {
         }
     }
 
+    /// The scenario's last fault in words: a lane click's pause, the one Undo takes back.
+    fn last_fault(&self) -> String {
+        self.scenario
+            .faults
+            .last()
+            .map(Fault::describe)
+            .unwrap_or_default()
+    }
+
     fn go_to_chapter(&mut self, i: usize) {
         let Some(ch) = CHAPTERS.get(i) else { return };
         // The chapters narrate one timeline, however the page got here (the button, an Undo, the
@@ -635,12 +644,7 @@ impl State {
                 let mut stack = std::mem::take(&mut self.undo);
                 self.add_pause(worker, at);
                 if self.scenario != before.scenario {
-                    let added = self
-                        .scenario
-                        .faults
-                        .last()
-                        .map(Fault::describe)
-                        .unwrap_or_default();
+                    let added = self.last_fault();
                     self.notice = Some(format!(
                         "Pause added where you clicked: {added}.{}",
                         if touring { " You left the tour." } else { "" }
@@ -662,12 +666,7 @@ impl State {
                         pause_ms,
                         story,
                     } = before;
-                    let removed = self
-                        .scenario
-                        .faults
-                        .last()
-                        .map(Fault::describe)
-                        .unwrap_or_default();
+                    let removed = self.last_fault();
                     self.notice = None;
                     self.set_scenario(scenario, false);
                     if self.error.is_none() {
