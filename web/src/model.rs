@@ -258,13 +258,8 @@ pub struct Timeline {
 }
 
 impl Timeline {
-    /// Lays out `trace`, its tokens written as numbers.
-    pub fn of(trace: &Trace) -> Timeline {
-        Timeline::styled(trace, TokenStyle::Number)
-    }
-
     /// Lays out `trace`, its tokens written in `tokens` style.
-    pub fn styled(trace: &Trace, tokens: TokenStyle) -> Timeline {
+    pub fn of(trace: &Trace, tokens: TokenStyle) -> Timeline {
         let last = trace.events.last().map_or(0, |e| e.t_ms);
         let lanes = lanes(trace);
         let mut leases: Vec<LeaseBar> = Vec::new();
@@ -802,13 +797,9 @@ pub struct Banner {
     pub seq: u32,
 }
 
-/// The banner after the first `upto` events, if an invariant has broken by then.
-pub fn banner_at(trace: &Trace, upto: usize) -> Option<Banner> {
-    banner_styled(trace, upto, TokenStyle::Number)
-}
-
-/// [`banner_at`], its tokens written in `tokens` style.
-pub fn banner_styled(trace: &Trace, upto: usize, tokens: TokenStyle) -> Option<Banner> {
+/// The banner after the first `upto` events, if an invariant has broken by then, its tokens
+/// written in `tokens` style.
+pub fn banner_at(trace: &Trace, upto: usize, tokens: TokenStyle) -> Option<Banner> {
     let seen: Vec<_> = trace
         .verdict
         .violations
@@ -893,13 +884,9 @@ fn plain_words(trace: &Trace, inv: Invariant, seq: u32) -> String {
     }
 }
 
-/// One line about a lane's actor at the playhead, e.g. `zombie: believes it holds 33`.
-pub fn lane_status_at(trace: &Trace, beliefs: &Beliefs, actor: Actor) -> String {
-    lane_status_styled(trace, beliefs, actor, TokenStyle::Number)
-}
-
-/// [`lane_status_at`], its tokens written in `tokens` style.
-pub fn lane_status_styled(
+/// One line about a lane's actor at the playhead, e.g. `zombie: believes it holds 33`, its
+/// tokens written in `tokens` style.
+pub fn lane_status_at(
     trace: &Trace,
     beliefs: &Beliefs,
     actor: Actor,
@@ -965,6 +952,8 @@ mod tests {
 
     const A: u16 = 0;
     const B: u16 = 1;
+    /// How the page writes the tokens of these stories: as numbers.
+    const N: TokenStyle = TokenStyle::Number;
 
     #[test]
     fn numbers_with_one_decimal() {
@@ -981,7 +970,7 @@ mod tests {
 
     #[test]
     fn lanes_are_lock_workers_storage() {
-        let tl = Timeline::of(&paused(true));
+        let tl = Timeline::of(&paused(true), N);
         let labels: Vec<&str> = tl.lanes.iter().map(|l| l.label.as_str()).collect();
         assert_eq!(labels, ["lock service", "worker A", "worker B", "storage"]);
         assert_eq!(tl.lane_of(Actor::Storage), Some(3));
@@ -990,7 +979,7 @@ mod tests {
 
     #[test]
     fn leases_run_from_grant_to_expiry_or_release() {
-        let tl = Timeline::of(&paused(true));
+        let tl = Timeline::of(&paused(true), N);
         assert_eq!(
             tl.leases,
             [
@@ -1016,7 +1005,7 @@ mod tests {
 
     #[test]
     fn the_zombie_interval_runs_from_expiry_until_a_learns() {
-        let tl = Timeline::of(&paused(true));
+        let tl = Timeline::of(&paused(true), N);
         assert_eq!(
             tl.zombies,
             [Zombie {
@@ -1036,7 +1025,7 @@ mod tests {
         );
         assert!(tl.down.is_empty());
         // Without fencing A is never told: it stays a zombie until it releases.
-        let off = Timeline::of(&paused(false));
+        let off = Timeline::of(&paused(false), N);
         assert_eq!(off.zombies.len(), 1);
         assert_eq!((off.zombies[0].from, off.zombies[0].worker), (30_050, A));
     }
@@ -1044,7 +1033,7 @@ mod tests {
     #[test]
     fn arrows_go_from_send_to_delivery() {
         let t = paused(true);
-        let tl = Timeline::of(&t);
+        let tl = Timeline::of(&t, N);
         let write = tl
             .arrows
             .iter()
@@ -1077,7 +1066,7 @@ mod tests {
 
     #[test]
     fn badges_mark_tokens_and_write_outcomes() {
-        let tl = Timeline::of(&paused(true));
+        let tl = Timeline::of(&paused(true), N);
         let text = |seq: u32| {
             tl.badges
                 .iter()
@@ -1106,7 +1095,7 @@ mod tests {
             text(5),
             Some((Actor::Worker(A), "‖ paused", BadgeKind::Paused))
         );
-        let off = Timeline::of(&paused(false));
+        let off = Timeline::of(&paused(false), N);
         let stale = off.badges.iter().find(|b| b.seq == 29).unwrap();
         assert_eq!(
             (stale.text.as_str(), stale.kind),
@@ -1173,8 +1162,8 @@ mod tests {
     #[test]
     fn the_banner_appears_when_the_violation_happens() {
         let off = paused(false);
-        assert_eq!(banner_at(&off, 29), None);
-        let b = banner_at(&off, 30).unwrap();
+        assert_eq!(banner_at(&off, 29, N), None);
+        let b = banner_at(&off, 30, N).unwrap();
         assert_eq!(
             b.headline,
             "stale write accepted: A's old data now sits on top of B's newer write"
@@ -1182,11 +1171,11 @@ mod tests {
         assert_eq!(b.seq, 29);
         assert_eq!(b.details.len(), 3);
         assert!(b.details[1].starts_with("I2: A's write (token 33) landed after B"));
-        assert_eq!(banner_at(&paused(true), 1_000), None);
+        assert_eq!(banner_at(&paused(true), 1_000, N), None);
 
         let unpersisted =
             fencepost_sim::run(&preset("authority-restart-unpersisted").unwrap().scenario());
-        let b = banner_at(&unpersisted, unpersisted.events.len()).unwrap();
+        let b = banner_at(&unpersisted, unpersisted.events.len(), N).unwrap();
         assert!(
             b.headline.starts_with("token reused") || b.headline.starts_with("stale write"),
             "{}",
@@ -1199,23 +1188,23 @@ mod tests {
         let t = paused(true);
         let mid = t.beliefs_after(Playhead::at_time(&t, 30_500).upto);
         assert_eq!(
-            lane_status_at(&t, &mid, Actor::Worker(A)),
+            lane_status_at(&t, &mid, Actor::Worker(A), N),
             "paused, zombie: believes it holds 33"
         );
-        assert_eq!(lane_status_at(&t, &mid, Actor::Worker(B)), "holds 34");
+        assert_eq!(lane_status_at(&t, &mid, Actor::Worker(B), N), "holds 34");
         assert_eq!(
-            lane_status_at(&t, &mid, Actor::Lock),
+            lane_status_at(&t, &mid, Actor::Lock, N),
             "held by B (token 34) until 60.1 s"
         );
         let end = t.beliefs_after(t.events.len());
-        assert_eq!(lane_status_at(&t, &end, Actor::Storage), "highest 34");
-        assert_eq!(lane_status_at(&t, &end, Actor::Worker(A)), "idle");
+        assert_eq!(lane_status_at(&t, &end, Actor::Storage, N), "highest 34");
+        assert_eq!(lane_status_at(&t, &end, Actor::Worker(A), N), "idle");
     }
 
     #[test]
     fn in_flight_messages_move_from_send_to_arrival() {
         let t = paused(true);
-        let tl = Timeline::of(&t);
+        let tl = Timeline::of(&t, N);
         let moving = in_flight_at(&tl, 46_025);
         assert_eq!(moving.len(), 1);
         assert_eq!(tl.arrows[moving[0].arrow].kind, ArrowKind::Write);
@@ -1234,7 +1223,9 @@ mod tests {
                         ..RunOptions::default()
                     },
                 );
-                let tl = Timeline::of(&t);
+                // As the page lays it out: in the style of the preset's tokens.
+                let tokens = TokenStyle::of(p.scenario().protections.token_kind);
+                let tl = Timeline::of(&t, tokens);
                 assert!(tl.end > end_time(&t), "{}", p.name);
                 for bar in &tl.leases {
                     assert!(bar.from <= bar.to, "{}: {bar:?}", p.name);
@@ -1246,7 +1237,7 @@ mod tests {
                     assert!(a.sent <= a.arrived, "{}: {a:?}", p.name);
                 }
                 assert_eq!(
-                    banner_at(&t, t.events.len()).is_some(),
+                    banner_at(&t, t.events.len(), tokens).is_some(),
                     !t.verdict.ok,
                     "{}",
                     p.name
@@ -1292,7 +1283,7 @@ mod tests {
 
         // The uuid story: every token on the page is an id, and nothing claims an order.
         let t = run(&preset("uuid-token").unwrap().scenario());
-        let tl = Timeline::styled(&t, ids);
+        let tl = Timeline::of(&t, ids);
         let texts: Vec<&str> = tl.badges.iter().map(|b| b.text.as_str()).collect();
         assert!(
             texts.contains(&format!("✓ {a} stale").as_str()),
@@ -1309,7 +1300,7 @@ mod tests {
                 .iter()
                 .all(|a| !a.label.contains("33") && !a.label.contains("34"))
         );
-        let b = banner_styled(&t, t.events.len(), ids).unwrap();
+        let b = banner_at(&t, t.events.len(), ids).unwrap();
         assert!(
             b.details.iter().all(|d| !d.contains("token 33")),
             "{:?}",
@@ -1317,7 +1308,7 @@ mod tests {
         );
         let end = t.beliefs_after(t.events.len());
         assert_eq!(
-            lane_status_styled(&t, &end, Actor::Storage, ids),
+            lane_status_at(&t, &end, Actor::Storage, ids),
             "ids, no order"
         );
     }

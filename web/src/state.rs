@@ -57,7 +57,7 @@ impl Run {
                 ..RunOptions::default()
             },
         );
-        let timeline = Timeline::styled(&trace, TokenStyle::of(scenario.protections.token_kind));
+        let timeline = Timeline::of(&trace, TokenStyle::of(scenario.protections.token_kind));
         Run {
             trace: Rc::new(trace),
             timeline: Rc::new(timeline),
@@ -1306,6 +1306,19 @@ mod tests {
         assert!(Rc::ptr_eq(&s, &same));
         let moved = s.clone().reduce(Action::Next);
         assert!(!Rc::ptr_eq(&s, &moved));
+    }
+
+    #[test]
+    fn the_run_is_laid_out_in_the_style_of_the_scenarios_tokens() {
+        let s = State::new(preset("uuid-token").unwrap().scenario());
+        let ids = crate::model::TokenStyle::UniqueId;
+        assert_eq!(s.run.timeline.tokens, ids);
+        let grant = s.run.timeline.badges.iter().find(|b| b.seq == 2).unwrap();
+        assert_eq!(grant.text, format!("{} → A", ids.show(33)));
+        let s = apply(s, [Action::Toggle(Switch::UuidTokens)]);
+        assert_eq!(s.run.timeline.tokens, crate::model::TokenStyle::Number);
+        let grant = s.run.timeline.badges.iter().find(|b| b.seq == 2).unwrap();
+        assert_eq!(grant.text, "33 → A");
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 use fencepost_sim::{Actor, PRESETS};
 use fencepost_web::model::{
-    Playhead, Timeline, banner_at, end_time, in_flight_at, lane_status_at, storage_at,
+    Playhead, banner_at, end_time, in_flight_at, lane_status_at, storage_at,
 };
 use fencepost_web::share::{decode_fragment, encode_fragment};
 use fencepost_web::state::{Action, State, Switch};
@@ -62,16 +62,16 @@ proptest! {
             prop_assert!(t.events[s.head.upto..].iter().all(|e| e.t_ms >= s.head.t));
             prop_assert!(s.head.t <= s.end());
             prop_assert!(s.scenario.validate().is_ok());
-            // Everything the page derives can be derived.
-            let tl = Timeline::of(t);
+            // Everything the page derives can be derived, from the layout the page draws.
+            let tl = &s.run.timeline;
             let beliefs = t.beliefs_after(s.head.upto);
             for lane in &tl.lanes {
-                let _ = lane_status_at(t, &beliefs, lane.actor);
+                let _ = lane_status_at(t, &beliefs, lane.actor, tl.tokens);
             }
-            let _ = lane_status_at(t, &beliefs, Actor::Worker(u16::MAX));
+            let _ = lane_status_at(t, &beliefs, Actor::Worker(u16::MAX), tl.tokens);
             let _ = storage_at(t, s.head.upto);
-            let _ = banner_at(t, s.head.upto);
-            let _ = in_flight_at(&tl, s.head.t);
+            let _ = banner_at(t, s.head.upto, tl.tokens);
+            let _ = in_flight_at(tl, s.head.t);
             prop_assert!(tl.end >= end_time(t));
             // The link reproduces the scenario.
             prop_assert_eq!(decode_fragment(&encode_fragment(&s.scenario)).unwrap(), Some(s.scenario.clone()));

@@ -8,7 +8,7 @@ use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 use super::{Dispatch, send, send_and_refocus, target};
-use crate::model::{TokenStyle, banner_styled, storage_at};
+use crate::model::{TokenStyle, banner_at, storage_at};
 use crate::state::Action;
 use crate::tour::CHAPTERS;
 
@@ -108,7 +108,7 @@ pub fn StoragePanel(props: &TraceAt) -> Html {
 pub fn Verdict(props: &TraceAt) -> Html {
     let t = &props.trace;
     let end = props.upto >= t.events.len();
-    match banner_styled(t, props.upto, props.tokens) {
+    match banner_at(t, props.upto, props.tokens) {
         Some(b) => html! {
             <div class="banner" role="alert">
                 <span class="banner-icon" aria-hidden="true">{ "⚠" }</span>

@@ -14,7 +14,7 @@ use yew::prelude::*;
 use crate::dom;
 use crate::model::{
     ArrowKind, BadgeKind, LeaseEnd, Timeline as Layout, fixed0, fixed1, in_flight_at,
-    lane_status_styled,
+    lane_status_at,
 };
 use crate::state::Run;
 
@@ -746,7 +746,7 @@ struct LaneLabelsProps {
 fn LaneLabels(props: &LaneLabelsProps) -> Html {
     let labels = props.layout.lanes.iter().map(|lane| {
         let lit = props.highlight.contains(&lane.actor);
-        let status = lane_status_styled(
+        let status = lane_status_at(
             &props.trace,
             &props.beliefs,
             lane.actor,
@@ -892,7 +892,7 @@ mod tests {
             workers.join(",")
         );
         let t = run(&fencepost_sim::Scenario::from_json(&json).unwrap());
-        let layout = Layout::of(&t);
+        let layout = Layout::of(&t, crate::model::TokenStyle::Number);
         let g = Geom::new(layout.lanes.len(), layout.end, BASE_WIDTH);
         let places = badge_places(&layout, &g);
         let mut pushed = 0;
@@ -920,7 +920,7 @@ mod tests {
     #[test]
     fn close_badges_take_the_second_row_or_move_right() {
         let t = run(&preset("paused-worker").unwrap().scenario());
-        let layout = Layout::of(&t);
+        let layout = Layout::of(&t, crate::model::TokenStyle::Number);
         let g = Geom::new(layout.lanes.len(), layout.end, BASE_WIDTH);
         let places = badge_places(&layout, &g);
         assert_eq!(places.len(), layout.badges.len());
