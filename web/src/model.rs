@@ -21,7 +21,7 @@ pub enum TokenStyle {
     /// Increasing numbers: `33`, `34`.
     #[default]
     Number,
-    /// Unique ids: `5b0e9c`.
+    /// Unique ids: six hex digits or more.
     UniqueId,
 }
 
@@ -39,12 +39,19 @@ impl TokenStyle {
         match self {
             TokenStyle::Number => token.to_string(),
             TokenStyle::UniqueId => {
-                // SplitMix64's finaliser: neighbouring numbers get unrelated-looking ids.
-                let mut z = token.wrapping_add(0x9e37_79b9_7f4a_7c15);
-                z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-                z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-                z ^= z >> 31;
-                format!("{:06x}", z >> 40)
+                // As many hex digits as the number needs, at least six; within one width, a
+                // permutation of the numbers of that width (every step below is invertible
+                // modulo 2^bits), so that distinct tokens always read as distinct ids and
+                // neighbouring numbers get unrelated-looking ones.
+                let digits = (64 - token.leading_zeros()).div_ceil(4).max(6);
+                let bits = digits * 4;
+                let mask = u64::MAX >> (64 - bits);
+                let half = bits / 2;
+                let mut z = token.wrapping_add(0x9e37_79b9_7f4a_7c15) & mask;
+                z = ((z ^ (z >> half)).wrapping_mul(0xbf58_476d_1ce4_e5b9)) & mask;
+                z = ((z ^ (z >> (half - 1))).wrapping_mul(0x94d0_49bb_1331_11eb)) & mask;
+                z ^= z >> half;
+                format!("{z:0width$x}", width = digits as usize)
             }
         }
     }
@@ -1243,6 +1250,32 @@ mod tests {
                     p.name
                 );
             }
+        }
+    }
+
+    #[test]
+    fn distinct_tokens_read_as_distinct_ids() {
+        let ids = TokenStyle::UniqueId;
+        let show = |t: u64| ids.show(t);
+        assert_eq!(
+            [33, 34, 1, 0].map(show),
+            ["059828", "4ac396", "6308b8", "ce3d07"]
+        );
+        assert_eq!(show(0xff_ffff).len(), 6);
+        assert_eq!(show(0x100_0000), "377364b");
+        assert_eq!(show(u64::MAX), "1da43af3bac50201");
+        // A long run's tokens, and the numbers around each change of width.
+        let mut seen = std::collections::HashSet::new();
+        let edges = (6..16).flat_map(|d| {
+            let edge = 1u64 << (4 * d);
+            edge - 2_000..edge + 2_000
+        });
+        for t in (0..200_000).chain(edges).chain(u64::MAX - 2_000..=u64::MAX) {
+            let id = show(t);
+            let digits = (64 - t.leading_zeros()).div_ceil(4).max(6) as usize;
+            assert_eq!(id.len(), digits, "{t}: {id}");
+            assert!(id.bytes().all(|c| c.is_ascii_hexdigit()), "{t}: {id}");
+            assert!(seen.insert(id), "{t} reads as an id shown before");
         }
     }
 
