@@ -5,6 +5,7 @@
 
 use std::cell::Cell;
 
+use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 
 fn window() -> Option<web_sys::Window> {
@@ -103,8 +104,13 @@ pub fn focus(selector: &str) {
 
 /// After the page has redrawn: if the focused control went away with the change (focus fell to
 /// the page), focus the first of `selectors` that is on the page.
+///
+/// The callback is handed to the browser as a one-shot function: it frees itself once it has
+/// run, so each call costs nothing after its timer fired (a `Timeout` that must outlive this
+/// function could only be kept by leaking it).
 pub fn refocus_soon(selectors: &'static [&'static str]) {
-    gloo_timers::callback::Timeout::new(0, move || {
+    let Some(w) = window() else { return };
+    let refocus = Closure::once_into_js(move || {
         let Some(doc) = window().and_then(|w| w.document()) else {
             return;
         };
@@ -121,8 +127,8 @@ pub fn refocus_soon(selectors: &'static [&'static str]) {
         {
             let _ = el.focus();
         }
-    })
-    .forget();
+    });
+    let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(refocus.unchecked_ref(), 0);
 }
 
 /// Scrolls the page back to its top, where the timeline is.
