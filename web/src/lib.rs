@@ -5,6 +5,7 @@
 //!
 //! * [`model`]: trace + playhead -> what is drawn (pure, tested natively);
 //! * [`state`]: the reducer (scenario edits and view state);
+//! * [`history`]: the lane clicks Undo takes back, and the browser-history entries;
 //! * [`share`]: scenarios in URL fragments;
 //! * [`tour`]: the guided tour's chapters;
 //! * [`components`]: the Yew components.
@@ -12,6 +13,7 @@
 
 pub mod components;
 pub mod dom;
+pub mod history;
 pub mod model;
 pub mod share;
 pub mod state;

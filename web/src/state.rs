@@ -12,6 +12,7 @@ use fencepost_sim::trace::fmt_secs;
 use fencepost_sim::{Fault, PRESETS, RunOptions, Scenario, TokenKind, Trace, preset, run_with};
 use yew::Reducible;
 
+use crate::history::{Before, LaneClick, LaneClicks};
 use crate::model::{Playhead, Timeline, TokenStyle, end_time};
 use crate::tour::{CHAPTERS, TOUR_PRESET};
 
@@ -33,8 +34,6 @@ pub const PAUSE_RANGE: (u64, u64) = (0, 300_000);
 pub const LATENCY_RANGE: (u64, u64) = (0, 5_000);
 /// Lock-delay used when the toggle is on (Consul's default).
 pub const LOCK_DELAY_MS: u64 = 15_000;
-/// Lane clicks that Undo can take back, one at a time.
-pub const MAX_UNDO: usize = 20;
 /// Pause length for injected pauses when the scenario has none to copy.
 pub const DEFAULT_PAUSE_MS: u64 = 45_000;
 
@@ -113,25 +112,15 @@ pub struct State {
     pub link: Option<String>,
     /// An editor field's error, shown next to that field.
     pub field_error: Option<(Field, String)>,
-    /// What the page was before each of the last lane clicks (the latest last), while the
-    /// notice offers to undo them: Undo takes back one click at a time.
-    pub undo: Vec<Undo>,
+    /// The last lane clicks (the latest last), while the notice offers to undo them: Undo
+    /// takes back one click at a time.
+    pub undo: LaneClicks,
     /// Where the scenario on screen came from, while it is unchanged since (a preset's own
     /// scenario needs none).
     pub origin: Option<Origin>,
     /// Counts the stories loaded (a preset, an import, a seed from Explore): each gets an entry
     /// of its own in the browser's history, so that Back returns to the one before.
     pub story: u32,
-}
-
-/// What a lane click changed, to put back: the scenario, and the tour it may have left.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Undo {
-    scenario: Scenario,
-    tour: Option<usize>,
-    origin: Option<Origin>,
-    pause_ms: u64,
-    story: u32,
 }
 
 /// Where a loaded scenario came from.
@@ -305,7 +294,7 @@ impl State {
             notice: None,
             link: None,
             field_error: None,
-            undo: Vec::new(),
+            undo: LaneClicks::default(),
             origin: None,
             story: 0,
         }
@@ -369,7 +358,7 @@ impl State {
         self.field_error = None;
         // The lane click's notice describes the change it offers to undo: once the scenario
         // changes again, both are out of date.
-        if !std::mem::take(&mut self.undo).is_empty() {
+        if self.undo.clear() {
             self.notice = None;
         }
         if reset {
@@ -379,15 +368,6 @@ impl State {
             let t = self.head.t;
             self.seek(t);
         }
-    }
-
-    /// The scenario's last fault in words: a lane click's pause, the one Undo takes back.
-    fn last_fault(&self) -> String {
-        self.scenario
-            .faults
-            .last()
-            .map(Fault::describe)
-            .unwrap_or_default()
     }
 
     fn go_to_chapter(&mut self, i: usize) {
@@ -454,19 +434,18 @@ impl State {
         }
     }
 
-    /// Adds a pause of `worker` at `at` for the current pause length (checked by the caller).
-    fn add_pause(&mut self, worker: usize, at: u64) {
-        let Some(name) = self.scenario.workers.get(worker).map(|w| w.name.clone()) else {
-            return;
+    /// Adds a pause of `worker` at `at` for the current pause length (checked by the caller);
+    /// returns it, if the scenario took it.
+    fn add_pause(&mut self, worker: usize, at: u64) -> Option<Fault> {
+        let name = self.scenario.workers.get(worker)?.name.clone();
+        let pause = Fault::Pause {
+            worker: name,
+            at: at.min(MAX_TIME_MS),
+            for_ms: self.pause_ms,
         };
-        let len = self.pause_ms;
-        self.edit(|s| {
-            s.faults.push(Fault::Pause {
-                worker: name,
-                at: at.min(MAX_TIME_MS),
-                for_ms: len,
-            });
-        });
+        let before = self.scenario.faults.len();
+        self.edit(|s| s.faults.push(pause.clone()));
+        (self.scenario.faults.len() > before).then_some(pause)
     }
 
     /// Applies one action.
@@ -621,7 +600,9 @@ impl State {
                 }
                 match self.pause_refused(worker, at) {
                     Some(e) => self.field_error = Some((Field::Pause, e)),
-                    None => self.add_pause(worker, at),
+                    None => {
+                        self.add_pause(worker, at);
+                    }
                 }
             }
             Action::LaneClick { worker, at } => {
@@ -632,7 +613,7 @@ impl State {
                     self.error = Some(e);
                     return;
                 }
-                let before = Undo {
+                let before = Before {
                     scenario: self.scenario.clone(),
                     tour: self.tour,
                     origin: self.origin,
@@ -641,32 +622,31 @@ impl State {
                 };
                 let touring = self.tour.is_some();
                 // The clicks before this one stay undoable, one at a time.
-                let mut stack = std::mem::take(&mut self.undo);
-                self.add_pause(worker, at);
-                if self.scenario != before.scenario {
-                    let added = self.last_fault();
+                let mut clicks = std::mem::take(&mut self.undo);
+                if let Some(pause) = self.add_pause(worker, at) {
                     self.notice = Some(format!(
-                        "Pause added where you clicked: {added}.{}",
+                        "Pause added where you clicked: {}.{}",
+                        pause.describe(),
                         if touring { " You left the tour." } else { "" }
                     ));
-                    if stack.len() >= MAX_UNDO {
-                        stack.remove(0);
-                    }
-                    stack.push(before);
+                    clicks.push(LaneClick {
+                        worker,
+                        pause,
+                        before,
+                    });
                 }
-                self.undo = stack;
+                self.undo = clicks;
             }
             Action::Undo => {
-                let mut stack = std::mem::take(&mut self.undo);
-                if let Some(before) = stack.pop() {
-                    let Undo {
+                let mut clicks = std::mem::take(&mut self.undo);
+                if let Some(LaneClick { pause, before, .. }) = clicks.pop() {
+                    let Before {
                         scenario,
                         tour,
                         origin,
                         pause_ms,
                         story,
                     } = before;
-                    let removed = self.last_fault();
                     self.notice = None;
                     self.set_scenario(scenario, false);
                     if self.error.is_none() {
@@ -678,12 +658,13 @@ impl State {
                         if let Some(ch) = tour {
                             self.go_to_chapter(ch);
                         }
-                        if !stack.is_empty() {
+                        if !clicks.is_empty() {
                             self.notice = Some(format!(
-                                "Pause removed: {removed}. Undo again takes back the click \
-                                 before it."
+                                "Pause removed: {}. Undo again takes back the click \
+                                 before it.",
+                                pause.describe()
                             ));
-                            self.undo = stack;
+                            self.undo = clicks;
                         }
                     }
                 }

@@ -3,7 +3,7 @@
 use std::cell::Cell;
 use std::rc::Rc;
 
-use fencepost_sim::{Actor, Fault};
+use fencepost_sim::Actor;
 use gloo_events::{EventListener, EventListenerOptions};
 use gloo_timers::callback::Interval;
 use wasm_bindgen::JsCast;
@@ -15,8 +15,9 @@ use super::panels::{Help, Messages, Narration, StoragePanel, TourCard, Verdict};
 use super::timeline::Timeline;
 use super::{send, send_and_refocus, target};
 use crate::dom;
+use crate::history::{AddressBar, Entry};
 use crate::model::{Playhead, TokenStyle};
-use crate::share::{decode_fragment, encode_fragment, tour_chapter, tour_fragment};
+use crate::share::{decode_fragment, tour_chapter};
 use crate::state::{Action, Origin, State, Switch, tour_story};
 use crate::tour::CHAPTERS;
 
@@ -225,14 +226,7 @@ pub fn App() -> Html {
     // replace the current entry. A link that failed to load stays in the address bar until the
     // learner changes something: it is theirs to fix or pass back.
     {
-        let pushed = use_mut_ref(|| state.story);
-        // The story counter before the last entry this page pushed: an Undo that puts it back
-        // returns to that entry instead of adding one more.
-        let before_push = use_mut_ref(|| None::<u32>);
-        let failed_link = use_mut_ref(|| {
-            (state.error.is_some() && !dom::hash().trim_start_matches('#').is_empty())
-                .then(|| state.scenario.clone())
-        });
+        let bar = use_mut_ref(|| AddressBar::new(&state, &dom::hash()));
         use_effect_with(
             (
                 state.scenario.clone(),
@@ -241,36 +235,14 @@ pub fn App() -> Html {
                 state.origin,
             ),
             move |(scenario, tour, story, origin)| {
-                // Back and Forward read where the entry's story came from in its note; a story
-                // the learner changed says so, not that it came from the link.
-                let note = Some(origin.map_or(Origin::Edited.key(), Origin::key));
-                let last = pushed.replace(*story);
-                let new_story = last != *story;
-                if new_story && *before_push.borrow() == Some(*story) {
-                    *before_push.borrow_mut() = None;
-                    dom::history_back();
-                    return;
-                }
-                // During the tour the address names the chapter, so that a reload stays there.
-                if let Some(ch) = tour {
-                    let frag = tour_fragment(*ch);
-                    if dom::hash().trim_start_matches('#') != frag {
-                        dom::replace_hash(&frag, note);
-                    }
-                    return;
-                }
-                if failed_link.borrow().as_ref() == Some(scenario) {
-                    return;
-                }
-                *failed_link.borrow_mut() = None;
-                let frag = encode_fragment(scenario);
-                if dom::hash().trim_start_matches('#') != frag {
-                    if new_story {
-                        *before_push.borrow_mut() = Some(last);
-                        dom::push_hash(&frag, note);
-                    } else {
-                        dom::replace_hash(&frag, note);
-                    }
+                let entry = bar
+                    .borrow_mut()
+                    .follow(scenario, *tour, *story, *origin, &dom::hash());
+                match entry {
+                    Entry::Keep => {}
+                    Entry::Replace { fragment, note } => dom::replace_hash(&fragment, Some(note)),
+                    Entry::Push { fragment, note } => dom::push_hash(&fragment, Some(note)),
+                    Entry::Back => dom::history_back(),
                 }
             },
         );
@@ -297,19 +269,7 @@ pub fn App() -> Html {
         .map(|c| c.actors.to_vec())
         .unwrap_or_default();
     // The pause the last lane click added, marked on its lane until the playhead reaches it.
-    let pending = state
-        .undo
-        .last()
-        .and(state.scenario.faults.last())
-        .and_then(|f| match f {
-            Fault::Pause { worker, at, .. } => state
-                .scenario
-                .workers
-                .iter()
-                .position(|w| &w.name == worker)
-                .map(|i| (i, *at)),
-            _ => None,
-        });
+    let pending = state.undo.pending();
     let on_lane_click = {
         let dispatch = dispatch.clone();
         Callback::from(move |(worker, at): (usize, u64)| {

@@ -1,0 +1,388 @@
+//! What Undo takes back, and what the browser's history holds.
+//!
+//! [`LaneClicks`]: the lane clicks Undo can take back, one at a time, each with the pause it added
+//! and the page as it was before it (the tour chapter it may have left included). [`AddressBar`]:
+//! which history entry each change of the page gets (a new one per story, the same one for an
+//! edit, a step back when an Undo returns to the story before). Plain data, tested natively: the
+//! reducer ([`crate::state`]) keeps the clicks, the app component asks the address bar what to do
+//! and does it.
+
+use fencepost_sim::{Fault, Scenario};
+
+use crate::share::{encode_fragment, tour_fragment};
+use crate::state::Origin;
+
+/// Lane clicks that Undo can take back, one at a time.
+pub const MAX_UNDO: usize = 20;
+
+/// The page as it was before a lane click: what Undo puts back.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Before {
+    /// The scenario.
+    pub scenario: Scenario,
+    /// The tour chapter it was on, if the click left the tour.
+    pub tour: Option<usize>,
+    /// Where the scenario came from.
+    pub origin: Option<Origin>,
+    /// The length of injected pauses.
+    pub pause_ms: u64,
+    /// The story counter (a click that leaves the tour starts a story of its own).
+    pub story: u32,
+}
+
+/// One lane click: the pause it added, and the page before it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LaneClick {
+    /// The index of the worker whose lane was clicked.
+    pub worker: usize,
+    /// The pause it added (the scenario's last fault while the click can be undone).
+    pub pause: Fault,
+    /// What Undo puts back.
+    pub before: Before,
+}
+
+impl LaneClick {
+    /// When its pause starts.
+    pub fn at(&self) -> Option<u64> {
+        match self.pause {
+            Fault::Pause { at, .. } => Some(at),
+            _ => None,
+        }
+    }
+}
+
+/// The lane clicks Undo can take back, the latest last.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LaneClicks(Vec<LaneClick>);
+
+impl LaneClicks {
+    /// No click to take back.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// How many clicks Undo can take back.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// The latest click.
+    pub fn last(&self) -> Option<&LaneClick> {
+        self.0.last()
+    }
+
+    /// Records a click; past [`MAX_UNDO`], the oldest can no longer be taken back.
+    pub fn push(&mut self, click: LaneClick) {
+        if self.0.len() >= MAX_UNDO {
+            self.0.remove(0);
+        }
+        self.0.push(click);
+    }
+
+    /// Takes the latest click back.
+    pub fn pop(&mut self) -> Option<LaneClick> {
+        self.0.pop()
+    }
+
+    /// Forgets every click; says whether there was one.
+    pub fn clear(&mut self) -> bool {
+        !std::mem::take(self).is_empty()
+    }
+
+    /// Where the latest click's pause is (worker index, time): the timeline marks it until the
+    /// playhead reaches it.
+    pub fn pending(&self) -> Option<(usize, u64)> {
+        let click = self.last()?;
+        Some((click.worker, click.at()?))
+    }
+}
+
+/// What the address bar does after a change of the page.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Entry {
+    /// Nothing: it already says this, or it holds a link that failed to load, which stays
+    /// there for the learner to fix until they change something.
+    Keep,
+    /// The current entry gets this fragment and note (an edit, a tour chapter).
+    Replace {
+        /// The fragment, without `#`.
+        fragment: String,
+        /// Where its story came from ([`Origin::key`]).
+        note: &'static str,
+    },
+    /// A new entry, so that Back returns to the one before (another story).
+    Push {
+        /// The fragment, without `#`.
+        fragment: String,
+        /// Where its story came from ([`Origin::key`]).
+        note: &'static str,
+    },
+    /// Back one entry: an Undo put back the story of the entry before the last one pushed.
+    Back,
+}
+
+/// The page's side of the browser's history: which story the current entry shows, and what
+/// the last entry this page pushed replaced.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AddressBar {
+    /// The story counter the current entry shows.
+    story: u32,
+    /// The story counter before the last entry this page pushed.
+    before_push: Option<u32>,
+    /// A scenario from a link that failed to load, while the page still shows it.
+    failed_link: Option<Scenario>,
+}
+
+impl AddressBar {
+    /// The address bar of a page that starts with `state`, the address holding `fragment`.
+    pub fn new(state: &crate::state::State, fragment: &str) -> AddressBar {
+        let failed = state.error.is_some() && !fragment.trim_start_matches('#').is_empty();
+        AddressBar {
+            story: state.story,
+            before_push: None,
+            failed_link: failed.then(|| state.scenario.clone()),
+        }
+    }
+
+    /// What to do after the page changed to show `scenario` (story counter `story`, from
+    /// `origin`, on tour chapter `tour`), the address holding `fragment`.
+    pub fn follow(
+        &mut self,
+        scenario: &Scenario,
+        tour: Option<usize>,
+        story: u32,
+        origin: Option<Origin>,
+        fragment: &str,
+    ) -> Entry {
+        // Back and Forward read where the entry's story came from in its note; a story the
+        // learner changed says so, not that it came from the link.
+        let note = origin.map_or(Origin::Edited.key(), Origin::key);
+        let last = std::mem::replace(&mut self.story, story);
+        let new_story = last != story;
+        if new_story && self.before_push == Some(story) {
+            self.before_push = None;
+            return Entry::Back;
+        }
+        let current = fragment.trim_start_matches('#');
+        // During the tour the address names the chapter, so that a reload stays there.
+        if let Some(ch) = tour {
+            let fragment = tour_fragment(ch);
+            return if current == fragment {
+                Entry::Keep
+            } else {
+                Entry::Replace { fragment, note }
+            };
+        }
+        if self.failed_link.as_ref() == Some(scenario) {
+            return Entry::Keep;
+        }
+        self.failed_link = None;
+        let fragment = encode_fragment(scenario);
+        if current == fragment {
+            Entry::Keep
+        } else if new_story {
+            self.before_push = Some(last);
+            Entry::Push { fragment, note }
+        } else {
+            Entry::Replace { fragment, note }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::{Action, State, Switch};
+    use fencepost_sim::preset;
+
+    fn paused() -> State {
+        State::new(preset("paused-worker").unwrap().scenario())
+    }
+
+    fn click(worker: usize, at: u64) -> Action {
+        Action::LaneClick { worker, at }
+    }
+
+    #[test]
+    fn a_lane_click_records_the_pause_it_added_and_the_chapter_it_left() {
+        let mut s = apply_all(State::with_tour(), [Action::TourGo(5)]);
+        let chapter = s.scenario.clone();
+        s.apply(click(1, 21_200));
+        assert_eq!(s.undo.len(), 1);
+        let c = s.undo.last().unwrap();
+        assert_eq!(c.worker, 1);
+        assert_eq!(
+            c.pause,
+            Fault::Pause {
+                worker: "B".into(),
+                at: 21_200,
+                for_ms: 45_000
+            }
+        );
+        assert_eq!(s.scenario.faults.last(), Some(&c.pause));
+        assert_eq!(c.before.tour, Some(5));
+        assert_eq!(c.before.scenario, chapter);
+        assert_eq!(c.before.origin, Some(Origin::Tour));
+        assert_eq!(s.undo.pending(), Some((1, 21_200)));
+        // A second click outside the tour remembers that it left none.
+        s.apply(click(0, 2_000));
+        let c = s.undo.last().unwrap();
+        assert_eq!((c.worker, c.at(), c.before.tour), (0, Some(2_000), None));
+        assert_eq!(s.undo.pending(), Some((0, 2_000)));
+        // Undo takes back the second, then the first, which returns to chapter 5 (shown as 6).
+        s.apply(Action::Undo);
+        assert_eq!((s.undo.len(), s.undo.pending()), (1, Some((1, 21_200))));
+        assert_eq!(s.tour, None);
+        s.apply(Action::Undo);
+        assert_eq!((s.tour, s.undo.pending()), (Some(5), None));
+        assert_eq!(s.scenario, chapter);
+    }
+
+    #[test]
+    fn past_the_limit_the_oldest_click_is_forgotten() {
+        let mut s = paused();
+        for i in 0..=MAX_UNDO as u64 {
+            s.apply(click(1, 1_000 + i * 100));
+        }
+        assert_eq!(s.undo.len(), MAX_UNDO);
+        // The oldest left is the second click: its page had the first click's pause.
+        let mut clicks = s.undo.clone();
+        let mut oldest = None;
+        while let Some(c) = clicks.pop() {
+            oldest = Some(c);
+        }
+        let oldest = oldest.unwrap();
+        assert_eq!(oldest.at(), Some(1_100));
+        assert_eq!(oldest.before.scenario.faults.len(), 2);
+        assert!(clicks.is_empty());
+        // Popping a copy left the page's own clicks alone.
+        assert_eq!(s.undo.len(), MAX_UNDO);
+    }
+
+    fn apply_all(mut s: State, actions: impl IntoIterator<Item = Action>) -> State {
+        for a in actions {
+            s.apply(a);
+        }
+        s
+    }
+
+    /// The page's address bar: the fragment it holds after doing what each entry says.
+    struct Browser {
+        bar: AddressBar,
+        fragment: String,
+    }
+
+    impl Browser {
+        fn new(s: &State, fragment: &str) -> Browser {
+            Browser {
+                bar: AddressBar::new(s, fragment),
+                fragment: fragment.into(),
+            }
+        }
+
+        fn show(&mut self, s: &State) -> Entry {
+            let entry = self
+                .bar
+                .follow(&s.scenario, s.tour, s.story, s.origin, &self.fragment);
+            if let Entry::Replace { fragment, .. } | Entry::Push { fragment, .. } = &entry {
+                self.fragment = fragment.clone();
+            }
+            entry
+        }
+    }
+
+    #[test]
+    fn stories_get_entries_edits_replace_them_and_undo_steps_back() {
+        let mut s = paused();
+        let mut b = Browser::new(&s, "");
+        let push = |s: &State, note| Entry::Push {
+            fragment: encode_fragment(&s.scenario),
+            note,
+        };
+        let replace = |s: &State, note| Entry::Replace {
+            fragment: encode_fragment(&s.scenario),
+            note,
+        };
+        assert_eq!(b.show(&s), replace(&s, "edited"));
+        assert_eq!(b.show(&s), Entry::Keep);
+        s.apply(Action::LoadPreset("gc-pause".into()));
+        assert_eq!(b.show(&s), push(&s, "edited"));
+        s.apply(Action::Toggle(Switch::Fencing));
+        assert_eq!(b.show(&s), replace(&s, "edited"));
+        let mut explored = s.scenario.clone();
+        explored.seed = 7;
+        s.apply(Action::LoadScenario(Box::new(explored), Origin::Explore));
+        assert_eq!(b.show(&s), push(&s, "explore"));
+
+        // The tour: each chapter names itself in the address, in the same entry.
+        s.apply(Action::TourGo(5));
+        assert_eq!(
+            b.show(&s),
+            Entry::Replace {
+                fragment: "tour=6".into(),
+                note: "tour"
+            }
+        );
+        // A lane click leaves the tour in an entry of its own; its Undo goes back to the
+        // chapter's entry instead of adding one more.
+        s.apply(click(1, 21_200));
+        assert_eq!(s.tour, None);
+        assert_eq!(b.show(&s), push(&s, "edited"));
+        s.apply(Action::Undo);
+        assert_eq!(s.tour, Some(5));
+        assert_eq!(b.show(&s), Entry::Back);
+        // The browser went back to `#tour=6`; the page shows that chapter: nothing more to do.
+        b.fragment = "#tour=6".into();
+        s.apply(Action::TourGo(5));
+        assert_eq!(b.show(&s), Entry::Keep);
+        // Out of the tour, a click and its Undo stay in one entry, which says where its
+        // story came from each time.
+        s.apply(Action::TourLeave);
+        assert_eq!(b.show(&s), replace(&s, "tour"));
+        let left = b.fragment.clone();
+        s.apply(click(0, 2_000));
+        assert_eq!(b.show(&s), replace(&s, "edited"));
+        s.apply(Action::Undo);
+        assert_eq!(b.show(&s), replace(&s, "tour"));
+        assert_eq!(b.fragment, left);
+    }
+
+    #[test]
+    fn a_link_that_failed_to_load_stays_until_the_learner_changes_something() {
+        let mut s = paused();
+        s.apply(Action::Error("The link is not a scenario.".into()));
+        let mut b = Browser::new(&s, "#s=broken");
+        assert_eq!(b.show(&s), Entry::Keep);
+        s.apply(Action::Next);
+        assert_eq!(b.show(&s), Entry::Keep);
+        assert_eq!(b.fragment, "#s=broken");
+        s.apply(Action::SetTtl(10_000));
+        assert_eq!(
+            b.show(&s),
+            Entry::Replace {
+                fragment: encode_fragment(&s.scenario),
+                note: "edited"
+            }
+        );
+        // Once replaced, the scenario of the failed link is an ordinary one again.
+        s.apply(Action::SetTtl(30_000));
+        assert_eq!(s.scenario, paused().scenario);
+        assert_eq!(
+            b.show(&s),
+            Entry::Replace {
+                fragment: encode_fragment(&s.scenario),
+                note: "edited"
+            }
+        );
+        // Without an error, the address is the page's from the start.
+        let s = paused();
+        let mut b = Browser::new(&s, "#s=whatever");
+        assert_eq!(
+            b.show(&s),
+            Entry::Replace {
+                fragment: encode_fragment(&s.scenario),
+                note: "edited"
+            }
+        );
+    }
+}
