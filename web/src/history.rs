@@ -7,6 +7,8 @@
 //! reducer ([`crate::state`]) keeps the clicks, the app component asks the address bar what to do
 //! and does it.
 
+use std::rc::Rc;
+
 use fencepost_sim::{Fault, Scenario};
 
 use crate::share::{encode_fragment, tour_fragment};
@@ -52,8 +54,17 @@ impl LaneClick {
 }
 
 /// The lane clicks Undo can take back, the latest last.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct LaneClicks(Vec<LaneClick>);
+///
+/// Shared between the states of a page rather than copied: every frame of playback makes a new
+/// state, and copying the scenarios kept here on each one would cost more than the frame.
+#[derive(Clone, Debug, Default)]
+pub struct LaneClicks(Rc<Vec<LaneClick>>);
+
+impl PartialEq for LaneClicks {
+    fn eq(&self, other: &LaneClicks) -> bool {
+        Rc::ptr_eq(&self.0, &other.0) || self.0 == other.0
+    }
+}
 
 impl LaneClicks {
     /// No click to take back.
@@ -73,15 +84,19 @@ impl LaneClicks {
 
     /// Records a click; past [`MAX_UNDO`], the oldest can no longer be taken back.
     pub fn push(&mut self, click: LaneClick) {
-        if self.0.len() >= MAX_UNDO {
-            self.0.remove(0);
+        let stack = Rc::make_mut(&mut self.0);
+        if stack.len() >= MAX_UNDO {
+            stack.remove(0);
         }
-        self.0.push(click);
+        stack.push(click);
     }
 
     /// Takes the latest click back.
     pub fn pop(&mut self) -> Option<LaneClick> {
-        self.0.pop()
+        if self.0.is_empty() {
+            return None;
+        }
+        Rc::make_mut(&mut self.0).pop()
     }
 
     /// Forgets every click; says whether there was one.
@@ -257,6 +272,28 @@ mod tests {
         assert!(clicks.is_empty());
         // Popping a copy left the page's own clicks alone.
         assert_eq!(s.undo.len(), MAX_UNDO);
+    }
+
+    #[test]
+    fn copies_of_the_clicks_share_them_until_one_changes() {
+        let s = apply_all(paused(), [click(1, 5_000)]);
+        let copy = s.clone();
+        assert!(Rc::ptr_eq(&s.undo.0, &copy.undo.0));
+        let mut other = copy.undo.clone();
+        assert!(other.clear());
+        assert!(!other.clear());
+        assert_eq!(copy.undo.len(), 1);
+        assert_ne!(other, copy.undo);
+    }
+
+    #[test]
+    fn a_frame_of_playback_shares_the_clicks_of_the_frame_before() {
+        use yew::Reducible;
+        let s = Rc::new(apply_all(paused(), [click(1, 5_000), Action::TogglePlay]));
+        let next = s.clone().reduce(Action::Tick(16.0));
+        assert!(!Rc::ptr_eq(&s, &next));
+        assert_eq!((next.head.t, next.undo.len()), (160, 1));
+        assert!(Rc::ptr_eq(&s.undo.0, &next.undo.0));
     }
 
     fn apply_all(mut s: State, actions: impl IntoIterator<Item = Action>) -> State {

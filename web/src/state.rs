@@ -745,6 +745,10 @@ impl Reducible for State {
     type Action = Action;
 
     fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
+        // The playback clock ticks while nothing plays too: no copy to find that out.
+        if matches!(action, Action::Tick(_)) && !self.playing {
+            return self;
+        }
         let mut next = (*self).clone();
         next.apply(action);
         if next == *self { self } else { Rc::new(next) }

@@ -489,22 +489,52 @@ pub fn head_label_width(text: &str) -> f64 {
     text.chars().count() as f64 * 7.0 + 4.0
 }
 
+/// One tick of the time axis.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tick {
+    /// Its x.
+    pub x: f64,
+    /// Its label, e.g. `30 s`.
+    pub label: String,
+    /// Half the label's width.
+    pub half: f64,
+}
+
+impl Tick {
+    /// Whether the playhead's label, spanning `from..to`, covers this tick's label.
+    pub fn covered(&self, (from, to): (i64, i64)) -> bool {
+        self.x + self.half > from as f64 && self.x - self.half < to as f64
+    }
+}
+
+/// The ticks of the axis of `g`: computed once per geometry (the run's length and the zoom), not
+/// on every frame of playback.
+pub fn ticks(g: &Geom) -> Vec<Tick> {
+    let step = tick_step(g.px_per_ms);
+    (0..=g.end / step)
+        .map(|i| {
+            let t = i * step;
+            let label = fmt_secs(t);
+            Tick {
+                x: g.x(t),
+                half: tick_label_width(&label) / 2.0,
+                label,
+            }
+        })
+        .collect()
+}
+
 /// The time axis: ticks and their labels, except labels the playhead's own label would cover.
 #[component]
 fn Axis(props: &AxisProps) -> Html {
     let g = props.geom;
-    let step = tick_step(g.px_per_ms);
-    let (from, to) = (props.head_label.0 as f64, props.head_label.1 as f64);
-    let ticks = (0..=g.end / step).map(|i| {
-        let t = i * step;
-        let x = g.x(t);
-        let label = fmt_secs(t);
-        let half = tick_label_width(&label) / 2.0;
-        let covered = x + half > from && x - half < to;
+    let all = use_memo(g, ticks);
+    let ticks = all.iter().map(|tick| {
+        let covered = tick.covered(props.head_label);
         html! {
             <g class="tick">
-                <line x1={fmt(x)} x2={fmt(x)} y1={fmt(AXIS_H - 4.0)} y2={fmt(g.height())} />
-                <text x={fmt(x)} y={fmt(AXIS_H - 12.0)} class={classes!(covered.then_some("covered"))}>{ label }</text>
+                <line x1={fmt(tick.x)} x2={fmt(tick.x)} y1={fmt(AXIS_H - 4.0)} y2={fmt(g.height())} />
+                <text x={fmt(tick.x)} y={fmt(AXIS_H - 12.0)} class={classes!(covered.then_some("covered"))}>{ tick.label.clone() }</text>
             </g>
         }
     });
@@ -872,6 +902,30 @@ mod tests {
             assert!(step as f64 * g.px_per_ms >= 70.0 - 1e-6, "{end} {zoom}");
         }
         assert_eq!(tick_step(Geom::new(4, 49_000, BASE_WIDTH).px_per_ms), 5_000);
+    }
+
+    #[test]
+    fn axis_ticks_and_the_labels_the_playhead_covers() {
+        let g = Geom::new(4, 49_000, BASE_WIDTH);
+        let all = ticks(&g);
+        let labels: Vec<&str> = all.iter().map(|t| t.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            [
+                "0 s", "5 s", "10 s", "15 s", "20 s", "25 s", "30 s", "35 s", "40 s", "45 s"
+            ]
+        );
+        assert_eq!(all[0].x, PAD_LEFT);
+        assert_eq!(all[1].half, tick_label_width("5 s") / 2.0);
+        // The playhead's label at 30 s, starting 2 px right of it: it covers the 30 s label.
+        let x = g.x(30_000);
+        let head = ((x + 2.0) as i64, (x + 60.0) as i64);
+        let covered: Vec<&str> = all
+            .iter()
+            .filter(|t| t.covered(head))
+            .map(|t| t.label.as_str())
+            .collect();
+        assert_eq!(covered, ["30 s"]);
     }
 
     #[test]
