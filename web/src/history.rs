@@ -3,16 +3,18 @@
 //! [`LaneClicks`]: the lane clicks Undo can take back, one at a time, each with the pause it added
 //! and the page as it was before it (the tour chapter it may have left included). [`AddressBar`]:
 //! which history entry each change of the page gets (a new one per story, the same one for an
-//! edit, a step back when an Undo returns to the story before). Plain data, tested natively: the
-//! reducer ([`crate::state`]) keeps the clicks, the app component asks the address bar what to do
-//! and does it.
+//! edit, a step back when an Undo returns to the story before). [`landing`] and
+//! [`follow_address`]: what the page shows for the address it is opened at, and what it does when
+//! the address changes. Plain data, tested natively: the reducer ([`crate::state`]) keeps the
+//! clicks, the app component asks the rest what to do and does it.
 
 use std::rc::Rc;
 
 use fencepost_sim::{Fault, Scenario};
 
-use crate::share::{encode_fragment, tour_fragment};
-use crate::state::Origin;
+use crate::components::panels::sentence_case;
+use crate::share::{decode_fragment, encode_fragment, tour_chapter, tour_fragment};
+use crate::state::{Action, Origin, State, tour_story};
 
 /// Lane clicks that Undo can take back, one at a time.
 pub const MAX_UNDO: usize = 20;
@@ -150,7 +152,7 @@ pub struct AddressBar {
 
 impl AddressBar {
     /// The address bar of a page that starts with `state`, the address holding `fragment`.
-    pub fn new(state: &crate::state::State, fragment: &str) -> AddressBar {
+    pub fn new(state: &State, fragment: &str) -> AddressBar {
         let failed = state.error.is_some() && !fragment.trim_start_matches('#').is_empty();
         AddressBar {
             story: state.story,
@@ -204,10 +206,73 @@ impl AddressBar {
     }
 }
 
+/// The page a visitor lands on, from the address's `fragment` and the `note` its history entry
+/// keeps: the scenario in the link, else the tour (unless `tour_seen`), else the tour's story. A
+/// broken link is reported, not fatal. An `embed` shows no tour card.
+pub fn landing(fragment: &str, note: Option<&str>, embed: bool, tour_seen: bool) -> State {
+    // A reload in the middle of the tour comes back to its chapter; an embed of a chapter shows
+    // its story at its moment (without the card: an embed is the timeline and its controls).
+    if let Some(ch) = tour_chapter(fragment) {
+        let mut state = State::with_tour();
+        state.apply(Action::TourGo(ch));
+        state.embed = embed;
+        return state;
+    }
+    let mut state = match decode_fragment(fragment) {
+        Ok(Some(s)) => {
+            let mut state = State::new(s);
+            // A preset link names its preset; any other is "from the link", unless this
+            // history entry says where its story came from (a reload).
+            if state.preset_name().is_none() {
+                state.origin = Some(note.and_then(Origin::from_key).unwrap_or(Origin::Address));
+            }
+            state
+        }
+        Ok(None) if !embed && !tour_seen => State::with_tour(),
+        Ok(None) => State::new(tour_story()),
+        Err(e) => {
+            let mut s = State::new(tour_story());
+            s.error = Some(format!(
+                "{} — showing the {} story instead.",
+                sentence_case(&e),
+                crate::tour::TOUR_PRESET
+            ));
+            s
+        }
+    };
+    state.embed = embed;
+    if embed {
+        state.tour = None;
+    }
+    state
+}
+
+/// What the page does when its address changes to `fragment` (Back, Forward, a link pasted into
+/// the address bar), the entry keeping `note`: go to the chapter or the scenario it names, or say
+/// that it names neither. `None`: it names nothing.
+pub fn follow_address(fragment: &str, note: Option<&str>) -> Option<Action> {
+    if let Some(ch) = tour_chapter(fragment) {
+        return Some(Action::TourGo(ch));
+    }
+    match decode_fragment(fragment) {
+        Ok(Some(s)) => {
+            let origin = note.and_then(Origin::from_key).unwrap_or(Origin::Address);
+            Some(Action::FollowAddress(Box::new(s), origin))
+        }
+        Ok(None) => None,
+        // The link stays in the address bar for the learner to fix or copy; the message says
+        // that the page did not follow it.
+        Err(e) => Some(Action::Error(format!(
+            "{} — still showing the scenario from before.",
+            sentence_case(&e)
+        ))),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::state::{Action, State, Switch};
+    use crate::state::Switch;
     use fencepost_sim::preset;
 
     fn paused() -> State {
@@ -216,6 +281,78 @@ mod tests {
 
     fn click(worker: usize, at: u64) -> Action {
         Action::LaneClick { worker, at }
+    }
+
+    #[test]
+    fn a_visit_lands_where_its_address_says() {
+        // A chapter of the tour (as people count them, from 1).
+        let s = landing("#tour=3", None, false, false);
+        assert_eq!(
+            (s.tour, s.origin, s.embed),
+            (Some(2), Some(Origin::Tour), false)
+        );
+        assert_eq!(s.head, crate::tour::CHAPTERS[2].playhead(s.trace()));
+        let s = landing("#tour=3", None, true, true);
+        assert_eq!((s.tour, s.embed), (Some(2), true));
+        // No address: the tour the first time, its story after.
+        let s = landing("", None, false, false);
+        assert_eq!((s.tour, s.scenario.clone()), (Some(0), tour_story()));
+        let s = landing("", None, false, true);
+        assert_eq!((s.tour, s.scenario.clone()), (None, tour_story()));
+        let s = landing("", None, true, false);
+        assert_eq!((s.tour, s.embed), (None, true));
+        // A shared scenario, from where its entry says.
+        let mut shared = tour_story();
+        shared.seed = 5;
+        let link = format!("#{}", encode_fragment(&shared));
+        let s = landing(&link, None, false, false);
+        assert_eq!(
+            (s.scenario.clone(), s.origin, s.tour),
+            (shared.clone(), Some(Origin::Address), None)
+        );
+        let s = landing(&link, Some("explore"), false, false);
+        assert_eq!(s.origin, Some(Origin::Explore));
+        let s = landing("#preset=gc-pause", Some("explore"), false, false);
+        assert_eq!((s.preset_name(), s.origin), (Some("gc-pause"), None));
+        // A broken one says so and shows the tour's story.
+        let s = landing("#s=!!", None, false, false);
+        assert_eq!((s.tour, s.scenario.clone()), (None, tour_story()));
+        assert_eq!(
+            s.error.as_deref(),
+            Some(
+                "The link's scenario is garbled (not valid base64url) — showing the \
+                 paused-worker story instead."
+            )
+        );
+    }
+
+    #[test]
+    fn a_changed_address_becomes_the_action_the_page_takes() {
+        assert_eq!(follow_address("#tour=7", None), Some(Action::TourGo(6)));
+        assert_eq!(follow_address("#", None), None);
+        assert_eq!(follow_address("", Some("tour")), None);
+        let mut shared = tour_story();
+        shared.seed = 5;
+        let link = format!("#{}", encode_fragment(&shared));
+        assert_eq!(
+            follow_address(&link, Some("import")),
+            Some(Action::FollowAddress(
+                Box::new(shared.clone()),
+                Origin::Import
+            ))
+        );
+        assert_eq!(
+            follow_address(&link, Some("nonsense")),
+            Some(Action::FollowAddress(Box::new(shared), Origin::Address))
+        );
+        assert_eq!(
+            follow_address("#tour=8", None),
+            Some(Action::Error(
+                "The tour has no chapter `8`: its chapters are #tour=1 to #tour=7 — still \
+                 showing the scenario from before."
+                    .into()
+            ))
+        );
     }
 
     #[test]

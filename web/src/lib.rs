@@ -5,7 +5,7 @@
 //!
 //! * [`model`]: trace + playhead -> what is drawn (pure, tested natively);
 //! * [`state`]: the reducer (scenario edits and view state);
-//! * [`history`]: the lane clicks Undo takes back, and the browser-history entries;
+//! * [`history`]: the lane clicks Undo takes back, the browser-history entries, addresses;
 //! * [`share`]: scenarios in URL fragments;
 //! * [`tour`]: the guided tour's chapters;
 //! * [`components`]: the Yew components.

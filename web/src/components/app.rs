@@ -15,10 +15,9 @@ use super::panels::{Help, Messages, Narration, StoragePanel, TourCard, Verdict};
 use super::timeline::Timeline;
 use super::{send, send_and_refocus, target};
 use crate::dom;
-use crate::history::{AddressBar, Entry};
+use crate::history::{AddressBar, Entry, follow_address, landing};
 use crate::model::{Playhead, TokenStyle};
-use crate::share::{decode_fragment, tour_chapter};
-use crate::state::{Action, Origin, State, Switch, tour_story};
+use crate::state::{Action, State, Switch};
 use crate::tour::CHAPTERS;
 
 /// localStorage key remembering that the visitor has left the tour (finished or not).
@@ -26,51 +25,11 @@ const TOUR_SEEN: &str = "fencepost.tour-seen";
 /// Playback clock period.
 const FRAME_MS: u32 = 16;
 
-/// The state a visitor lands on: the scenario in the link, else the tour (first visit), else the
-/// paused-worker story. A broken link is reported, not fatal.
+/// The state a visitor lands on (see [`landing`]).
 fn initial_state() -> State {
-    let query = dom::query();
-    let embed = dom::has_flag(&query, "embed");
-    // A reload in the middle of the tour comes back to its chapter; an embed of a chapter shows
-    // its story at its moment (without the card: an embed is the timeline and its controls).
-    if let Some(ch) = tour_chapter(&dom::hash()) {
-        let mut state = State::with_tour();
-        state.apply(Action::TourGo(ch));
-        state.embed = embed;
-        return state;
-    }
-    let mut state = match decode_fragment(&dom::hash()) {
-        Ok(Some(s)) => {
-            let mut state = State::new(s);
-            // A preset link names its preset; any other is "from the link", unless this
-            // history entry says where its story came from (a reload).
-            if state.preset_name().is_none() {
-                state.origin = Some(
-                    dom::history_note()
-                        .as_deref()
-                        .and_then(Origin::from_key)
-                        .unwrap_or(Origin::Address),
-                );
-            }
-            state
-        }
-        Ok(None) if !embed && dom::stored(TOUR_SEEN).is_none() => State::with_tour(),
-        Ok(None) => State::new(tour_story()),
-        Err(e) => {
-            let mut s = State::new(tour_story());
-            s.error = Some(format!(
-                "{} — showing the {} story instead.",
-                crate::components::panels::sentence_case(&e),
-                crate::tour::TOUR_PRESET
-            ));
-            s
-        }
-    };
-    state.embed = embed;
-    if embed {
-        state.tour = None;
-    }
-    state
+    let embed = dom::has_flag(&dom::query(), "embed");
+    let seen = dom::stored(TOUR_SEEN).is_some();
+    landing(&dom::hash(), dom::history_note().as_deref(), embed, seen)
 }
 
 /// Whether `target` takes typed keys itself (text boxes, selects): shortcuts leave them alone.
@@ -195,25 +154,8 @@ pub fn App() -> Html {
         use_effect_with((), move |_| {
             let listener = web_sys::window().map(|w| {
                 EventListener::new(&w, "hashchange", move |_| {
-                    if let Some(ch) = tour_chapter(&dom::hash()) {
-                        dispatch.dispatch(Action::TourGo(ch));
-                        return;
-                    }
-                    match decode_fragment(&dom::hash()) {
-                        Ok(Some(s)) => {
-                            let origin = dom::history_note()
-                                .as_deref()
-                                .and_then(Origin::from_key)
-                                .unwrap_or(Origin::Address);
-                            dispatch.dispatch(Action::FollowAddress(Box::new(s), origin))
-                        }
-                        Ok(None) => {}
-                        // The link stays in the address bar for the learner to fix or copy;
-                        // the message says that the page did not follow it.
-                        Err(e) => dispatch.dispatch(Action::Error(format!(
-                            "{} — still showing the scenario from before.",
-                            crate::components::panels::sentence_case(&e)
-                        ))),
+                    if let Some(a) = follow_address(&dom::hash(), dom::history_note().as_deref()) {
+                        dispatch.dispatch(a);
                     }
                 })
             });
