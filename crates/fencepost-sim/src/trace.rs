@@ -1034,29 +1034,83 @@ struct WriteJson<'a> {
     seq: u32,
 }
 
+/// A trace's JSON with only some of its events and applied writes: [`Trace::json_part`].
+pub struct TraceJson<'a> {
+    trace: &'a Trace,
+    events: &'a [Event],
+    document: &'a [AppliedWrite],
+}
+
+/// Events of a trace as the JSON array its `events` holds: [`Trace::events_json`].
+pub struct EventsJson<'a>(&'a Trace, &'a [Event]);
+
+/// Applied writes of a trace as the JSON array its `document` holds: [`Trace::document_json`].
+pub struct DocumentJson<'a>(&'a Trace, &'a [AppliedWrite]);
+
+impl Trace {
+    /// This trace's JSON shape with `events` and `document` in place of all of its own (slices of
+    /// them): a long trace can be written in pieces, the rest with [`Trace::events_json`] and
+    /// [`Trace::document_json`].
+    pub fn json_part<'a>(
+        &'a self,
+        events: &'a [Event],
+        document: &'a [AppliedWrite],
+    ) -> TraceJson<'a> {
+        TraceJson {
+            trace: self,
+            events,
+            document,
+        }
+    }
+
+    /// `events` (some of this trace's) shaped as in its JSON.
+    pub fn events_json<'a>(&'a self, events: &'a [Event]) -> EventsJson<'a> {
+        EventsJson(self, events)
+    }
+
+    /// `writes` (some of this trace's document) shaped as in its JSON.
+    pub fn document_json<'a>(&'a self, writes: &'a [AppliedWrite]) -> DocumentJson<'a> {
+        DocumentJson(self, writes)
+    }
+}
+
+impl Serialize for EventsJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.1.iter().map(|e| EventJson(self.0, e)))
+    }
+}
+
+impl Serialize for DocumentJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let trace = self.0;
+        s.collect_seq(self.1.iter().map(|w| WriteJson {
+            writer: trace.worker(w.writer),
+            token: w.token,
+            op: w.op,
+            t_ms: w.t_ms,
+            seq: w.seq,
+        }))
+    }
+}
+
+impl Serialize for TraceJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let t = self.trace;
+        let mut st = s.serialize_struct("Trace", 8)?;
+        st.serialize_field("scenario", &t.scenario)?;
+        st.serialize_field("seed", &t.seed)?;
+        st.serialize_field("fencing", &t.fencing)?;
+        st.serialize_field("workers", &t.workers)?;
+        st.serialize_field("events", &t.events_json(self.events))?;
+        st.serialize_field("truncated", &t.truncated)?;
+        st.serialize_field("verdict", &t.verdict)?;
+        st.serialize_field("document", &t.document_json(self.document))?;
+        st.end()
+    }
+}
+
 impl Serialize for Trace {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut st = s.serialize_struct("Trace", 8)?;
-        st.serialize_field("scenario", &self.scenario)?;
-        st.serialize_field("seed", &self.seed)?;
-        st.serialize_field("fencing", &self.fencing)?;
-        st.serialize_field("workers", &self.workers)?;
-        let events: Vec<EventJson<'_>> = self.events.iter().map(|e| EventJson(self, e)).collect();
-        st.serialize_field("events", &events)?;
-        st.serialize_field("truncated", &self.truncated)?;
-        st.serialize_field("verdict", &self.verdict)?;
-        let doc: Vec<WriteJson<'_>> = self
-            .document
-            .iter()
-            .map(|w| WriteJson {
-                writer: self.worker(w.writer),
-                token: w.token,
-                op: w.op,
-                t_ms: w.t_ms,
-                seq: w.seq,
-            })
-            .collect();
-        st.serialize_field("document", &doc)?;
-        st.end()
+        self.json_part(&self.events, &self.document).serialize(s)
     }
 }
