@@ -12,9 +12,6 @@
 // Misuse (a wrong type, a value out of range, an unknown field or option) throws a TypeError or
 // RangeError whose message starts with the argument, and for a scenario with the field
 // (`scenario.workers[1].job.work_ms: ...`). A violated invariant is a result, never an error.
-// A call made from a setter on a built-in prototype while the simulator writes out a value
-// throws an Error. An exception such a setter throws reaches the caller, but the module keeps the
-// stack space of the call it abandons: after about a thousand, every later call fails.
 //
 // The simulator's WebAssembly memory ends at 4 GiB. A run, sweep or search that could need more
 // than is left (live objects may hold 3 GiB between them, one search 2 GiB; the bound follows

@@ -72,3 +72,32 @@ test("scenario files with seeds and tokens past 2^53 give the same JSON too", ()
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("a long run, whose trace the module writes in pieces: the same JSON as the CLI", () => {
+  const dir = mkdtempSync(join(tmpdir(), "fencepost-sim-cli-"));
+  try {
+    // Ten workers taking turns for a thousand writes each: more than two pieces of events and
+    // more than one piece of applied writes (8,192 each).
+    const scenario = {
+      version: 1,
+      name: "long",
+      lease_ttl_ms: 3_600_000,
+      workers: Array.from({ length: 10 }, (_, k) => ({ name: `W${k}`, start_ms: k, job: { work_ms: 2, writes: 1_000 } })),
+    };
+    const file = join(dir, "long.json");
+    writeFileSync(file, toJson(scenario));
+    const { json } = fencepost(file);
+    const r = run(scenario);
+    const { events, document } = r.trace;
+    assert.ok(events.length > 2 * 8192, `${events.length} events`);
+    assert.equal(document.length, 10_000);
+    assert.deepEqual(
+      events.map((e) => e.seq),
+      events.map((_, k) => k),
+    );
+    assert.equal(toJson(r.trace), json);
+    r.free();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

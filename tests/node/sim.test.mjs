@@ -329,6 +329,30 @@ test("the history checker finds a stale write line by line and in a whole log", 
   );
 });
 
+test("a whole log with more findings and malformed lines than the module writes at once", () => {
+  // B takes over with 34, then A's stale writes keep being accepted (two findings each), with
+  // a malformed line after each: 9,000 of each line, the report read in pieces of 8,192.
+  const lines = ['{"t":1,"resource":"r","writer":"B","token":34,"result":"ok"}'];
+  for (let k = 0; k < 9_000; k++) {
+    lines.push(`{"t":${2 + k},"resource":"r","writer":"A","token":33,"result":"ok"}`, `broken ${k}`);
+  }
+  const c = new HistoryChecker();
+  const one = lines.map((l) => c.check(l));
+  const findings = one.flatMap((r) => r.findings);
+  const malformed = one.flatMap((r) => (r.malformed === null ? [] : [r.malformed]));
+  assert.equal(findings.length, 18_000);
+  assert.equal(malformed.length, 9_000);
+  const whole = checkHistory(lines, { keep: 1_000_000 });
+  assert.deepEqual(whole, { summary: c.summary, findings, malformed });
+  assert.deepEqual(
+    [whole.findings[8192].line, whole.findings[17_999].line, whole.malformed[8191].line, whole.malformed[8999].message],
+    [8_194, 18_000, 16_385, "expected a JSON object"],
+  );
+  const kept = checkHistory(`${lines.join("\n")}\n`, { keep: 8_193 });
+  assert.deepEqual([kept.findings, kept.malformed], [findings.slice(0, 8_193), malformed.slice(0, 8_193)]);
+  c.free();
+});
+
 test("sim/index.d.ts declares exactly what every entry exports, without any", async () => {
   const { createRequire } = await import("node:module");
   const { readFileSync } = await import("node:fs");

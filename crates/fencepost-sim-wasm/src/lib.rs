@@ -5,8 +5,10 @@
 //! JSON text the package's JavaScript writes from plain objects, and are read and validated by the
 //! simulator's own parsers (serde with unknown fields refused, then `validate`), so every error
 //! names its field (or the column of the JSON where reading stopped, which the JavaScript turns
-//! back into a field). Traces and reports go out through serde-wasm-bindgen as plain objects of
-//! the same shape as the simulator's JSON (`fencepost sim --format json`).
+//! back into a field). Traces and reports go out as the simulator's own JSON text (`fencepost sim
+//! --format json`), which the JavaScript parses into plain objects after the call: nothing runs
+//! JavaScript while the module works, so no setter or getter a program defined can throw through
+//! a call or call back in.
 //!
 //! Runs, sweeps, searches and history checkers live in tables of the instance and are known to
 //! JavaScript by their index (as in the core's bindings), so a trace stays in the module for
@@ -18,17 +20,17 @@
 //! error kind ([`error_kind`]: a TypeError or a RangeError) and message ([`error_message`]) for the
 //! caller to throw.
 //!
-//! Large integers (seeds and tokens) leave as `bigint`s so that none loses precision; the
-//! JavaScript side turns every other integer (times, counts) into a number.
+//! The JavaScript side reads seeds, tokens and history times as exact `bigint`s (the keys that
+//! hold them are known to it) and every other integer (times, counts) as a number.
 
 use fencepost_sim::explore::{Scope, Search, SearchOptions, world_of};
-use fencepost_sim::history::{Finding, HistoryChecker, Malformed};
+use fencepost_sim::history::{Finding, HistoryChecker, HistoryReport, Malformed};
 use fencepost_sim::sweep::{Modes, Sweep, SweepOptions};
 use fencepost_sim::template::{Source, TEMPLATES, Template};
 use fencepost_sim::{Invariant, PRESETS, RunOptions, Scenario, ScenarioError, Trace, run_with};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use wasm_bindgen::prelude::{JsValue, wasm_bindgen};
+use wasm_bindgen::prelude::wasm_bindgen;
 
 /// `u32::MAX`: no object was made (see [`error_kind`]).
 pub const NONE: u32 = u32::MAX;
@@ -161,13 +163,13 @@ pub fn error_part() -> u32 {
 // ---------------------------------------------------------------------------------------------
 // Values out.
 
-/// Plain objects (maps too), `null` for a missing value, and every 64-bit integer as a `bigint`
-/// (the JavaScript side turns those that are not seeds or tokens into numbers).
-const OUT: serde_wasm_bindgen::Serializer =
-    serde_wasm_bindgen::Serializer::json_compatible().serialize_large_number_types_as_bigints(true);
-
-fn to_js<T: Serialize + ?Sized>(value: &T) -> JsValue {
-    value.serialize(&OUT).unwrap_or(JsValue::UNDEFINED)
+/// A value as the JSON text the simulator writes (`fencepost sim --format json`), which the
+/// package's JavaScript turns into plain objects with `JSON.parse` once the call has returned: no
+/// JavaScript runs while the module writes a value out, so none can throw through it or call
+/// back in. `None` (JavaScript's `undefined`) only if serde refuses the value (it never does for
+/// these types).
+fn to_js<T: Serialize + ?Sized>(value: &T) -> Option<String> {
+    serde_json::to_string(value).ok()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -196,6 +198,8 @@ struct State {
     sweeps: Slots<Sweep>,
     searches: Slots<Search>,
     checkers: Slots<HistoryChecker>,
+    /// The last report of [`history_check`], until it is read.
+    report: Option<HistoryReport>,
 }
 
 impl State {
@@ -206,6 +210,7 @@ impl State {
             sweeps: Slots::new(),
             searches: Slots::new(),
             checkers: Slots::new(),
+            report: None,
         }
     }
 }
@@ -228,11 +233,10 @@ mod single {
         state: UnsafeCell::new(State::new()),
     };
 
-    /// Runs `f` on the instance's state; `fallback` if a call is already using it. That can
-    /// happen on one thread: writing a value out sets properties of new JavaScript objects and
-    /// elements of new arrays, and a setter on `Object.prototype` (or an index setter on
-    /// `Array.prototype`) may call back in. The package refuses such calls before they get here;
-    /// the flag keeps the module sound even without it.
+    /// Runs `f` on the instance's state; `fallback` if it is already in use. No JavaScript runs
+    /// during a call into the module (values leave as JSON text, read once the call returned),
+    /// so nothing can call back in; the flag keeps the state's one `&mut` sound should this
+    /// crate ever nest two uses.
     pub fn with<R>(fallback: R, f: impl FnOnce(&mut State) -> R) -> R {
         if STATE.busy.replace(true) {
             return fallback;
@@ -241,11 +245,6 @@ mod single {
         let r = f(unsafe { &mut *STATE.state.get() });
         STATE.busy.set(false);
         r
-    }
-
-    /// Marks the state free again after a call that never returned (see [`super::state_release`]).
-    pub fn release() {
-        STATE.busy.set(false);
     }
 }
 
@@ -265,23 +264,9 @@ mod single {
             Err(_) => fallback,
         })
     }
-
-    /// Natively every call returns (no JavaScript can throw through it): nothing to release.
-    pub fn release() {}
 }
 
 use single::with;
-
-/// Frees the instance's state after a call JavaScript abandoned: an exception thrown by a setter
-/// while a value was being written out (see `with`) unwinds through the module without letting
-/// the call finish, and the state would stay in use, every later call answering "nothing". The
-/// package calls this, and only then: the exception has left every frame of the module, so no
-/// reference to the state is alive. What the abandoned call had allocated (heap and stack) is
-/// not given back.
-#[wasm_bindgen]
-pub fn state_release() {
-    single::release();
-}
 
 /// Records `failure` for the caller and returns `nothing`.
 fn fail<R>(nothing: R, failure: Failure) -> R {
@@ -315,7 +300,7 @@ struct PresetJs<'a> {
 /// Every preset: name, title, story, scenario and the invariants it breaks with fencing forced
 /// on and off.
 #[wasm_bindgen]
-pub fn presets() -> JsValue {
+pub fn presets() -> Option<String> {
     let list: Vec<PresetJs<'_>> = PRESETS
         .iter()
         .map(|p| PresetJs {
@@ -338,7 +323,7 @@ struct TemplateJs<'a> {
 
 /// Every built-in template, with its name.
 #[wasm_bindgen]
-pub fn templates() -> JsValue {
+pub fn templates() -> Option<String> {
     let list: Vec<TemplateJs<'_>> = TEMPLATES
         .iter()
         .map(|(name, json)| TemplateJs { name, json })
@@ -384,22 +369,32 @@ pub fn run_drop(i: u32) {
     with((), |st| st.runs.remove(i))
 }
 
-/// Run `i`'s trace (verdict and document included), shaped like its JSON.
+/// Up to `n` elements of `all` from `from` (none past the end).
+fn slice<T>(all: &[T], from: u32, n: u32) -> &[T] {
+    let from = (from as usize).min(all.len());
+    &all[from..all.len().min(from.saturating_add(n as usize))]
+}
+
+/// A piece of run `i`'s trace as JSON text, so that a long trace never needs one text of its
+/// size: `part` 0 is the whole trace with only its first `n` events and first `n` applied writes,
+/// 1 is `n` events from `from` (a JSON array), 2 is `n` applied writes of its document from
+/// `from`. Past the end, an array is short or empty.
 #[wasm_bindgen]
-pub fn run_trace(i: u32) -> JsValue {
-    with(JsValue::UNDEFINED, |st| {
-        st.runs.get(i).map_or(JsValue::UNDEFINED, |t| to_js(t))
+pub fn run_json(i: u32, part: u32, from: u32, n: u32) -> Option<String> {
+    with(None, |st| {
+        let t = st.runs.get(i)?;
+        match part {
+            0 => to_js(&t.json_part(slice(&t.events, 0, n), slice(&t.document, 0, n))),
+            1 => to_js(&t.events_json(slice(&t.events, from, n))),
+            _ => to_js(&t.document_json(slice(&t.document, from, n))),
+        }
     })
 }
 
 /// Run `i`'s verdict.
 #[wasm_bindgen]
-pub fn run_verdict(i: u32) -> JsValue {
-    with(JsValue::UNDEFINED, |st| {
-        st.runs
-            .get(i)
-            .map_or(JsValue::UNDEFINED, |t| to_js(&t.verdict))
-    })
+pub fn run_verdict(i: u32) -> Option<String> {
+    with(None, |st| st.runs.get(i).and_then(|t| to_js(&t.verdict)))
 }
 
 /// How many events run `i` has.
@@ -457,12 +452,10 @@ struct BeliefsJs<'a> {
 
 /// What every actor of run `i` believes at `t_ms` (after every event at or before it).
 #[wasm_bindgen]
-pub fn run_beliefs(i: u32, t_ms: f64) -> JsValue {
+pub fn run_beliefs(i: u32, t_ms: f64) -> Option<String> {
     let t_ms = t_ms as u64;
-    with(JsValue::UNDEFINED, |st| {
-        let Some(t) = st.runs.get(i) else {
-            return JsValue::UNDEFINED;
-        };
+    with(None, |st| {
+        let t = st.runs.get(i)?;
         let b = t.beliefs_at(t_ms);
         let name = |w: u16| t.workers.get(usize::from(w)).map_or("?", String::as_str);
         let workers = b
@@ -561,12 +554,8 @@ pub fn sweep_total(i: u32) -> f64 {
 
 /// What sweep `i` found so far.
 #[wasm_bindgen]
-pub fn sweep_report(i: u32) -> JsValue {
-    with(JsValue::UNDEFINED, |st| {
-        st.sweeps
-            .get(i)
-            .map_or(JsValue::UNDEFINED, |s| to_js(s.report()))
-    })
+pub fn sweep_report(i: u32) -> Option<String> {
+    with(None, |st| st.sweeps.get(i).and_then(|s| to_js(s.report())))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -627,11 +616,9 @@ pub fn search_step(i: u32, budget: u32) -> u32 {
 
 /// What search `i` covered and found so far.
 #[wasm_bindgen]
-pub fn search_report(i: u32) -> JsValue {
-    with(JsValue::UNDEFINED, |st| {
-        st.searches
-            .get(i)
-            .map_or(JsValue::UNDEFINED, |s| to_js(s.report()))
+pub fn search_report(i: u32) -> Option<String> {
+    with(None, |st| {
+        st.searches.get(i).and_then(|s| to_js(s.report()))
     })
 }
 
@@ -658,9 +645,9 @@ struct LineJs {
 
 /// Checks the next line with checker `i`: what was wrong with it, if anything.
 #[wasm_bindgen]
-pub fn history_line(i: u32, line: &str) -> JsValue {
-    with(JsValue::UNDEFINED, |st| {
-        st.checkers.get(i).map_or(JsValue::UNDEFINED, |c| {
+pub fn history_line(i: u32, line: &str) -> Option<String> {
+    with(None, |st| {
+        st.checkers.get(i).and_then(|c| {
             let r = c.check_line(line.as_bytes());
             to_js(&LineJs {
                 malformed: r.malformed,
@@ -672,18 +659,30 @@ pub fn history_line(i: u32, line: &str) -> JsValue {
 
 /// Checker `i`'s totals.
 #[wasm_bindgen]
-pub fn history_summary(i: u32) -> JsValue {
-    with(JsValue::UNDEFINED, |st| {
-        st.checkers
-            .get(i)
-            .map_or(JsValue::UNDEFINED, |c| to_js(c.summary()))
+pub fn history_summary(i: u32) -> Option<String> {
+    with(None, |st| {
+        st.checkers.get(i).and_then(|c| to_js(c.summary()))
     })
 }
 
 /// Checks a whole history at once, keeping the first `keep` findings and malformed lines.
+/// Returns the report's summary as JSON text; the instance keeps the findings and malformed
+/// lines for [`history_more`] (so that no text of the whole report is needed at once).
 #[wasm_bindgen]
-pub fn history_check(text: &str, keep: u32) -> JsValue {
-    to_js(&HistoryChecker::check_text(text, keep as usize))
+pub fn history_check(text: &str, keep: u32) -> Option<String> {
+    let report = HistoryChecker::check_text(text, keep as usize);
+    with(None, |st| to_js(&st.report.insert(report).summary))
+}
+
+/// Of the report [`history_check`] kept, `n` findings (`part` 0) or malformed lines (1) from
+/// `from`, as a JSON array (short or empty past the end); `part` 2 lets the report go.
+#[wasm_bindgen]
+pub fn history_more(part: u32, from: u32, n: u32) -> Option<String> {
+    with(None, |st| match part {
+        0 => to_js(slice(&st.report.as_ref()?.findings, from, n)),
+        1 => to_js(slice(&st.report.as_ref()?.malformed, from, n)),
+        _ => st.report.take().and(None),
+    })
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 // the thin bindings of crates/fencepost-sim-wasm); its lock service and storage are the real
 // fencepost core. This file checks arguments, copies scenarios into plain data and hands them to
 // the module as JSON (read there by the simulator's own parsers, which refuse unknown fields),
-// turns the module's reports into plain objects, and throws TypeError / RangeError for misuse, so
+// parses the module's traces and reports (JSON text) into plain objects, and throws TypeError / RangeError for misuse, so
 // no input can trap the module.
 //
 // Scenarios, templates, scopes, traces and reports have the shapes of the simulator's JSON (the
@@ -40,48 +40,12 @@ const BIG = new Set(["seed", "first_seed", "first_token", "token", "previous", "
 // -------------------------------------------------------------------------------------------
 // Calls into the module.
 
-/**
- * Set while a call into the module runs. Only calls that write a value out can run JavaScript
- * meanwhile: writing sets properties of new objects and elements of new arrays, so JavaScript
- * that was given a say in that (a setter on `Object.prototype`, an index setter on
- * `Array.prototype`) runs in the middle of the module's call. Should it call the simulator, the
- * module would answer "nothing"; the package refuses the call first, with an error saying so.
- * Should it throw, the exception leaves the module without finishing its call, and the package
- * frees the module's state again before passing the exception on.
- */
-let writing = false;
-
-/** The module's exports, unwrapped (for `state_release`). */
+/** The module's exports (numbers only; `memory` for the memory checks), once instantiated. */
 let X = null;
-
-/** `fns`' functions, each refusing to start while another call into the module runs. */
-function entries(fns) {
-  const out = {};
-  for (const [name, f] of Object.entries(fns)) {
-    if (typeof f !== "function") continue;
-    out[name] = (...args) => {
-      if (writing) {
-        throw new Error(
-          "fencepost/sim was called by code that ran while it was writing out a value (a setter on a built-in prototype); finish that call first",
-        );
-      }
-      writing = true;
-      try {
-        return f(...args);
-      } catch (e) {
-        X.state_release();
-        throw e;
-      } finally {
-        writing = false;
-      }
-    };
-  }
-  return out;
-}
-
-/** The glue's functions (strings and objects in and out). */
-const R = entries(raw);
-/** The module's own exports (numbers only), once instantiated. */
+/** The glue's functions (strings in, JSON text and strings out). No JavaScript of the program
+ * runs during a call into the module: values leave as JSON text, parsed once the call returned. */
+const R = raw;
+/** The module's own exports, once instantiated. */
 let W = null;
 
 // -------------------------------------------------------------------------------------------
@@ -89,7 +53,7 @@ let W = null;
 
 const loader = wasmLoader(raw, "fencepost_sim_bg.js", "fencepost/sim", "fencepost/sim/slim", "sweep_step", (exports) => {
   X = exports;
-  W = entries(exports);
+  W = exports;
 });
 
 /**
@@ -490,23 +454,44 @@ function failure(...parts) {
 // -------------------------------------------------------------------------------------------
 // Values out.
 
+/** A JSON string (a key when a colon follows), and a long integer as its value. */
+const KEYED = /"([^"\\]*(?:\\.[^"\\]*)*)"(?::(\d{16,})(?![\d.eE]))?/g;
+
+/** Set by `bigs` when a value of a BIG key is past 2^53 (JSON.parse rounded it). */
+let inexact = false;
+
 /**
- * Settles a value the module made, in place: seeds and tokens stay bigints, every other integer
- * (times, counts) becomes a number.
+ * A value the module wrote as JSON text, as plain objects: seeds, tokens and history times (the
+ * values of `BIG` keys) as exact bigints, every other number as a number; `undefined` as it is.
+ * JSON.parse writes objects and arrays without running setters, so the program's code has no say.
  */
-function settle(v) {
+function out(text) {
+  if (text === undefined) return undefined;
+  inexact = false;
+  const v = bigs(JSON.parse(text));
+  if (!inexact) return v;
+  // Read again with the long integers of BIG keys quoted, so that `bigs` reads their digits.
+  // Every string is matched whole, so the digits matched are a value, never part of a string.
+  return bigs(JSON.parse(text.replace(KEYED, (m, key, digits) => (digits !== undefined && BIG.has(key) ? `"${key}":"${digits}"` : m))));
+}
+
+/** `v` with the values of BIG keys made bigints, in place (the module writes only integers,
+ * null or, quoted by `out`, digits under those keys). */
+function bigs(v) {
   if (Array.isArray(v)) {
     for (let i = 0; i < v.length; i++) {
       const x = v[i];
-      if (typeof x === "bigint") v[i] = Number(x);
-      else if (typeof x === "object" && x !== null) settle(x);
+      if (typeof x === "object" && x !== null) bigs(x);
     }
-  } else {
-    for (const key in v) {
-      const x = v[key];
-      if (typeof x === "bigint") {
-        if (!BIG.has(key)) v[key] = Number(x);
-      } else if (typeof x === "object" && x !== null) settle(x);
+    return v;
+  }
+  for (const key of Object.keys(v)) {
+    const x = v[key];
+    if (typeof x === "object") {
+      if (x !== null) bigs(x);
+    } else if (BIG.has(key)) {
+      if (typeof x === "number" && !Number.isSafeInteger(x)) inexact = true;
+      v[key] = BigInt(x);
     }
   }
   return v;
@@ -550,13 +535,13 @@ let templateList = null;
 
 function presetTable() {
   ready();
-  presetList ??= R.presets();
+  presetList ??= out(R.presets());
   return presetList;
 }
 
 function templateTable() {
   ready();
-  templateList ??= R.templates();
+  templateList ??= out(R.templates());
   return templateList;
 }
 
@@ -611,6 +596,32 @@ function fencingCode(argName, v) {
   return flag(argName, v) ? 1 : 2;
 }
 
+/** Events (and applied writes, findings, malformed lines) per piece of a trace or history report
+ * the module writes: the text of one piece stays a few MiB however long the run or the log. */
+const TRACE_PIECE = 8192;
+
+/** Run `i`'s trace, read in pieces. */
+function traceOf(i) {
+  const trace = out(R.run_json(i, 0, 0, TRACE_PIECE));
+  trace.events = rest(trace.events, (from) => R.run_json(i, 1, from, TRACE_PIECE));
+  trace.document = rest(trace.document, (from) => R.run_json(i, 2, from, TRACE_PIECE));
+  return trace;
+}
+
+/** `first` and the pieces after it that `next(from)` writes, as one array. */
+function rest(first, next) {
+  return first.length < TRACE_PIECE ? first : pieces(next, TRACE_PIECE, [first]);
+}
+
+/** The pieces `next(from)` writes from `from` on, after those `done`, as one array. */
+function pieces(next, from = 0, done = []) {
+  for (; ; from += TRACE_PIECE) {
+    const piece = out(next(from));
+    done = [...done, piece];
+    if (piece.length < TRACE_PIECE) return done.length === 1 ? piece : [].concat(...done);
+  }
+}
+
 const TOKEN = Symbol("SimRun");
 /** Wraps a run index in a SimRun (set by the class; nothing outside this file sees it). */
 let adoptRun;
@@ -655,13 +666,13 @@ export class SimRun {
 
   /** The whole trace (events, verdict, final document), shaped like the CLI's JSON. */
   get trace() {
-    if (this.#trace === null) this.#trace = settle(R.run_trace(this.#live()));
+    if (this.#trace === null) this.#trace = traceOf(this.#live());
     return this.#trace;
   }
 
   /** What the invariants say. */
   get verdict() {
-    return this.#trace === null ? settle(R.run_verdict(this.#live())) : this.#trace.verdict;
+    return this.#trace === null ? out(R.run_verdict(this.#live())) : this.#trace.verdict;
   }
 
   /** One plain sentence saying what event `seq` means. */
@@ -678,7 +689,7 @@ export class SimRun {
    */
   beliefsAt(tMs) {
     const i = this.#live();
-    return settle(R.run_beliefs(i, ms("tMs", tMs)));
+    return out(R.run_beliefs(i, ms("tMs", tMs)));
   }
 
   /** The trace as JSON text, byte for byte what `fencepost sim --format json` prints. */
@@ -856,7 +867,7 @@ export class Sweep {
 
   /** What it found so far: runs, and per mode the violating runs, counts per invariant, seeds. */
   get report() {
-    return settle(R.sweep_report(this.#live()));
+    return out(R.sweep_report(this.#live()));
   }
 
   free() {
@@ -948,7 +959,7 @@ export class Search {
 
   /** What it covered and found so far, with the shortest counterexample as a scenario. */
   get report() {
-    return settle(R.search_report(this.#live()));
+    return out(R.search_report(this.#live()));
   }
 
   free() {
@@ -1003,12 +1014,12 @@ export class HistoryChecker {
     const i = this.#live();
     text("line", line, MAX_STRING);
     if (line.includes("\n")) throw new RangeError("line must be one line, without a newline");
-    return settle(R.history_line(i, line));
+    return out(R.history_line(i, line));
   }
 
   /** Totals so far: lines, accepted, rejected, malformed, token regressions, stale owners. */
   get summary() {
-    return settle(R.history_summary(this.#live()));
+    return out(R.history_summary(this.#live()));
   }
 
   free() {
@@ -1042,7 +1053,16 @@ export function checkHistory(lines, options) {
   }
   const o = checkOptions("options", options, HISTORY_KEYS);
   const keep = o.keep === undefined ? 100 : count("options.keep", o.keep, 0, 1_000_000);
-  return settle(R.history_check(history, keep));
+  const summary = out(R.history_check(history, keep));
+  try {
+    return {
+      summary,
+      findings: pieces((from) => R.history_more(0, from, TRACE_PIECE)),
+      malformed: pieces((from) => R.history_more(1, from, TRACE_PIECE)),
+    };
+  } finally {
+    R.history_more(2, 0, 0);
+  }
 }
 
 // `using` support where the runtime has Symbol.dispose (Node 20 may not).
