@@ -829,6 +829,8 @@ impl<'s> Sim<'s> {
                             Msg::Renewed {
                                 expires_at: r.expires_at,
                                 check,
+                                asked_ms_ago: u32::try_from(self.now - m.sent_at)
+                                    .unwrap_or(u32::MAX),
                             },
                             m.token,
                             m.ordinal,
@@ -1191,10 +1193,22 @@ impl<'s> Sim<'s> {
                     self.worker_timer(w, wait, Timer::RetryAcquire);
                 }
             }
-            (Msg::Renewed { check, .. }, _) if self.holds(w, m.token) => {
-                // The lease now runs from when the renew was sent.
-                let sent_local = self.workers[usize::from(w)].clock.local(m.sent_at);
-                self.workers[usize::from(w)].believed_from_local = sent_local;
+            (
+                Msg::Renewed {
+                    check,
+                    asked_ms_ago,
+                    ..
+                },
+                _,
+            ) if self.holds(w, m.token) => {
+                // The lease now runs from when the renew was sent (as long ago as the worker can
+                // tell: from the start of time when the wait did not fit the message).
+                let asked = match asked_ms_ago {
+                    u32::MAX => 0,
+                    ago => m.sent_at - u64::from(ago),
+                };
+                let ws = &mut self.workers[usize::from(w)];
+                ws.believed_from_local = ws.clock.local(asked);
                 let until = self.believed_until(w);
                 self.emit(
                     Actor::Worker(w),

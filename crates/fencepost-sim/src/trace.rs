@@ -60,6 +60,10 @@ pub enum Msg {
         expires_at: u64,
         /// Whether it answers a check-before-write renew.
         check: bool,
+        /// How long the renew it answers took to reach the lock service, in ms (`u32::MAX`: that
+        /// long or longer). The worker counts its renewed lease from when it sent that renew, as
+        /// a client matching the answer to its request would.
+        asked_ms_ago: u32,
     },
     /// Lock -> worker: you no longer hold the lock.
     Lost,

@@ -670,3 +670,43 @@ fn a_worker_refused_during_a_lock_delay_is_not_told_the_lock_is_taken() {
         ]
     );
 }
+
+#[test]
+fn a_renewed_lease_counts_from_when_the_renew_was_sent() {
+    // A holds from 0.1 s and renews every 2 s; its link is cut from 3 s to 9 s, so the renews
+    // it sends at 4.1, 6.1 and 8.1 s all reach the lock service at 9.05 s, which renews to
+    // 19.05 s. Hearing back at 9.1 s, A counts each answer's 10 s from when it sent that renew
+    // (it cannot know how long a request waited), not from when the answer left.
+    let s = Scenario::from_json(
+        r#"{ "version": 1, "name": "late-renew", "seed": 1,
+  "lease_ttl_ms": 10000, "first_token": 33, "latency_ms": { "min": 50, "max": 50 },
+  "workers": [ { "name": "A", "job": { "work_ms": 12000, "renew_every_ms": 2000 } } ],
+  "faults": [ { "kind": "partition", "worker": "A", "from": 3000, "to": 9000 } ] }"#,
+    )
+    .unwrap();
+    let t = run(&s);
+    let renews: Vec<(u64, u64, Option<u64>)> = t
+        .events
+        .iter()
+        .filter_map(|e| match e.detail {
+            Detail::Deliver {
+                what: Msg::Renewed { expires_at, .. },
+                believed_until,
+                ..
+            } if e.actor == Actor::Worker(A) => Some((e.t_ms, expires_at, believed_until)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        renews,
+        [
+            (2_200, 12_150, Some(12_100)),
+            (9_100, 19_050, Some(14_100)),
+            (9_100, 19_050, Some(16_100)),
+            (9_100, 19_050, Some(18_100)),
+            (10_200, 20_150, Some(20_100)),
+            // The answer to the renew sent at 12.1 s arrives after the job is done.
+            (12_200, 22_150, None),
+        ]
+    );
+}
