@@ -399,7 +399,7 @@ impl<H: Clone + Eq> Slot<H> {
     #[inline]
     pub(crate) fn settle(&mut self, now: u64, cfg: &Config) -> Option<Expired<H>> {
         match &self.lease {
-            Some(lease) if now >= lease.expires_at => {
+            Some(lease) if !lease.is_live_at(now) => {
                 let lease = self.lease.take()?;
                 let at = lease.expires_at;
                 self.free_at = at.saturating_add(cfg.lock_delay_ms);
