@@ -51,7 +51,7 @@ use core::fmt;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
-use crate::object::{Key, need, put};
+use crate::object::{Key, names, need, put};
 
 /// Longest resource or writer name, in bytes.
 pub const MAX_NAME: usize = 256;
@@ -59,7 +59,7 @@ pub const MAX_NAME: usize = 256;
 pub const OWNERS_PER_TOKEN: usize = 8;
 
 /// What a storage did with a write.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
     /// Applied.
@@ -67,6 +67,11 @@ pub enum Outcome {
     /// Refused.
     Rejected,
 }
+
+names!(Outcome {
+    Ok = "ok",
+    Rejected = "rejected",
+});
 
 /// One parsed line.
 #[derive(Debug)]

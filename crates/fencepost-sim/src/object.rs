@@ -139,3 +139,49 @@ macro_rules! object {
 }
 
 pub(crate) use object;
+
+/// Reads one of `names` (the names of an enum's unit variants) as its index. Only a string is a
+/// name: anything else is refused with what it is ("invalid type: integer `5`, expected a string
+/// (a name)"), where serde's derived reader (through serde_json) said only "expected value" and
+/// took an object `{"name": null}` as the name too; an unknown string is "unknown variant", as
+/// with the derive.
+#[inline(never)]
+pub(crate) fn variant<'de, D: Deserializer<'de>>(
+    d: D,
+    names: &'static [&'static str],
+) -> Result<usize, D::Error> {
+    d.deserialize_str(Name(names))
+}
+
+struct Name(&'static [&'static str]);
+
+impl<'de> Visitor<'de> for Name {
+    type Value = usize;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a string (a name)")
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<usize, E> {
+        self.0
+            .iter()
+            .position(|n| *n == v)
+            .ok_or_else(|| E::unknown_variant(v, self.0))
+    }
+}
+
+/// Implements `Deserialize` for an enum of unit variants, each read from its name (the
+/// snake_case name its derived `Serialize` writes) by [`variant`].
+macro_rules! names {
+    ($ty:ident { $($variant:ident = $name:literal),* $(,)? }) => {
+        impl<'de> serde::Deserialize<'de> for $ty {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<$ty, D::Error> {
+                const ALL: &[$ty] = &[$($ty::$variant),*];
+                // `variant` returns an index of the names, one per variant.
+                Ok(ALL[$crate::object::variant(d, &[$($name),*])?])
+            }
+        }
+    };
+}
+
+pub(crate) use names;

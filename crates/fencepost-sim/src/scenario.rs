@@ -21,7 +21,7 @@
 //! }
 //! ```
 
-use crate::object::object;
+use crate::object::{names, object};
 use crate::trace::fmt_secs;
 use alloc::format;
 use alloc::string::{String, ToString};
@@ -110,7 +110,7 @@ pub struct Latency {
 object!(Latency { min, max });
 
 /// How fencing tokens are formed.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TokenKind {
     /// Increasing numbers: the storage can tell newer from older.
@@ -119,6 +119,11 @@ pub enum TokenKind {
     /// Unique but unordered ids: the storage can only tell same from different.
     Uuid,
 }
+
+names!(TokenKind {
+    Ordered = "ordered",
+    Uuid = "uuid",
+});
 
 /// What protects the storage, and how careful workers are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -193,7 +198,7 @@ object!(Job {
 });
 
 /// A point in a worker's job where a pause can be injected.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Point {
     /// Right after the worker learns it was granted the lock.
@@ -203,6 +208,12 @@ pub enum Point {
     /// Right before a write is sent.
     BeforeWrite,
 }
+
+names!(Point {
+    AfterAcquire = "after_acquire",
+    AfterRenewCheck = "after_renew_check",
+    BeforeWrite = "before_write",
+});
 
 impl Point {
     /// Every point, in job order.
@@ -420,8 +431,7 @@ impl Fault {
 }
 
 /// The kinds of [`Fault`], as named by its `kind` field.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum FaultKind {
     Pause,
     PauseAt,
@@ -431,6 +441,16 @@ enum FaultKind {
     Crash,
     AuthorityRestart,
 }
+
+names!(FaultKind {
+    Pause = "pause",
+    PauseAt = "pause_at",
+    Hold = "hold",
+    Partition = "partition",
+    Clock = "clock",
+    Crash = "crash",
+    AuthorityRestart = "authority_restart",
+});
 
 impl FaultKind {
     /// The fields a fault of this kind has, besides `kind`, in order.
@@ -1192,6 +1212,67 @@ mod tests {
         assert!(e.message.contains("invalid value"), "{}", e.message);
         let e = err_of(&OK.replace("\"name\":\"A\"", "\"name\":\"lock\""));
         assert_eq!(e.to_string(), "workers[0].name: `lock` is reserved");
+    }
+
+    #[test]
+    fn names_are_strings_and_say_what_else_was_found() {
+        // Every name each enum writes reads back as that variant.
+        for p in Point::ALL {
+            let json = serde_json::to_string(&p).unwrap();
+            assert_eq!(serde_json::from_str::<Point>(&json).unwrap(), p);
+        }
+        for k in [TokenKind::Ordered, TokenKind::Uuid] {
+            let json = serde_json::to_string(&k).unwrap();
+            assert_eq!(serde_json::from_str::<TokenKind>(&json).unwrap(), k);
+        }
+        let kinds = [
+            "pause",
+            "pause_at",
+            "hold",
+            "partition",
+            "clock",
+            "crash",
+            "authority_restart",
+        ];
+        for (i, name) in kinds.iter().enumerate() {
+            let k = serde_json::from_str::<FaultKind>(&format!("\"{name}\"")).unwrap();
+            assert_eq!(k as usize, i);
+        }
+        // Anything but a string is refused with what it is; so is the object form serde's
+        // derived reader took as a name.
+        let message = |json: &str| {
+            let mut m = Scenario::from_json(json).unwrap_err().message;
+            crate::strip_json_position(&mut m);
+            m
+        };
+        assert_eq!(
+            message(&OK.replace(
+                "\"workers\"",
+                "\"protections\":{\"token_kind\":5},\"workers\""
+            )),
+            "invalid type: integer `5`, expected a string (a name)"
+        );
+        assert_eq!(
+            message(&OK.replace(
+                "]}",
+                r#"],"faults":[{"kind":{"pause":null},"worker":"A"}]}"#
+            )),
+            "invalid type: map, expected a string (a name)"
+        );
+        assert_eq!(
+            message(&OK.replace(
+                "]}",
+                r#"],"faults":[{"kind":"pause_at","worker":"A","point":true,"for":1}]}"#
+            )),
+            "invalid type: boolean `true`, expected a string (a name)"
+        );
+        assert_eq!(
+            message(&OK.replace(
+                "\"workers\"",
+                "\"protections\":{\"token_kind\":\"big\"},\"workers\""
+            )),
+            "unknown variant `big`, expected `ordered` or `uuid`"
+        );
     }
 
     #[test]

@@ -76,7 +76,7 @@ use core::fmt;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
-use crate::object::object;
+use crate::object::{names, object};
 use crate::rng::SplitMix64;
 use crate::scenario::{
     Fault, Job, Latency, MAX_FAULTS, MAX_TIME_MS, MAX_WRITES, Point, Protections, SCENARIO_VERSION,
@@ -510,8 +510,7 @@ pub enum FaultTemplate {
 }
 
 /// The kinds of [`FaultTemplate`], as named by its `kind` field.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum TemplateKind {
     Pause,
     PauseAt,
@@ -521,6 +520,16 @@ enum TemplateKind {
     Crash,
     AuthorityRestart,
 }
+
+names!(TemplateKind {
+    Pause = "pause",
+    PauseAt = "pause_at",
+    Hold = "hold",
+    Partition = "partition",
+    Clock = "clock",
+    Crash = "crash",
+    AuthorityRestart = "authority_restart",
+});
 
 impl TemplateKind {
     /// The fields a fault template of this kind has, besides `kind`, in order.

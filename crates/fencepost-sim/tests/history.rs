@@ -121,7 +121,10 @@ fn malformed_lines_are_reported_and_skipped() {
              {\"t\":3,\"resource\":\"r\",\"writer\":\"A\",\"token\":\"33\",\"result\":\"ok\"}\n\
              {\"t\":4,\"resource\":\"r\",\"writer\":\"A\",\"token\":33,\"result\":\"ok\",\"request\":\"x1\"}\n\
              [1,2,3]\n\
-             {\"t\":5,\"resource\":\"r\",\"writer\":\"A\",\"token\":33}";
+             {\"t\":5,\"resource\":\"r\",\"writer\":\"A\",\"token\":33}\n\
+             {\"t\":6,\"resource\":\"r\",\"writer\":\"A\",\"token\":35,\"result\":1}\n\
+             {\"t\":7,\"resource\":\"r\",\"writer\":\"A\",\"token\":35,\"result\":{\"ok\":null}}\n\
+             {\"t\":8,\"resource\":\"r\",\"writer\":\"A\",\"token\":35,\"result\":\"fine\"}";
     let r = HistoryChecker::check_text(h, 100);
     let malformed: Vec<(u64, &str)> = r
         .malformed
@@ -135,6 +138,18 @@ fn malformed_lines_are_reported_and_skipped() {
             (5, "invalid type: string \"33\", expected u64 (column 47)"),
             (7, "expected a JSON object"),
             (8, "missing field `result` (column 46)"),
+            (
+                9,
+                "invalid type: integer `1`, expected a string (a name) (column 56)"
+            ),
+            (
+                10,
+                "invalid type: map, expected a string (a name) (column 55)"
+            ),
+            (
+                11,
+                "unknown variant `fine`, expected `ok` or `rejected` (column 61)"
+            ),
         ]
     );
     assert_eq!(
@@ -150,8 +165,8 @@ fn malformed_lines_are_reported_and_skipped() {
             (6, FindingKind::StaleOwner)
         ]
     );
-    assert_eq!(r.summary.lines, 8);
-    assert_eq!(r.summary.malformed, 4);
+    assert_eq!(r.summary.lines, 11);
+    assert_eq!(r.summary.malformed, 7);
     assert_eq!(r.summary.accepted, 3);
 }
 

@@ -408,16 +408,6 @@ function culprit(what, value, keys) {
   return bad - 1;
 }
 
-/** What a JSON value is, in the words of the module's reader ("integer `5`", "boolean `true`"). */
-function found(v) {
-  if (typeof v === "number" || typeof v === "bigint") {
-    return `${typeof v === "bigint" || Number.isInteger(v) ? "integer" : "floating point"} \`${v}\``;
-  }
-  if (typeof v === "boolean") return `boolean \`${v}\``;
-  if (v === null || v === undefined) return "null";
-  return Array.isArray(v) ? "sequence" : "map";
-}
-
 /**
  * The error the module reported for its last call, naming the argument and field. `parts` are the
  * call's JSON arguments: `[argName, json]`, `json` as `writeJson` returned it (with `what`: 0 a
@@ -425,19 +415,13 @@ function found(v) {
  */
 function failure(...parts) {
   const kind = R.error_kind();
-  let message = R.error_message();
+  const message = R.error_message();
   const column = R.error_column();
   let [arg, json] = parts[R.error_part()] ?? parts[0];
   let field = R.error_field();
   if (column > 0 && json !== undefined) {
     const m = markAt(json.marks, column);
     field = m === null ? "" : m[2];
-    // The reader says only "expected value" where a kind's name (a string) was something else.
-    if (message === "expected value" && m !== null) {
-      let v = json.value;
-      for (const k of m[3]) v = v?.[k];
-      if (typeof v !== "string") message = `invalid type: ${found(v)}, expected a string (a name)`;
-    }
     const k = m === null ? -1 : culprit(json.what, json.value, m[3]);
     if (k >= 0) field = `${field}[${k}]`;
   } else if (field === "scope" || field.startsWith("scope.") || field.startsWith("scope[")) arg = "options";
