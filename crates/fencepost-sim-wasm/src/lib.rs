@@ -363,6 +363,21 @@ pub fn run_scenario(
     adopt(made, |st| &mut st.runs)
 }
 
+/// The most bytes of the module's memory an object could take, which the package checks is left
+/// before it makes one: `what` 0 a recorded run stopped at `n` events, 1 a recorded trace of `n`
+/// events, 2 a sweep whose runs stop at `n` events, 3 a search of at most `n` states.
+#[wasm_bindgen]
+pub fn memory_bound(what: u32, n: f64) -> f64 {
+    let n = n as u64;
+    let bytes = match what {
+        0 => fencepost_sim::engine::run_bytes(n as usize, true),
+        1 => fencepost_sim::engine::trace_bytes(n),
+        2 => fencepost_sim::sweep::sweep_bytes(n as usize),
+        _ => fencepost_sim::explore::search_bytes(n),
+    };
+    bytes as f64
+}
+
 /// Frees run `i`.
 #[wasm_bindgen]
 pub fn run_drop(i: u32) {

@@ -163,6 +163,14 @@ impl Progress {
     }
 }
 
+/// Most bytes of memory a sweep whose runs stop at `max_events` events can take from the
+/// WebAssembly module's allocator: one run at a time, unrecorded (see
+/// [`crate::engine::run_bytes`]), and 4 MiB for its report, with up to 10,000 violating seeds
+/// kept per mode (about 40 bytes each, and their vectors' growth), and its source.
+pub fn sweep_bytes(max_events: usize) -> u64 {
+    crate::engine::run_bytes(max_events, false) + (4 << 20)
+}
+
 /// A seed sweep that advances in slices.
 #[derive(Clone, Debug)]
 pub struct Sweep {

@@ -80,10 +80,10 @@ const ready = loader.ready;
 // The module's memory ends at 4 GiB, and an allocation that fails there aborts the instance: every
 // later call would throw. So the package refuses, before it starts, a run, sweep or search that
 // could take more than is left, with a RangeError that says to free() objects no longer needed.
-// It counts, for every live object, the most bytes it could take (a bound, not a measurement: see
-// `run_bytes`, `trace_bytes` and `search_bytes` in crates/fencepost-sim, which these functions
-// follow with the sizes of the module's types; crates/fencepost-sim/tests/wasm_determinism.rs
-// checks the sizes and the results). Live objects may hold at most MEMORY_CAP bytes between them;
+// It counts, for every live object, the most bytes it could take, as the simulator computes them
+// (a bound, not a measurement: `run_bytes`, `trace_bytes`, `sweep_bytes` and `search_bytes` in
+// crates/fencepost-sim, through the module's `memory_bound`; crates/fencepost-sim/tests checks
+// them against what runs and searches allocate). Live objects may hold at most MEMORY_CAP bytes between them;
 // and what the memory has already grown to (it never shrinks), plus what live sweeps and
 // unfinished searches could still take, must stay below MEMORY_END.
 
@@ -94,69 +94,33 @@ const MEMORY_CAP = 3072 * MIB;
 const SEARCH_SHARE = 2048 * MIB;
 /** Where the objects' memory must end: 4 GiB less room for arguments and values written out. */
 const MEMORY_END = 3840 * MIB;
-/** Sizes in the module: a search's frontier entry, a state's parent link, a vector; a message in
- * flight, a grant, a queued action, a held-back action, an event, an applied write. */
-const SIZE = { entry: 1296, meta: 32, vec: 12, msg: 56, grant: 16, queued: 40, action: 24, event: 80, write: 32 };
-/** Search frontier states per 64 KiB chunk. */
-const CHUNK = Math.floor(65536 / SIZE.entry);
-
-function pow2(x) {
-  let p = 16;
-  while (p < x) p *= 2;
-  return p;
-}
-
-/** Bytes a vector of up to `n` elements of `size` bytes takes while it doubles (`growth_bytes`). */
-function growth(n, size) {
-  let total = 0;
-  for (let cap = 1; ; cap *= 2) {
-    total += pow2(cap * size);
-    if (cap >= n) return total;
-  }
-}
 
 /** A recorded trace of `events` events (`trace_bytes`). */
 function traceBytes(events) {
-  return growth(events, SIZE.event) + growth(events, SIZE.write) + 2 * growth(events, 8) + 65536;
+  return W.memory_bound(1, events);
 }
 
-/** `runBytes(limit, true)` by limit: every run asks for it, mostly with the same limit or two. */
+/** `run_bytes(limit, true)` by limit: every run asks for it, mostly with the same limit or two. */
 const recordedRunBytes = new Map();
 
-/** A recorded run stopped at `maxEvents` events (remembered: the sum takes microseconds). */
+/** A recorded run stopped at `maxEvents` events, while it runs (`run_bytes`). */
 function recordedRun(maxEvents) {
   let bytes = recordedRunBytes.get(maxEvents);
   if (bytes === undefined) {
-    bytes = runBytes(maxEvents, true);
+    bytes = W.memory_bound(0, maxEvents);
     if (recordedRunBytes.size < 64) recordedRunBytes.set(maxEvents, bytes);
   }
   return bytes;
 }
 
-/** A run stopped at `maxEvents` events, while it runs (`run_bytes`). */
-function runBytes(maxEvents, record) {
-  const n = maxEvents + 16;
-  const q = 2 * n + 2 * 256 + 64 + 16;
-  const tables =
-    growth(n, SIZE.msg) + growth(n, SIZE.grant) + growth(n, 4) + growth(n, 8) + growth(q, SIZE.queued) + 8 * q * SIZE.action + 64 * 1024;
-  return tables + (record ? traceBytes(n) : growth(n, SIZE.write));
+/** A sweep whose runs stop at `maxEvents` events (`sweep_bytes`). */
+function sweepBytes(maxEvents) {
+  return W.memory_bound(2, maxEvents);
 }
 
 /** A search of at most `maxStates` states (`search_bytes`). */
 function searchBytes(maxStates) {
-  const n = Math.max(maxStates, 2);
-  const chunks = Math.floor(n / CHUNK) + 2;
-  let seen = 0;
-  for (let slots = 4096; ; slots *= 2) {
-    seen += slots * 8;
-    if (slots >= 2 * n) break;
-  }
-  return chunks * pow2(CHUNK * SIZE.entry) + growth(chunks, SIZE.vec) + growth(n, SIZE.meta) + seen + MIB;
-}
-
-/** A sweep whose runs stop at `maxEvents` events: one run at a time, unrecorded. */
-function sweepBytes(maxEvents) {
-  return runBytes(maxEvents, false) + 4 * MIB;
+  return W.memory_bound(3, maxStates);
 }
 
 /** The largest `n` from `lo` to `hi` with `fits(n)`, for a `fits` that holds up to some point. */
