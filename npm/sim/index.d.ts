@@ -16,9 +16,11 @@
 // The simulator's WebAssembly memory ends at 4 GiB. A run, sweep or search that could need more
 // than is left (live objects may hold 3 GiB between them, one search 2 GiB; the bound follows
 // from `maxEvents` or `maxStates`) is refused with a RangeError naming that option: `free()`
-// runs, sweeps and searches no longer needed, or ask for fewer events or states. Memory the
-// module has grown to is never given back to the system: freed objects' blocks are reused, but a
-// sweep or search as large as the limits allow may only fit in a fresh module.
+// runs, sweeps and searches no longer needed, or ask for fewer events or states. A history line,
+// or a piece of a log checkHistory reads (4,096 lines at a time), that could need more than is
+// left is refused the same way (naming `line` or `lines`). Memory the module has grown to is
+// never given back to the system: freed objects' blocks are reused, but a sweep or search as
+// large as the limits allow may only fit in a fresh module.
 
 // ---------------------------------------------------------------------------------------------
 // Scenarios.

@@ -4,7 +4,7 @@
 // instance keeps working afterwards. Its own process: the module's memory only ever grows.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Search, Sweep, run, search } from "fencepost/sim";
+import { HistoryChecker, Search, Sweep, checkHistory, run, search } from "fencepost/sim";
 
 const T40 = 2 ** 40;
 /** 64 workers renewing every millisecond: a run that reaches the 1,000,000-event limit. */
@@ -36,6 +36,37 @@ function storyStillHolds() {
   assert.deepEqual([rejected.token, rejected.detail.highest], [33n, 34n]);
   assert.equal(search("paused-worker", { fencing: false, maxStates: 100_000 }).counterexample.invariant, "I1");
 }
+
+test("history checks are counted and refused, not trapped, when the memory they may take is not left", () => {
+  // First in this file, while the memory has not grown: a sweep near the limit then leaves
+  // 26 MiB, and a 2-million-character line may need more.
+  const sweep = new Sweep("paused-worker", { seeds: 1, maxEvents: 2_800_000 });
+  const long = `{"t":1,"resource":"r","writer":"w","token":"${"x".repeat(2_000_000)}","result":"ok"}`;
+  refused(
+    () => checkHistory(`${long}\n`),
+    /^lines: checking a line of 2000061 characters could need up to \d+ MiB of the simulator's memory and \d+ MiB are left \(.*\): free\(\) those no longer needed$/,
+  );
+  const checker = new HistoryChecker();
+  refused(() => checker.check(long.slice(0, 1_000_000)), /^line: checking a line of 1000000 characters could need up to \d+ MiB/);
+  sweep.free();
+  // With the sweep gone both run; the long value is quoted short.
+  const report = checkHistory(`${long}\n${long}`);
+  assert.deepEqual(report.summary, { lines: 2, accepted: 0, rejected: 0, malformed: 2, token_regressions: 0, stale_owners: 0, resources: 0 });
+  assert.equal(report.malformed[1].line, 2);
+  assert.match(report.malformed[1].message, /^invalid type: string "x+…x+", expected u64 \(column 2000045\)$/);
+  assert.equal(checker.check(long.slice(0, 1_000_000)).malformed.line, 1);
+  // A checker's resources count as held (496 bytes each here): the largest sweep no longer fits
+  // beside 50,000 of them, and fits again once the checker is freed.
+  for (let k = 0; k < 50_000; k++) checker.check(`{"t":${k},"resource":"r${k}","writer":"w","token":1,"result":"ok"}`);
+  assert.equal(checker.summary.resources, 50_000);
+  refused(
+    () => new Sweep("paused-worker", { seeds: 1, maxEvents: 2_872_179 }),
+    /^options\.maxEvents: a sweep of runs of up to 2872179 events could need up to 3072 MiB .* \(live runs, sweeps, searches and history checkers hold up to 24 MiB of the 3072 MiB/,
+  );
+  checker.free();
+  new Sweep("paused-worker", { seeds: 1, maxEvents: 2_872_179 }).free();
+  storyStillHolds();
+});
 
 test("a search whose maxStates could need more than 2 GiB is refused, saying how many states fit", () => {
   for (const maxStates of [2_000_000, 1_483_150, 5_000_000, 6_000_000]) {
@@ -69,7 +100,7 @@ test("live objects hold at most 3 GiB between them: a new one that could pass th
   const sweep = new Sweep("paused-worker", { seeds: 1, maxEvents: 2_500_000 });
   refused(
     () => run(busy),
-    /^options\.maxEvents: a run of up to 1000000 events could need up to 1159 MiB of the simulator's memory and \d+ MiB are left \(live runs, sweeps and searches hold up to 2936 MiB of the 3072 MiB they may have, and the memory has grown to \d+ MiB\): free\(\) those no longer needed, or lower options\.maxEvents$/,
+    /^options\.maxEvents: a run of up to 1000000 events could need up to 1159 MiB of the simulator's memory and \d+ MiB are left \(live runs, sweeps, searches and history checkers hold up to 2936 MiB of the 3072 MiB they may have, and the memory has grown to \d+ MiB\): free\(\) those no longer needed, or lower options\.maxEvents$/,
   );
   refused(() => new Search(wide, wideOptions), /^options\.maxStates: a search of up to 1000000 states could need up to 1349 MiB .* free\(\) those no longer needed, or lower options\.maxStates$/);
   refused(() => new Sweep("paused-worker", { seeds: 1, maxEvents: 500_000 }), /^options\.maxEvents: a sweep of runs of up to 500000 events could need up to \d+ MiB/);

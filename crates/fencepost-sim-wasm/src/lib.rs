@@ -197,9 +197,8 @@ struct State {
     runs: Slots<Trace>,
     sweeps: Slots<Sweep>,
     searches: Slots<Search>,
-    checkers: Slots<HistoryChecker>,
-    /// The last report of [`history_check`], until it is read.
-    report: Option<HistoryReport>,
+    /// History checkers, each with the report [`history_feed`] adds to.
+    checkers: Slots<(HistoryChecker, HistoryReport)>,
 }
 
 impl State {
@@ -210,7 +209,6 @@ impl State {
             sweeps: Slots::new(),
             searches: Slots::new(),
             checkers: Slots::new(),
-            report: None,
         }
     }
 }
@@ -643,7 +641,10 @@ pub fn search_report(i: u32) -> Option<String> {
 /// A checker that has seen nothing.
 #[wasm_bindgen]
 pub fn history_new() -> u32 {
-    with(NONE, |st| st.checkers.add(HistoryChecker::new()))
+    with(NONE, |st| {
+        st.checkers
+            .add((HistoryChecker::new(), HistoryReport::default()))
+    })
 }
 
 /// Frees checker `i`.
@@ -662,12 +663,11 @@ struct LineJs {
 #[wasm_bindgen]
 pub fn history_line(i: u32, line: &str) -> Option<String> {
     with(None, |st| {
-        st.checkers.get(i).and_then(|c| {
-            let r = c.check_line(line.as_bytes());
-            to_js(&LineJs {
-                malformed: r.malformed,
-                findings: r.findings,
-            })
+        let (c, _) = st.checkers.get(i)?;
+        let r = c.check_line(line.as_bytes());
+        to_js(&LineJs {
+            malformed: r.malformed,
+            findings: r.findings,
         })
     })
 }
@@ -675,28 +675,54 @@ pub fn history_line(i: u32, line: &str) -> Option<String> {
 /// Checker `i`'s totals.
 #[wasm_bindgen]
 pub fn history_summary(i: u32) -> Option<String> {
-    with(None, |st| {
-        st.checkers.get(i).and_then(|c| to_js(c.summary()))
+    with(None, |st| to_js(st.checkers.get(i)?.0.summary()))
+}
+
+/// Most bytes checker `i` and its report hold (see `HistoryChecker::held_bytes`); 0 if there is
+/// no such checker.
+#[wasm_bindgen]
+pub fn history_held(i: u32) -> f64 {
+    with(0.0, |st| {
+        st.checkers
+            .get(i)
+            .map_or(0.0, |(c, r)| (c.held_bytes() + r.held_bytes()) as f64)
     })
 }
 
-/// Checks a whole history at once, keeping the first `keep` findings and malformed lines.
-/// Returns the report's summary as JSON text; the instance keeps the findings and malformed
-/// lines for [`history_more`] (so that no text of the whole report is needed at once).
+/// Most bytes checking `lines` lines of `bytes` bytes with checker `i` can take on top of what it
+/// holds (`history::line_bytes`).
 #[wasm_bindgen]
-pub fn history_check(text: &str, keep: u32) -> Option<String> {
-    let report = HistoryChecker::check_text(text, keep as usize);
-    with(None, |st| to_js(&st.report.insert(report).summary))
+pub fn history_need(i: u32, bytes: f64, lines: f64) -> f64 {
+    let report = with(0, |st| {
+        st.checkers.get(i).map_or(0, |(_, r)| r.held_bytes())
+    });
+    fencepost_sim::history::line_bytes(bytes as u64, lines as u64, report) as f64
 }
 
-/// Of the report [`history_check`] kept, `n` findings (`part` 0) or malformed lines (1) from
-/// `from`, as a JSON array (short or empty past the end); `part` 2 lets the report go.
+/// Checks the lines of `text` (a piece of a history ending with a newline, or its end) with
+/// checker `i`, adding to its report while it has fewer than `keep` findings and malformed lines
+/// each. False if there is no such checker.
 #[wasm_bindgen]
-pub fn history_more(part: u32, from: u32, n: u32) -> Option<String> {
-    with(None, |st| match part {
-        0 => to_js(slice(&st.report.as_ref()?.findings, from, n)),
-        1 => to_js(slice(&st.report.as_ref()?.malformed, from, n)),
-        _ => st.report.take().and(None),
+pub fn history_feed(i: u32, text: &str, keep: u32) -> bool {
+    with(false, |st| {
+        st.checkers
+            .get(i)
+            .map(|(c, r)| c.check_lines(text, keep as usize, r))
+            .is_some()
+    })
+}
+
+/// Of checker `i`'s report, `n` findings (`part` 0) or malformed lines (1) from `from`, as a JSON
+/// array (short or empty past the end).
+#[wasm_bindgen]
+pub fn history_more(i: u32, part: u32, from: u32, n: u32) -> Option<String> {
+    with(None, |st| {
+        let (_, r) = st.checkers.get(i)?;
+        if part == 0 {
+            to_js(slice(&r.findings, from, n))
+        } else {
+            to_js(slice(&r.malformed, from, n))
+        }
     })
 }
 

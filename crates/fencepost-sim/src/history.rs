@@ -39,7 +39,10 @@
 //! it accepted and the line that did, the newest owner (writer name, token, first line), and the
 //! 64-bit hashes of up to [`OWNERS_PER_TOKEN`] writers that wrote with the highest token (to order
 //! owners sharing a token; past that many the oldest is forgotten). Memory grows with the number
-//! of resources, never with the number of lines.
+//! of resources, never with the number of lines: [`HistoryChecker::held_bytes`] bounds it, and
+//! [`line_bytes`] what checking more lines can take on top (so a host with a hard memory limit,
+//! such as the WebAssembly package, can refuse work before it runs out). A malformed line's
+//! message is at most [`MAX_MESSAGE`] bytes, however long the line.
 
 use alloc::borrow::Cow;
 use alloc::collections::BTreeMap;
@@ -57,6 +60,53 @@ use crate::object::{Key, names, need, put};
 pub const MAX_NAME: usize = 256;
 /// Writers remembered per resource for its highest token.
 pub const OWNERS_PER_TOKEN: usize = 8;
+/// Longest message a malformed line is reported with, in bytes: a longer one (serde quotes the
+/// value it could not read, which can be most of the line) keeps its start and its end, joined by
+/// "…".
+pub const MAX_MESSAGE: usize = 240;
+
+/// Bytes one resource's entry takes besides its names: its state and its share of the map's
+/// nodes (a node holds 11 entries and is at least 5/11 full), on 32- and 64-bit targets.
+const ENTRY_BYTES: u64 = 448;
+/// The map's first nodes, before any share of them is counted per entry.
+const MAP_BYTES: u64 = 4096;
+
+/// Bytes a name of `len` bytes takes from an allocator that rounds up to powers of two of at least
+/// 16 (the WebAssembly module's; others take no more).
+const fn name_bytes(len: usize) -> u64 {
+    let len = if len < 16 { 16 } else { len };
+    len.next_power_of_two() as u64
+}
+
+/// Most bytes checking lines that take `bytes` bytes of text (`lines` of them) can take on top of
+/// what the checker and the report it adds to held before ([`HistoryChecker::held_bytes`],
+/// [`HistoryReport::held_bytes`]): a new resource per line, two findings and a malformed line per
+/// line for the report, a doubling of the report's vectors, and while a line is read, up to 32
+/// bytes per byte of it (a value quoted in an error message, escaped, three times over).
+pub fn line_bytes(bytes: u64, lines: u64, report_held: u64) -> u64 {
+    let per_line = ENTRY_BYTES
+        + 3 * name_bytes(MAX_NAME)
+        + 2 * (size_of::<Finding>() as u64 + 3 * name_bytes(MAX_NAME))
+        + size_of::<Malformed>() as u64
+        + name_bytes(MAX_MESSAGE);
+    32 * bytes + lines * per_line + 2 * report_held + MAP_BYTES
+}
+
+/// `message` cut to at most [`MAX_MESSAGE`] bytes: its start and its end around "…".
+fn shortened(message: String) -> String {
+    if message.len() <= MAX_MESSAGE {
+        return message;
+    }
+    let mut head = 120;
+    while !message.is_char_boundary(head) {
+        head -= 1;
+    }
+    let mut tail = message.len() - (MAX_MESSAGE - head - '…'.len_utf8());
+    while !message.is_char_boundary(tail) {
+        tail += 1;
+    }
+    format!("{}…{}", &message[..head], &message[tail..])
+}
 
 /// What a storage did with a write.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -335,6 +385,8 @@ fn name_hash(s: &str) -> u64 {
 pub struct HistoryChecker {
     resources: BTreeMap<String, ResourceState>,
     summary: Summary,
+    /// Bytes of the resources' entries and names (see [`HistoryChecker::held_bytes`]).
+    held: u64,
 }
 
 impl HistoryChecker {
@@ -348,13 +400,19 @@ impl HistoryChecker {
         &self.summary
     }
 
+    /// Most bytes the checker holds: its resources' entries and names, with names counted as an
+    /// allocator that rounds up to powers of two would take them.
+    pub const fn held_bytes(&self) -> u64 {
+        self.held + MAP_BYTES
+    }
+
     /// Counts a line the caller could not even hand over (too long, unreadable) as malformed.
     pub fn skip_line(&mut self, message: &str) -> Malformed {
         self.summary.lines += 1;
         self.summary.malformed += 1;
         Malformed {
             line: self.summary.lines,
-            message: message.to_string(),
+            message: shortened(message.to_string()),
         }
     }
 
@@ -371,7 +429,10 @@ impl HistoryChecker {
             Err(message) => {
                 self.summary.malformed += 1;
                 return LineReport {
-                    malformed: Some(Malformed { line: no, message }),
+                    malformed: Some(Malformed {
+                        line: no,
+                        message: shortened(message),
+                    }),
                     findings: Vec::new(),
                 };
             }
@@ -385,6 +446,8 @@ impl HistoryChecker {
         let hash = name_hash(&line.writer);
         let Some(st) = self.resources.get_mut(line.resource.as_ref()) else {
             self.summary.resources += 1;
+            self.held +=
+                ENTRY_BYTES + name_bytes(line.resource.len()) + 2 * name_bytes(line.writer.len());
             let mut owners = [0; OWNERS_PER_TOKEN];
             owners[0] = hash;
             self.resources.insert(
@@ -440,12 +503,16 @@ impl HistoryChecker {
                 } else {
                     // A second owner with the same token: it is now the newest.
                     st.remember(hash);
+                    self.held += name_bytes(line.writer.len());
+                    self.held -= name_bytes(st.newest_writer.len());
                     st.newest_writer = line.writer.into_owned();
                     st.newest_hash = hash;
                     st.newest_line = no;
                 }
             }
         } else {
+            self.held += 2 * name_bytes(line.writer.len());
+            self.held -= name_bytes(st.highest_writer.len()) + name_bytes(st.newest_writer.len());
             st.highest = line.token;
             st.highest_writer = line.writer.to_string();
             st.highest_line = no;
@@ -471,14 +538,18 @@ impl HistoryChecker {
 
     /// Checks a whole text at once, keeping at most `keep` findings and malformed lines each.
     pub fn check_text(text: &str, keep: usize) -> HistoryReport {
-        let mut c = HistoryChecker::new();
         let mut report = HistoryReport::default();
-        if text.is_empty() {
-            // No text, no lines (not one blank line).
-            return report;
-        }
-        for line in text.split('\n') {
-            let r = c.check_line(line.as_bytes());
+        HistoryChecker::new().check_lines(text, keep, &mut report);
+        report
+    }
+
+    /// Checks the lines of `text` (each ended by a newline, the last one perhaps not; no text, no
+    /// line), adding findings and malformed lines to `report` while it has fewer than `keep` of
+    /// each, and setting its summary: a text given in pieces that end with a newline is checked
+    /// as the whole text would be.
+    pub fn check_lines(&mut self, text: &str, keep: usize, report: &mut HistoryReport) {
+        for line in text.split_terminator('\n') {
+            let r = self.check_line(line.as_bytes());
             if let Some(m) = r.malformed
                 && report.malformed.len() < keep
             {
@@ -490,12 +561,7 @@ impl HistoryChecker {
                 }
             }
         }
-        // A text ending in a newline has no last line.
-        if text.ends_with('\n') {
-            c.summary.lines -= 1;
-        }
-        report.summary = c.summary;
-        report
+        report.summary = self.summary;
     }
 }
 
@@ -508,6 +574,18 @@ pub struct HistoryReport {
     pub findings: Vec<Finding>,
     /// The first malformed lines.
     pub malformed: Vec<Malformed>,
+}
+
+impl HistoryReport {
+    /// Most bytes the report holds: its vectors, and their names and messages counted as an
+    /// allocator that rounds up to powers of two would take them.
+    pub fn held_bytes(&self) -> u64 {
+        let findings = self.findings.capacity() as u64 * size_of::<Finding>() as u64
+            + self.findings.len() as u64 * 3 * name_bytes(MAX_NAME);
+        let malformed = self.malformed.capacity() as u64 * size_of::<Malformed>() as u64
+            + self.malformed.len() as u64 * name_bytes(MAX_MESSAGE);
+        findings + malformed
+    }
 }
 
 fn parse(bytes: &[u8]) -> Result<Line<'_>, String> {

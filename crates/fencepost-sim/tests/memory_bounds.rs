@@ -1,7 +1,9 @@
-//! The bounds the WebAssembly package reserves memory by (`run_bytes`, `search_bytes`) hold: the
-//! most bytes a run or search ever has allocated at once stays below them, for runs that hit
-//! their event limit with as many messages and writes per event as scenarios allow, and for
-//! searches stopped by their state limit.
+//! The bounds the WebAssembly package reserves memory by (`run_bytes`, `search_bytes`, the
+//! history checker's `held_bytes` and `line_bytes`) hold: the most bytes a run, search or check
+//! ever has allocated at once stays below them, for runs that hit their event limit with as many
+//! messages and writes per event as scenarios allow, for searches stopped by their state limit,
+//! and for write logs made to take as much as a line can (new resources with the longest names,
+//! findings with them, long malformed lines).
 //!
 //! A counting allocator measures; it counts what was asked for (the bounds count whole
 //! power-of-two blocks), so it checks that the tables grow no further than the bounds assume.
@@ -12,6 +14,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use fencepost_sim::engine::run_bytes;
 use fencepost_sim::explore::{Scope, Search, SearchOptions, search_bytes, world_of};
+use fencepost_sim::history::{HistoryChecker, HistoryReport, MAX_MESSAGE, line_bytes};
 use fencepost_sim::{RunOptions, Scenario, growth_bytes, preset, run_with};
 
 struct Counting;
@@ -135,4 +138,95 @@ fn searches_stay_within_search_bytes() {
             );
         }
     }
+}
+
+/// A write log line.
+fn write_line(t: u64, resource: &str, writer: &str, token: u64) -> String {
+    format!(
+        r#"{{"t":{t},"resource":"{resource}","writer":"{writer}","token":{token},"result":"ok"}}"#
+    )
+}
+
+/// Checks `text` in pieces of `lines` lines with one checker and report, asserting for each piece
+/// that the most bytes live while it is checked stay within what the checker and report held
+/// before plus `line_bytes`, and that what they hold after stays within their `held_bytes`.
+fn check_in_pieces(text: &str, lines: usize, keep: usize) -> HistoryReport {
+    let _one = ONE.lock().unwrap();
+    let all: Vec<&str> = text.split_inclusive('\n').collect();
+    let pieces: Vec<String> = all.chunks(lines).map(|p| p.concat()).collect();
+    let start = LIVE.load(Ordering::SeqCst);
+    let mut report = HistoryReport::default();
+    let mut checker = HistoryChecker::new();
+    for piece in &pieces {
+        let held = checker.held_bytes() + report.held_bytes();
+        let bound = held + line_bytes(piece.len() as u64, lines as u64, report.held_bytes());
+        let base = LIVE.load(Ordering::SeqCst);
+        let (peak, ()) = peak(|| checker.check_lines(piece, keep, &mut report));
+        let live = (base + peak - start) as u64;
+        assert!(live <= bound, "{live} bytes live, bound {bound}");
+        let after = (LIVE.load(Ordering::SeqCst) - start) as u64;
+        let held = checker.held_bytes() + report.held_bytes();
+        assert!(after <= held, "{after} bytes held, bound {held}");
+    }
+    report
+}
+
+/// A name of 80 three-byte characters and a number: 246 bytes.
+fn long(c: char, i: u64) -> String {
+    let mut s: String = core::iter::repeat_n(c, 80).collect();
+    s.push_str(&format!("{i:06}"));
+    s
+}
+
+#[test]
+fn a_history_check_stays_within_its_bounds() {
+    // New resources with short names, in order and out of order (the map's nodes).
+    let ordered: String = (0..20_000u64)
+        .map(|i| write_line(i, &format!("{i:06}"), "w", 1) + "\n")
+        .collect();
+    let r = check_in_pieces(&ordered, 4096, 100);
+    assert_eq!(r.summary.resources, 20_000);
+    let shuffled: String = (0..20_000u64)
+        .map(|i| write_line(i, &format!("{:06}", i * 7919 % 20_000), "w", 1) + "\n")
+        .collect();
+    check_in_pieces(&shuffled, 1000, 100);
+    // The longest names, of three-byte characters: each line a new resource or a new owner.
+    let names: String = (0..5_000u64)
+        .flat_map(|i| {
+            [
+                write_line(i, &long('\u{4e16}', i), &long('\u{4e17}', i), 10),
+                write_line(i, &long('\u{4e16}', i), &long('\u{4e18}', i), 11),
+            ]
+        })
+        .map(|l| l + "\n")
+        .collect();
+    check_in_pieces(&names, 512, 100);
+    // Findings with the longest names, all kept, then stale writes past what is kept.
+    let mut stale = write_line(0, &long('\u{4e16}', 0), &long('\u{4e17}', 0), 100) + "\n";
+    for i in 1..6_000u64 {
+        stale += &(write_line(i, &long('\u{4e16}', 0), &long('\u{4e19}', i), 50) + "\n");
+    }
+    let r = check_in_pieces(&stale, 700, 10_000);
+    assert_eq!(r.findings.len(), 10_000);
+    // Malformed lines quoting a long value of control characters (escaped twice over), kept.
+    let value: String = core::iter::repeat_n(r"\u0001", 100_000).collect();
+    let bad: String = (0..40u64)
+        .map(|i| {
+            format!(r#"{{"t":{i},"resource":"r","writer":"w","token":"{value}","result":"ok"}}"#)
+                + "\n"
+        })
+        .collect();
+    let r = check_in_pieces(&bad, 7, 100);
+    assert_eq!(r.malformed.len(), 40);
+    let m = &r.malformed[0].message;
+    assert!(
+        m.len() <= MAX_MESSAGE && m.len() > MAX_MESSAGE - 4,
+        "{}",
+        m.len()
+    );
+    assert!(m.starts_with(r#"invalid type: string "\u{1}\u{1}"#), "{m}");
+    assert!(
+        m.ends_with(r#"\u{1}", expected u64 (column 600045)"#),
+        "{m}"
+    );
 }

@@ -157,12 +157,12 @@ function mib(bytes) {
 }
 
 /** Refuses to make an object that could need `bytes` bytes when they may not be left. */
-function room(argName, what, bytes) {
+function room(argName, what, bytes, lower = argName) {
   const used = X.memory.buffer.byteLength;
   const left = Math.min(MEMORY_CAP - held, MEMORY_END - used - growing);
   if (bytes > left) {
     throw new RangeError(
-      `${argName}: ${what} could need up to ${mib(bytes)} MiB of the simulator's memory and ${Math.max(0, Math.floor(left / MIB))} MiB are left (live runs, sweeps and searches hold up to ${mib(held)} MiB of the ${mib(MEMORY_CAP)} MiB they may have, and the memory has grown to ${mib(used)} MiB): free() those no longer needed, or lower ${argName}`,
+      `${argName}: ${what} could need up to ${mib(bytes)} MiB of the simulator's memory and ${Math.max(0, Math.floor(left / MIB))} MiB are left (live runs, sweeps, searches and history checkers hold up to ${mib(held)} MiB of the ${mib(MEMORY_CAP)} MiB they may have, and the memory has grown to ${mib(used)} MiB): free() those no longer needed${lower === null ? "" : `, or lower ${lower}`}`,
     );
   }
 }
@@ -934,7 +934,31 @@ export function search(scenario, options) {
 // The history checker.
 
 const checkers =
-  typeof FinalizationRegistry === "function" ? new FinalizationRegistry((i) => W.history_drop(i)) : null;
+  typeof FinalizationRegistry === "function"
+    ? new FinalizationRegistry((i) => {
+        W.history_drop(i);
+        release(`h${i}`);
+      })
+    : null;
+
+/**
+ * Checks `text` (whole lines, `lines` of them) with checker `i`, keeping `keep` findings and
+ * malformed lines, once the memory it may take is known to be left; then counts what the checker
+ * holds.
+ */
+function feed(argName, i, text, lines, keep) {
+  // The text is copied in as UTF-8 (up to 3 bytes a character), then read line by line.
+  const bytes = 3 * text.length;
+  const what = `checking ${lines === 1 ? "a line" : `${lines} lines`} of ${text.length} characters`;
+  room(argName, what, bytes + W.history_need(i, bytes, lines), null);
+  R.history_feed(i, text, keep);
+  release(`h${i}`);
+  hold(`h${i}`, W.history_held(i), false);
+}
+
+/** Lines per piece of a whole history checked at once (and at most HISTORY_PIECE characters). */
+const HISTORY_LINES = 4096;
+const HISTORY_PIECE = 1 << 20;
 
 /**
  * Checks a real storage's write log, one JSON object per line
@@ -962,7 +986,12 @@ export class HistoryChecker {
     const i = this.#live();
     text("line", line, MAX_STRING);
     if (line.includes("\n")) throw new RangeError("line must be one line, without a newline");
-    return out(R.history_line(i, line));
+    const bytes = 3 * line.length;
+    room("line", `checking a line of ${line.length} characters`, bytes + W.history_need(i, bytes, 1), null);
+    const report = out(R.history_line(i, line));
+    release(`h${i}`);
+    hold(`h${i}`, W.history_held(i), false);
+    return report;
   }
 
   /** Totals so far: lines, accepted, rejected, malformed, token regressions, stale owners. */
@@ -973,6 +1002,7 @@ export class HistoryChecker {
   free() {
     if (this.#i >= 0) {
       W.history_drop(this.#i);
+      release(`h${this.#i}`);
       checkers?.unregister(this);
       this.#i = -1;
     }
@@ -1001,15 +1031,30 @@ export function checkHistory(lines, options) {
   }
   const o = checkOptions("options", options, HISTORY_KEYS);
   const keep = o.keep === undefined ? 100 : count("options.keep", o.keep, 0, 1_000_000);
-  const summary = out(R.history_check(history, keep));
+  const i = W.history_new() >>> 0;
+  if (i === NONE) throw new RangeError("checkHistory: the module holds too many checkers");
   try {
+    // In pieces of whole lines: only a piece is copied into the module at a time, and the memory
+    // a piece may take is checked before it is read.
+    for (let at = 0; at < history.length; ) {
+      let end = at;
+      let lines = 0;
+      while (end < history.length && lines < HISTORY_LINES && end - at < HISTORY_PIECE) {
+        const nl = history.indexOf("\n", end);
+        end = nl < 0 ? history.length : nl + 1;
+        lines++;
+      }
+      feed("lines", i, history.slice(at, end), lines, keep);
+      at = end;
+    }
     return {
-      summary,
-      findings: pieces((from) => R.history_more(0, from, TRACE_PIECE)),
-      malformed: pieces((from) => R.history_more(1, from, TRACE_PIECE)),
+      summary: out(R.history_summary(i)),
+      findings: pieces((from) => R.history_more(i, 0, from, TRACE_PIECE)),
+      malformed: pieces((from) => R.history_more(i, 1, from, TRACE_PIECE)),
     };
   } finally {
-    R.history_more(2, 0, 0);
+    W.history_drop(i);
+    release(`h${i}`);
   }
 }
 
