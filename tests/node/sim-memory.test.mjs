@@ -134,3 +134,13 @@ test("runs at the event limit kept alive: the next one is refused, not a trap, a
   again.free();
   storyStillHolds();
 });
+
+test("a finished run is counted at what its trace keeps, not at what a run of its length may take", () => {
+  // 40,000 short runs alive at once: counted at their bound while running (about 86 KB each),
+  // they would pass 3 GiB; their traces keep a few kilobytes each.
+  const kept = [];
+  for (let k = 0; k < 40_000; k++) kept.push(run("paused-worker"));
+  assert.equal(kept[39_999].trace.events.find((e) => e.kind === "write_rejected").token, 33n);
+  for (const r of kept) r.free();
+  storyStillHolds();
+});

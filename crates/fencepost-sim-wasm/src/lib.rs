@@ -362,18 +362,25 @@ pub fn run_scenario(
 }
 
 /// The most bytes of the module's memory an object could take, which the package checks is left
-/// before it makes one: `what` 0 a recorded run stopped at `n` events, 1 a recorded trace of `n`
-/// events, 2 a sweep whose runs stop at `n` events, 3 a search of at most `n` states.
+/// before it makes one: `what` 0 a recorded run stopped at `n` events, 1 a sweep whose runs stop
+/// at `n` events, 2 a search of at most `n` states.
 #[wasm_bindgen]
 pub fn memory_bound(what: u32, n: f64) -> f64 {
     let n = n as u64;
     let bytes = match what {
         0 => fencepost_sim::engine::run_bytes(n as usize, true),
-        1 => fencepost_sim::engine::trace_bytes(n),
-        2 => fencepost_sim::sweep::sweep_bytes(n as usize),
+        1 => fencepost_sim::sweep::sweep_bytes(n as usize),
         _ => fencepost_sim::explore::search_bytes(n),
     };
     bytes as f64
+}
+
+/// Most bytes run `i`'s trace holds (`Trace::held_bytes`); 0 if there is no such run.
+#[wasm_bindgen]
+pub fn run_held(i: u32) -> f64 {
+    with(0.0, |st| {
+        st.runs.get(i).map_or(0.0, |t| t.held_bytes() as f64)
+    })
 }
 
 /// Frees run `i`.

@@ -71,11 +71,9 @@ const ENTRY_BYTES: u64 = 448;
 /// The map's first nodes, before any share of them is counted per entry.
 const MAP_BYTES: u64 = 4096;
 
-/// Bytes a name of `len` bytes takes from an allocator that rounds up to powers of two of at least
-/// 16 (the WebAssembly module's; others take no more).
-const fn name_bytes(len: usize) -> u64 {
-    let len = if len < 16 { 16 } else { len };
-    len.next_power_of_two() as u64
+/// Bytes a name of `len` bytes takes from the WebAssembly module's allocator.
+fn name_bytes(len: usize) -> u64 {
+    crate::block_bytes(len as u64)
 }
 
 /// Most bytes checking lines that take `bytes` bytes of text (`lines` of them) can take on top of

@@ -65,16 +65,25 @@ pub fn strip_json_position(msg: &mut alloc::string::String) -> bool {
     }
 }
 
+/// Bytes a block of `bytes` bytes takes from the WebAssembly module's allocator: a power of two of
+/// at least 16 (none for no bytes; other allocators take no more).
+pub fn block_bytes(bytes: u64) -> u64 {
+    match bytes {
+        0 => 0,
+        b => b.max(16).checked_next_power_of_two().unwrap_or(u64::MAX),
+    }
+}
+
 /// Most bytes a vector of up to `n` elements of `size` bytes can take from the WebAssembly
 /// module's allocator while it grows by doubling: every block of its growth (capacities 1, 2, 4,
-/// ... up to the first power of two at or above `n`), each rounded up to a power of two of at
-/// least 16 bytes as that allocator does, counted as if none were ever given back for reuse.
+/// ... up to the first power of two at or above `n`), each rounded up as [`block_bytes`] says,
+/// counted as if none were ever given back for reuse.
 pub fn growth_bytes(n: u64, size: usize) -> u64 {
     let mut total = 0u64;
     let mut cap = 1u64;
     loop {
         let block = cap.saturating_mul(size as u64).max(16);
-        total = total.saturating_add(block.checked_next_power_of_two().unwrap_or(u64::MAX));
+        total = total.saturating_add(block_bytes(block));
         if cap >= n {
             return total;
         }

@@ -409,6 +409,36 @@ impl Trace {
         self.name(Actor::Worker(i))
     }
 
+    /// Most bytes this trace holds from the WebAssembly module's allocator (see
+    /// [`crate::block_bytes`]): its events, document, names and verdict. Unlike [`trace_bytes`]
+    /// (what a run may take while it records), what a finished trace keeps.
+    ///
+    /// [`trace_bytes`]: crate::engine::trace_bytes
+    pub fn held_bytes(&self) -> u64 {
+        use crate::block_bytes as b;
+        use core::mem::size_of;
+        let vec = |cap: usize, size: usize| b((cap * size) as u64);
+        vec(self.events.capacity(), size_of::<Event>())
+            + vec(self.document.capacity(), size_of::<AppliedWrite>())
+            + vec(self.workers.capacity(), size_of::<String>())
+            + self
+                .workers
+                .iter()
+                .map(|w| b(w.capacity() as u64))
+                .sum::<u64>()
+            + b(self.scenario.capacity() as u64)
+            + vec(
+                self.verdict.violations.capacity(),
+                size_of::<crate::Violation>(),
+            )
+            + self
+                .verdict
+                .violations
+                .iter()
+                .map(|v| b(v.because.capacity() as u64))
+                .sum::<u64>()
+    }
+
     /// The trace, verdict and document as JSON (compact, deterministic).
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).unwrap_or_default()

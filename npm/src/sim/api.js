@@ -78,14 +78,15 @@ const ready = loader.ready;
 // Memory.
 //
 // The module's memory ends at 4 GiB, and an allocation that fails there aborts the instance: every
-// later call would throw. So the package refuses, before it starts, a run, sweep or search that
-// could take more than is left, with a RangeError that says to free() objects no longer needed.
-// It counts, for every live object, the most bytes it could take, as the simulator computes them
-// (a bound, not a measurement: `run_bytes`, `trace_bytes`, `sweep_bytes` and `search_bytes` in
-// crates/fencepost-sim, through the module's `memory_bound`; crates/fencepost-sim/tests checks
-// them against what runs and searches allocate). Live objects may hold at most MEMORY_CAP bytes between them;
-// and what the memory has already grown to (it never shrinks), plus what live sweeps and
-// unfinished searches could still take, must stay below MEMORY_END.
+// later call would throw. So the package refuses, before it starts, a run, sweep, search or history
+// check that could take more than is left, with a RangeError that says to free() objects no
+// longer needed. The bounds are the simulator's own (`run_bytes`, `sweep_bytes`, `search_bytes`
+// and the history checker's `line_bytes`, through the module; crates/fencepost-sim/tests checks
+// them against what runs, searches and checks allocate), and so is what a live object is counted
+// at once it is made: a finished run's `held_bytes`, a checker's `held_bytes` after each line.
+// Live objects may hold at most MEMORY_CAP bytes between them; and what the memory has already
+// grown to (it never shrinks), plus what live sweeps and unfinished searches could still take,
+// must stay below MEMORY_END.
 
 const MIB = 2 ** 20;
 /** Most bytes live runs, sweeps and searches may hold between them. */
@@ -94,11 +95,6 @@ const MEMORY_CAP = 3072 * MIB;
 const SEARCH_SHARE = 2048 * MIB;
 /** Where the objects' memory must end: 4 GiB less room for arguments and values written out. */
 const MEMORY_END = 3840 * MIB;
-
-/** A recorded trace of `events` events (`trace_bytes`). */
-function traceBytes(events) {
-  return W.memory_bound(1, events);
-}
 
 /** `run_bytes(limit, true)` by limit: every run asks for it, mostly with the same limit or two. */
 const recordedRunBytes = new Map();
@@ -115,12 +111,12 @@ function recordedRun(maxEvents) {
 
 /** A sweep whose runs stop at `maxEvents` events (`sweep_bytes`). */
 function sweepBytes(maxEvents) {
-  return W.memory_bound(2, maxEvents);
+  return W.memory_bound(1, maxEvents);
 }
 
 /** A search of at most `maxStates` states (`search_bytes`). */
 function searchBytes(maxStates) {
-  return W.memory_bound(3, maxStates);
+  return W.memory_bound(2, maxStates);
 }
 
 /** The largest `n` from `lo` to `hi` with `fits(n)`, for a `fits` that holds up to some point. */
@@ -598,7 +594,7 @@ export class SimRun {
     const r = new SimRun(TOKEN);
     r.#i = i;
     r.#events = W.run_events(i);
-    hold(`r${i}`, traceBytes(r.#events), false);
+    hold(`r${i}`, W.run_held(i), false);
     runs?.register(r, i, r);
     return r;
   }
