@@ -94,19 +94,61 @@ function textAt(at, n) {
   return decoder.decode(memory().subarray(at, at + (n >>> 0)));
 }
 
+// What a call has to say beyond its return value it leaves in one record of the module's memory
+// (`Out` in crates/fencepost-wasm/src/lib.rs), read right after the call: its fields, by byte
+// offset (little-endian).
+const TOKEN = 0;
+const TOKEN2 = 8;
+const TOKEN3 = 16;
+const TIME = 24;
+const TIME2 = 32;
+const TIME3 = 40;
+const DEPTH = 48;
+const ERROR = 52;
+const DETAIL = 56;
+const HOLDER = 60;
+const NAME = 68;
+const OUTPUT = 76;
+
+/** A view of the record of the last result (made again for each read: a call may move the memory). */
+function record() {
+  return new DataView(W.memory.buffer, W.out() >>> 0, 80);
+}
+
+/** A token (a bigint) of the last result. */
+function outToken(at) {
+  return record().getBigUint64(at, true);
+}
+
+/** A time (or count) of the last result. */
+function outTime(at) {
+  return record().getFloat64(at, true);
+}
+
+/** A 32-bit field of the last result. */
+function outU32(at) {
+  return record().getUint32(at, true);
+}
+
+/** The text at `at` (an address and a length) of the last result: its holder or lock name. */
+function outText(at) {
+  const o = record();
+  return textAt(o.getUint32(at, true), o.getUint32(at + 4, true));
+}
+
 /** The holder of the last result. */
 function outHolder() {
-  return textAt(W.out_holder(), W.out_holder_len());
+  return outText(HOLDER);
 }
 
 /** The lock name of the last result. */
 function outName() {
-  return textAt(W.out_name(), W.out_name_len());
+  return outText(NAME);
 }
 
 /** A copy of the first `n` bytes of the output area. */
 function outBytes(n) {
-  const at = W.output() >>> 0;
+  const at = outU32(OUTPUT);
   return memory().slice(at, at + (n >>> 0));
 }
 
@@ -249,8 +291,8 @@ const SNAPSHOT_FIELDS = [
 ];
 
 function coreMessage() {
-  const code = raw.last_error();
-  const d = raw.last_error_detail();
+  const code = outU32(ERROR);
+  const d = outU32(DETAIL);
   switch (code) {
     case 1: return "token is empty";
     case 2: return `token contains whitespace at byte ${d}`;
@@ -406,7 +448,7 @@ function toBase64(b) {
 /** Why a restore made nothing: the options (config codes 30 to 33) or the snapshot. */
 function restored(i) {
   if (i >>> 0 !== NONE) return i;
-  const code = raw.last_error();
+  const code = outU32(ERROR);
   throw new RangeError(`${code >= 30 && code <= 33 ? "options" : "snapshot"}: ${coreMessage()}`);
 }
 
@@ -427,13 +469,13 @@ function time(t) {
 function acquired(code) {
   switch (code) {
     case 0:
-      return { ok: true, token: raw.out_token(), expiresAt: time(raw.out_time()) };
+      return { ok: true, token: outToken(TOKEN), expiresAt: time(outTime(TIME)) };
     case 1:
-      return { ok: false, reason: "held", holder: outHolder(), until: time(raw.out_time()) };
+      return { ok: false, reason: "held", holder: outHolder(), until: time(outTime(TIME)) };
     case 2:
-      return { ok: false, reason: "lockDelay", until: time(raw.out_time()) };
+      return { ok: false, reason: "lockDelay", until: time(outTime(TIME)) };
     case 3:
-      return { ok: false, reason: "reentryLimit", max: raw.out_depth() };
+      return { ok: false, reason: "reentryLimit", max: outU32(DEPTH) };
     case 4:
       return EXHAUSTED;
     case 5:
@@ -444,26 +486,26 @@ function acquired(code) {
 }
 
 function renewed(code) {
-  return code === 0 ? { ok: true, token: raw.out_token(), expiresAt: time(raw.out_time()) } : LOST;
+  return code === 0 ? { ok: true, token: outToken(TOKEN), expiresAt: time(outTime(TIME)) } : LOST;
 }
 
 function released(code) {
-  return code === 0 ? { ok: true, depth: raw.out_depth() } : LOST;
+  return code === 0 ? { ok: true, depth: outU32(DEPTH) } : LOST;
 }
 
 function expired(code) {
   if (code === 0) return null;
-  return { holder: outHolder(), token: raw.out_token(), at: time(raw.out_time()), freeAt: time(raw.out_time2()) };
+  return { holder: outHolder(), token: outToken(TOKEN), at: time(outTime(TIME)), freeAt: time(outTime(TIME2)) };
 }
 
 function leaseOf(code) {
   if (code === 0) return null;
   return {
     holder: outHolder(),
-    token: raw.out_token(),
-    grantedAt: time(raw.out_time2()),
-    expiresAt: time(raw.out_time()),
-    depth: raw.out_depth(),
+    token: outToken(TOKEN),
+    grantedAt: time(outTime(TIME2)),
+    expiresAt: time(outTime(TIME)),
+    depth: outU32(DEPTH),
   };
 }
 
@@ -536,32 +578,32 @@ export class LeaseAuthority {
 
   get nextToken() {
     this.#state();
-    return orNull(raw.out_token());
+    return orNull(outToken(TOKEN));
   }
 
   get lastIssued() {
     this.#state();
-    return orNull(raw.out_token2());
+    return orNull(outToken(TOKEN2));
   }
 
   get reservedThrough() {
     this.#state();
-    return raw.out_token3();
+    return outToken(TOKEN3);
   }
 
   get freeAt() {
     this.#state();
-    return time(raw.out_time());
+    return time(outTime(TIME));
   }
 
   get latestNow() {
     this.#state();
-    return time(raw.out_time2());
+    return time(outTime(TIME2));
   }
 
   get clamps() {
     this.#state();
-    return raw.out_time3();
+    return outTime(TIME3);
   }
 
   snapshot() {
@@ -651,9 +693,9 @@ export class LockTable {
       out.push({
         lock: outName(),
         holder: outHolder(),
-        token: raw.out_token(),
-        at: time(raw.out_time()),
-        freeAt: time(raw.out_time2()),
+        token: outToken(TOKEN),
+        at: time(outTime(TIME)),
+        freeAt: time(outTime(TIME2)),
       });
     }
     return out;
@@ -666,32 +708,32 @@ export class LockTable {
 
   get size() {
     this.#state();
-    return raw.out_depth();
+    return outU32(DEPTH);
   }
 
   get nextToken() {
     this.#state();
-    return orNull(raw.out_token());
+    return orNull(outToken(TOKEN));
   }
 
   get lastIssued() {
     this.#state();
-    return orNull(raw.out_token2());
+    return orNull(outToken(TOKEN2));
   }
 
   get reservedThrough() {
     this.#state();
-    return raw.out_token3();
+    return outToken(TOKEN3);
   }
 
   get latestNow() {
     this.#state();
-    return time(raw.out_time2());
+    return time(outTime(TIME2));
   }
 
   get clamps() {
     this.#state();
-    return raw.out_time3();
+    return outTime(TIME3);
   }
 
   snapshot() {
@@ -912,7 +954,7 @@ export class FencedResource {
     if (typeof apply !== "function") throw new TypeError(`apply must be a function, got ${describe(apply)}`);
     switch (raw.resource_write(this.#live(), token, id)) {
       case 0: {
-        const slot = raw.out_depth();
+        const slot = outU32(DEPTH);
         this.#outcomes.delete((slot - LEDGER_CAPACITY) >>> 0);
         // Marked until apply returns: a write of the same operation from inside apply finds it.
         this.#outcomes.set(slot, APPLYING);
@@ -927,7 +969,7 @@ export class FencedResource {
         return { ok: true, applied: true, outcome };
       }
       case 1: {
-        const first = this.#outcomes.get(raw.out_depth());
+        const first = this.#outcomes.get(outU32(DEPTH));
         if (first === APPLYING) {
           throw new TypeError(`op ${id} is still being applied: its apply called write for the same operation`);
         }
@@ -936,7 +978,7 @@ export class FencedResource {
         return { ok: true, applied: false, outcome: first.outcome };
       }
       case 2:
-        return { ok: false, reason: "stale", presented: token, highest: raw.out_token() };
+        return { ok: false, reason: "stale", presented: token, highest: outToken(TOKEN) };
       default:
         return { ok: false, reason: "invalid", presented: token };
     }
@@ -944,13 +986,13 @@ export class FencedResource {
 
   get highest() {
     raw.resource_state(this.#live());
-    return orNull(raw.out_token());
+    return orNull(outToken(TOKEN));
   }
 
   /** Operations the ledger remembers (at most `capacity`). */
   get size() {
     raw.resource_state(this.#live());
-    return raw.out_depth();
+    return outU32(DEPTH);
   }
 
   get capacity() {
@@ -996,7 +1038,7 @@ export class TokenSigner {
     const i = this.#live();
     const n = raw.signer_sign(i, put(name("lock", lock)), token("token", tok));
     if (n === 0) throw new RangeError(coreMessage());
-    return textAt(W.output(), n);
+    return textAt(outU32(OUTPUT), n);
   }
 
   /** Checks a signed header value for `lock`. */
@@ -1004,7 +1046,7 @@ export class TokenSigner {
     const i = this.#live();
     const t = raw.signer_verify(i, put(name("lock", lock), text("header", header, MAX_TEXT)), second);
     if (t !== 0n) return { ok: true, token: t };
-    if (raw.last_error() === 14) return FORGED;
+    if (outU32(ERROR) === 14) return FORGED;
     throw new RangeError(`header is not a signed token: ${coreMessage()}`);
   }
 

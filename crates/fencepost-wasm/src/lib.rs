@@ -10,9 +10,8 @@
 //! and is known to JavaScript by its index, so every export is a free function of plain values.
 //!
 //! Nothing here may trap the instance: every function returns, whatever it is given (an unknown
-//! index gets a harmless default). Results that do not fit in one return value are left in the
-//! `out_*` slots (errors in [`last_error`] and [`last_error_detail`]) for the caller to read right
-//! after the call.
+//! index gets a harmless default). Results that do not fit in one return value are left in one
+//! record in memory (see [`out`]; errors too) for the caller to read right after the call.
 //!
 //! Times cross as `f64` milliseconds (the JavaScript side only passes non-negative safe integers;
 //! a cast saturates anyway). Tokens cross as `u64` (a JavaScript `bigint`); `0` means "none".
@@ -139,20 +138,6 @@ fn fail(code: u32, detail: usize) -> u32 {
     LAST_ERROR.store(code, Ordering::Relaxed);
     LAST_DETAIL.store(u32::try_from(detail).unwrap_or(u32::MAX), Ordering::Relaxed);
     code
-}
-
-/// The code of the last error (only meaningful right after a call reported one).
-#[wasm_bindgen]
-#[inline(never)]
-pub fn last_error() -> u32 {
-    LAST_ERROR.load(Ordering::Relaxed)
-}
-
-/// The number that goes with the last error (a byte offset, a length, a field index ...).
-#[wasm_bindgen]
-#[inline(never)]
-pub fn last_error_detail() -> u32 {
-    LAST_DETAIL.load(Ordering::Relaxed)
 }
 
 #[inline(never)]
@@ -338,7 +323,7 @@ pub mod admit {
     pub const CURRENT: u32 = 3;
     /// Refused: the signature does not verify.
     pub const FORGED: u32 = 4;
-    /// Refused: the signed token could not be parsed (see `last_error`).
+    /// Refused: the signed token could not be parsed (see `error` in [`Out`]).
     pub const MALFORMED: u32 = 6;
     /// The index is not a guard (it was freed).
     pub const NO_GUARD: u32 = 8;
@@ -356,32 +341,53 @@ fn admission(a: Admission) -> u32 {
 
 /// Acquire codes.
 pub mod acquire {
-    /// Granted: `out_token`, `out_time` (expires at), `out_time2` (granted at), `out_depth`.
+    /// Granted: `token`, `time` (expires at), `time2` (granted at), `depth`.
     pub const GRANTED: u32 = 0;
-    /// Another holder has it: `out_holder`, `out_time` (until).
+    /// Another holder has it: `holder`, `time` (until).
     pub const HELD: u32 = 1;
-    /// In lock-delay after an expiry: `out_time` (until).
+    /// In lock-delay after an expiry: `time` (until).
     pub const LOCK_DELAY: u32 = 2;
-    /// Re-entered as deep as allowed: `out_depth` (the limit).
+    /// Re-entered as deep as allowed: `depth` (the limit).
     pub const REENTRY_LIMIT: u32 = 3;
     /// Every token was issued.
     pub const EXHAUSTED: u32 = 4;
-    /// The holder id (or lock name) is too long: see `last_error`.
+    /// The holder id (or lock name) is too long: see `error` in [`Out`].
     pub const BAD_NAME: u32 = 5;
     /// A refusal this build does not know.
     pub const OTHER: u32 = 6;
 }
 
 /// Results of the last call that has more to say than its return value, read by the caller right
-/// after it through the `out_*` functions (one set for the whole instance).
+/// after it from memory: [`out`] gives the address of this record (one for the whole instance),
+/// whose fields up to `name_len` sit at the byte offsets `npm/src/api.js` reads (little-endian).
+#[repr(C)]
 struct Out {
+    /// Offset 0: a token.
     token: u64,
+    /// Offset 8: a second token.
     token2: u64,
+    /// Offset 16: a third token.
     token3: u64,
-    time: u64,
-    time2: u64,
-    time3: u64,
+    /// Offset 24: a time (milliseconds).
+    time: f64,
+    /// Offset 32: a second time.
+    time2: f64,
+    /// Offset 40: a third time (or a count).
+    time3: f64,
+    /// Offset 48: a depth, limit or count.
     depth: u32,
+    /// Offset 52: the code of the last error (only meaningful right after a call reported one).
+    error: u32,
+    /// Offset 56: the number that goes with it (a byte offset, a length, a field index ...).
+    detail: u32,
+    /// Offsets 60 and 64: the address and length of `holder` (UTF-8).
+    holder_at: u32,
+    holder_len: u32,
+    /// Offsets 68 and 72: the address and length of `name` (UTF-8).
+    name_at: u32,
+    name_len: u32,
+    /// Offset 76: the address of the output area.
+    output_at: u32,
     holder: Name,
     name: Name,
 }
@@ -392,10 +398,17 @@ impl Out {
             token: 0,
             token2: 0,
             token3: 0,
-            time: 0,
-            time2: 0,
-            time3: 0,
+            time: 0.0,
+            time2: 0.0,
+            time3: 0.0,
             depth: 0,
+            error: 0,
+            detail: 0,
+            holder_at: 0,
+            holder_len: 0,
+            name_at: 0,
+            name_len: 0,
+            output_at: 0,
             holder: Name(Vec::new()),
             name: Name(Vec::new()),
         }
@@ -405,18 +418,18 @@ impl Out {
         match r {
             Ok(g) => {
                 self.token = g.token.get();
-                self.time = g.expires_at;
-                self.time2 = g.granted_at;
+                self.time = js_ms(g.expires_at);
+                self.time2 = js_ms(g.granted_at);
                 self.depth = g.depth;
                 acquire::GRANTED
             }
             Err(AcquireError::Held { holder, until }) => {
                 self.holder = holder;
-                self.time = until;
+                self.time = js_ms(until);
                 acquire::HELD
             }
             Err(AcquireError::LockDelay { until }) => {
-                self.time = until;
+                self.time = js_ms(until);
                 acquire::LOCK_DELAY
             }
             Err(AcquireError::ReentryLimit { max }) => {
@@ -428,19 +441,19 @@ impl Out {
         }
     }
 
-    /// 0: renewed (`out_token`, `out_time`); 1: lost.
+    /// 0: renewed (`token`, `time`); 1: lost.
     fn renewed(&mut self, r: Result<fencepost::Renewal, LeaseError>) -> u32 {
         match r {
             Ok(r) => {
                 self.token = r.token.get();
-                self.time = r.expires_at;
+                self.time = js_ms(r.expires_at);
                 0
             }
             Err(_) => 1,
         }
     }
 
-    /// 0: released (`out_depth`: remaining depth, 0 when free); 1: lost.
+    /// 0: released (`depth`: remaining depth, 0 when free); 1: lost.
     fn released(&mut self, r: Result<Released, LeaseError>) -> u32 {
         match r {
             Ok(Released::Free) => {
@@ -455,29 +468,29 @@ impl Out {
         }
     }
 
-    /// 1: an expiry (`out_holder`, `out_token`, `out_time` at, `out_time2` free at); 0: none.
+    /// 1: an expiry (`holder`, `token`, `time` at, `time2` free at); 0: none.
     fn expired(&mut self, e: Option<&Expired<Name>>) -> u32 {
         match e {
             Some(e) => {
                 self.holder.clone_from(&e.holder);
                 self.token = e.token.get();
-                self.time = e.at;
-                self.time2 = e.free_at;
+                self.time = js_ms(e.at);
+                self.time2 = js_ms(e.free_at);
                 1
             }
             None => 0,
         }
     }
 
-    /// 1: a live lease (`out_holder`, `out_token`, `out_time` expires, `out_time2` granted,
-    /// `out_depth`); 0: none.
+    /// 1: a live lease (`holder`, `token`, `time` expires, `time2` granted,
+    /// `depth`); 0: none.
     fn lease(&mut self, l: Option<&fencepost::Lease<Name>>) -> u32 {
         match l {
             Some(l) => {
                 self.holder.clone_from(&l.holder);
                 self.token = l.token.get();
-                self.time = l.expires_at;
-                self.time2 = l.granted_at;
+                self.time = js_ms(l.expires_at);
+                self.time2 = js_ms(l.granted_at);
                 self.depth = l.depth;
                 1
             }
@@ -485,9 +498,9 @@ impl Out {
         }
     }
 
-    /// An authority's counters: `out_token` next token (0: exhausted), `out_token2` last issued
-    /// (0: none), `out_token3` reserved through, `out_time` free at, `out_time2` latest time seen,
-    /// `out_time3` clamps.
+    /// An authority's counters: `token` next token (0: exhausted), `token2` last issued
+    /// (0: none), `token3` reserved through, `time` free at, `time2` latest time seen,
+    /// `time3` clamps.
     fn counters(
         &mut self,
         next: Option<Token>,
@@ -499,88 +512,29 @@ impl Out {
         self.token = next.map_or(0, Token::get);
         self.token2 = last.map_or(0, Token::get);
         self.token3 = reserved;
-        self.time = free_at;
-        self.time2 = time.latest();
-        self.time3 = time.clamps();
+        self.time = js_ms(free_at);
+        self.time2 = js_ms(time.latest());
+        self.time3 = js_ms(time.clamps());
         1
     }
 }
 
-/// A token of the last result.
+/// The address of the [`Out`] record of the last result, with the last error and the
+/// addresses of its holder, its lock name and the output area brought up to date.
 #[wasm_bindgen]
 #[inline(never)]
-pub fn out_token() -> u64 {
-    with(0, |st| st.out.token)
-}
-
-/// The second token of the last result.
-#[wasm_bindgen]
-#[inline(never)]
-pub fn out_token2() -> u64 {
-    with(0, |st| st.out.token2)
-}
-
-/// The third token of the last result.
-#[wasm_bindgen]
-#[inline(never)]
-pub fn out_token3() -> u64 {
-    with(0, |st| st.out.token3)
-}
-
-/// A time of the last result.
-#[wasm_bindgen]
-#[inline(never)]
-pub fn out_time() -> f64 {
-    with(0.0, |st| js_ms(st.out.time))
-}
-
-/// The second time of the last result.
-#[wasm_bindgen]
-#[inline(never)]
-pub fn out_time2() -> f64 {
-    with(0.0, |st| js_ms(st.out.time2))
-}
-
-/// The third time (or count) of the last result.
-#[wasm_bindgen]
-#[inline(never)]
-pub fn out_time3() -> f64 {
-    with(0.0, |st| js_ms(st.out.time3))
-}
-
-/// The depth, limit or count of the last result.
-#[wasm_bindgen]
-#[inline(never)]
-pub fn out_depth() -> u32 {
-    with(0, |st| st.out.depth)
-}
-
-/// The address of the holder (UTF-8) of the last result; its length is [`out_holder_len`].
-#[wasm_bindgen]
-#[inline(never)]
-pub fn out_holder() -> usize {
-    with(0, |st| st.out.holder.0.as_ptr() as usize)
-}
-
-/// The length in bytes of [`out_holder`].
-#[wasm_bindgen]
-#[inline(never)]
-pub fn out_holder_len() -> usize {
-    with(0, |st| st.out.holder.0.len())
-}
-
-/// The address of the lock name (UTF-8) of the last result; its length is [`out_name_len`].
-#[wasm_bindgen]
-#[inline(never)]
-pub fn out_name() -> usize {
-    with(0, |st| st.out.name.0.as_ptr() as usize)
-}
-
-/// The length in bytes of [`out_name`].
-#[wasm_bindgen]
-#[inline(never)]
-pub fn out_name_len() -> usize {
-    with(0, |st| st.out.name.0.len())
+pub fn out() -> usize {
+    with(0, |st| {
+        let o = &mut st.out;
+        o.error = LAST_ERROR.load(Ordering::Relaxed);
+        o.detail = LAST_DETAIL.load(Ordering::Relaxed);
+        o.holder_at = o.holder.0.as_ptr() as u32;
+        o.holder_len = o.holder.0.len() as u32;
+        o.name_at = o.name.0.as_ptr() as u32;
+        o.name_len = o.name.0.len() as u32;
+        o.output_at = st.output.as_ptr() as u32;
+        o as *const Out as usize
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -615,13 +569,6 @@ pub fn input(n: usize) -> usize {
         st.input.resize(n, 0);
         st.input.as_ptr() as usize
     })
-}
-
-/// The address of the output area (valid until the next call).
-#[wasm_bindgen]
-#[inline(never)]
-pub fn output() -> usize {
-    with(0, |st| st.output.as_ptr() as usize)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -762,10 +709,10 @@ mod single {
 
 use single::with;
 
-/// `u32::MAX`: no object was made (see `last_error`).
+/// `u32::MAX`: no object was made (see `error` in [`Out`]).
 pub const NONE: u32 = u32::MAX;
 
-/// Encodes a snapshot into the output area; returns its length (0, see `last_error`, on failure).
+/// Encodes a snapshot into the output area; returns its length (0, see `error` in [`Out`], on failure).
 fn snapshot_out(output: &mut Vec<u8>, r: Result<Vec<u8>, SnapshotError>) -> usize {
     match r {
         Ok(bytes) => {
@@ -782,7 +729,7 @@ fn snapshot_out(output: &mut Vec<u8>, r: Result<Vec<u8>, SnapshotError>) -> usiz
 // ---------------------------------------------------------------------------------------------
 // One lock.
 
-/// A fresh authority; [`NONE`] (see `last_error`) when the config is invalid.
+/// A fresh authority; [`NONE`] (see `error` in [`Out`]) when the config is invalid.
 #[wasm_bindgen]
 #[inline(never)]
 pub fn authority_new(ttl: f64, lock_delay: f64, max_reentry: u32, first: u64, block: f64) -> u32 {
@@ -799,7 +746,7 @@ pub fn authority_new(ttl: f64, lock_delay: f64, max_reentry: u32, first: u64, bl
 }
 
 /// An authority resuming from the binary snapshot in the first `n` bytes of the input area;
-/// [`NONE`] (see `last_error`) when refused.
+/// [`NONE`] (see `error` in [`Out`]) when refused.
 #[wasm_bindgen]
 #[inline(never)]
 pub fn authority_restore(
@@ -907,7 +854,7 @@ pub fn authority_lease(i: u32, now: f64) -> u32 {
     })
 }
 
-/// The authority's counters into `out_*` (see `Out::counters`); 0 if `i` is not an authority.
+/// The authority's counters into [`Out`] (see `Out::counters`); 0 if `i` is not an authority.
 #[wasm_bindgen]
 #[inline(never)]
 pub fn authority_state(i: u32) -> u32 {
@@ -921,7 +868,7 @@ pub fn authority_state(i: u32) -> u32 {
     })
 }
 
-/// The binary snapshot into the output area; returns its length (0, see `last_error`, if it
+/// The binary snapshot into the output area; returns its length (0, see `error` in [`Out`], if it
 /// cannot be encoded or `i` is not an authority).
 #[wasm_bindgen]
 #[inline(never)]
@@ -944,7 +891,7 @@ fn add_table(inner: fencepost::LockTable<Name, Name>) -> u32 {
     })
 }
 
-/// An empty lock table; [`NONE`] (see `last_error`) when the config is invalid.
+/// An empty lock table; [`NONE`] (see `error` in [`Out`]) when the config is invalid.
 #[wasm_bindgen]
 #[inline(never)]
 pub fn table_new(ttl: f64, lock_delay: f64, max_reentry: u32, first: u64, block: f64) -> u32 {
@@ -961,7 +908,7 @@ pub fn table_new(ttl: f64, lock_delay: f64, max_reentry: u32, first: u64, block:
 }
 
 /// A lock table resuming from the binary snapshot in the first `n` bytes of the input area;
-/// [`NONE`] (see `last_error`) when refused.
+/// [`NONE`] (see `error` in [`Out`]) when refused.
 #[wasm_bindgen]
 #[inline(never)]
 pub fn table_restore(
@@ -1078,7 +1025,7 @@ pub fn table_expire_all(i: u32, now: f64) -> u32 {
     })
 }
 
-/// Expiry `k` of the last `table_expire_all` into `out_*` (`out_name` is the lock); 1 if there is
+/// Expiry `k` of the last `table_expire_all` into [`Out`] (`name` is the lock); 1 if there is
 /// one.
 #[wasm_bindgen]
 #[inline(never)]
@@ -1106,7 +1053,7 @@ pub fn table_lease(i: u32, lock: usize, now: f64) -> u32 {
     })
 }
 
-/// The table's counters into `out_*` (as for [`authority_state`]; `out_depth` is the number of
+/// The table's counters into [`Out`] (as for [`authority_state`]; `depth` is the number of
 /// locks it remembers); 0 if `i` is not a table.
 #[wasm_bindgen]
 #[inline(never)]
@@ -1123,7 +1070,7 @@ pub fn table_state(i: u32) -> u32 {
     })
 }
 
-/// The binary snapshot into the output area; returns its length (0, see `last_error`, if it
+/// The binary snapshot into the output area; returns its length (0, see `error` in [`Out`], if it
 /// cannot be encoded or `i` is not a table).
 #[wasm_bindgen]
 #[inline(never)]
@@ -1250,11 +1197,11 @@ pub fn guard_admit_signed(i: u32, s: u32, lock: usize, header: usize) -> u32 {
 
 /// Write codes of [`resource_write`].
 pub mod write {
-    /// Applied now: run the operation; `out_depth` is its new outcome slot.
+    /// Applied now: run the operation; `depth` is its new outcome slot.
     pub const APPLIED: u32 = 0;
-    /// A retry: `out_depth` is the slot of the first outcome.
+    /// A retry: `depth` is the slot of the first outcome.
     pub const DUPLICATE: u32 = 1;
-    /// Stale: `out_token` is the highest token accepted.
+    /// Stale: `token` is the highest token accepted.
     pub const STALE: u32 = 2;
     /// Token 0 (or not a resource).
     pub const INVALID: u32 = 3;
@@ -1307,7 +1254,7 @@ pub fn resource_write(i: u32, token: u64, op: u64) -> u32 {
     })
 }
 
-/// The resource's state into `out_*`: `out_token` highest token (0: none), `out_depth`
+/// The resource's state into [`Out`]: `token` highest token (0: none), `depth`
 /// operations its ledger remembers; 0 if `i` is not a resource.
 #[wasm_bindgen]
 #[inline(never)]
@@ -1325,7 +1272,7 @@ pub fn resource_state(i: u32) -> u32 {
 // ---------------------------------------------------------------------------------------------
 // Signed tokens.
 
-/// A signer for the key in the first `n` bytes of the input area; [`NONE`] (see `last_error`)
+/// A signer for the key in the first `n` bytes of the input area; [`NONE`] (see `error` in [`Out`])
 /// for a key that is too short.
 #[wasm_bindgen]
 #[inline(never)]
@@ -1349,7 +1296,7 @@ pub fn signer_drop(i: u32) {
 }
 
 /// The header value `<token>.<mac hex>` for a lock (the first `lock` bytes of the input area)
-/// into the output area; returns its length (0, see `last_error`, on failure).
+/// into the output area; returns its length (0, see `error` in [`Out`], on failure).
 #[wasm_bindgen]
 #[inline(never)]
 pub fn signer_sign(i: u32, lock: usize, token: u64) -> usize {
@@ -1378,7 +1325,7 @@ pub fn signer_sign(i: u32, lock: usize, token: u64) -> usize {
 }
 
 /// Verifies a header value (the `header` bytes of the input area after the first `lock` bytes,
-/// the lock's name): the token, or 0 (see `last_error`: forged or malformed).
+/// the lock's name): the token, or 0 (see `error` in [`Out`]: forged or malformed).
 #[wasm_bindgen]
 #[inline(never)]
 pub fn signer_verify(i: u32, lock: usize, header: usize) -> u64 {
@@ -1408,21 +1355,21 @@ fn token_or_zero(n: usize, parse: fn(&[u8]) -> Result<Token, ParseTokenError>) -
     })
 }
 
-/// Parses the strict decimal form: the token, or 0 (see `last_error`).
+/// Parses the strict decimal form: the token, or 0 (see `error` in [`Out`]).
 #[wasm_bindgen]
 #[inline(never)]
 pub fn token_parse(n: usize) -> u64 {
     token_or_zero(n, Token::parse_decimal_bytes)
 }
 
-/// Parses an unsigned `Fencing-Token` header value: the token, or 0 (see `last_error`).
+/// Parses an unsigned `Fencing-Token` header value: the token, or 0 (see `error` in [`Out`]).
 #[wasm_bindgen]
 #[inline(never)]
 pub fn token_from_header(n: usize) -> u64 {
     token_or_zero(n, Token::from_header)
 }
 
-/// Parses the 8-byte big-endian form: the token, or 0 (see `last_error`).
+/// Parses the 8-byte big-endian form: the token, or 0 (see `error` in [`Out`]).
 #[wasm_bindgen]
 #[inline(never)]
 pub fn token_from_bytes(n: usize) -> u64 {
@@ -1463,6 +1410,61 @@ mod tests {
         with(String::new(), |st| {
             String::from_utf8(st.out.name.clone().0).unwrap()
         })
+    }
+
+    // The fields of the last result, as the package reads them from the record `out` points at.
+    fn out_token() -> u64 {
+        with(0, |st| st.out.token)
+    }
+    fn out_token2() -> u64 {
+        with(0, |st| st.out.token2)
+    }
+    fn out_token3() -> u64 {
+        with(0, |st| st.out.token3)
+    }
+    fn out_time() -> f64 {
+        with(0.0, |st| st.out.time)
+    }
+    fn out_time2() -> f64 {
+        with(0.0, |st| st.out.time2)
+    }
+    fn out_time3() -> f64 {
+        with(0.0, |st| st.out.time3)
+    }
+    fn out_depth() -> u32 {
+        with(0, |st| st.out.depth)
+    }
+    fn last_error() -> u32 {
+        out();
+        with(0, |st| st.out.error)
+    }
+    fn last_error_detail() -> u32 {
+        out();
+        with(0, |st| st.out.detail)
+    }
+
+    #[test]
+    fn the_record_has_the_offsets_the_package_reads() {
+        use core::mem::offset_of;
+        assert_eq!(
+            [
+                offset_of!(Out, token),
+                offset_of!(Out, token2),
+                offset_of!(Out, token3),
+                offset_of!(Out, time),
+                offset_of!(Out, time2),
+                offset_of!(Out, time3),
+                offset_of!(Out, depth),
+                offset_of!(Out, error),
+                offset_of!(Out, detail),
+                offset_of!(Out, holder_at),
+                offset_of!(Out, holder_len),
+                offset_of!(Out, name_at),
+                offset_of!(Out, name_len),
+                offset_of!(Out, output_at),
+            ],
+            [0, 8, 16, 24, 32, 40, 48, 52, 56, 60, 64, 68, 72, 76]
+        );
     }
 
     /// The first `n` bytes of the output area.
