@@ -40,8 +40,8 @@ impl SizeClasses {
     }
 }
 
-/// The class of a block that can hold `layout`, aligned (blocks are aligned to their size up to
-/// [`MIN_BLOCK`]; larger alignments are rounded into the size, see `alloc`).
+/// The class of a block that can hold `size` bytes (blocks are aligned to their size up to
+/// [`MIN_BLOCK`]).
 fn class_of(size: usize) -> Option<usize> {
     let block = size.max(MIN_BLOCK).checked_next_power_of_two()?;
     Some(block.trailing_zeros() as usize)
@@ -100,24 +100,11 @@ unsafe impl GlobalAlloc for SizeClasses {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         // SAFETY: single-threaded, and no allocation re-enters the allocator.
         let st = unsafe { &mut *self.0.get() };
-        // Blocks are only guaranteed MIN_BLOCK alignment; for more, ask for a block at least as
-        // large as the alignment (a power of two), which `carve` and the free lists then align by
-        // construction: every block of class c was carved at a MIN_BLOCK boundary, so over-align
-        // by asking for size + align and rounding up inside it.
+        // Blocks are aligned to MIN_BLOCK, the largest alignment of any type in the modules
+        // (u128's, on wasm32): a larger one is refused (null, which Rust reports as an allocation
+        // failure) rather than served by code no type here needs.
         if layout.align() > MIN_BLOCK {
-            let Some(class) = layout.size().checked_add(layout.align()).and_then(class_of) else {
-                return ptr::null_mut();
-            };
-            let base = unsafe { take(st, class) };
-            if base.is_null() {
-                return base;
-            }
-            let addr = base as usize;
-            // The block's start is recovered on free from the aligned address: store it just
-            // below, in the slack that alignment leaves (at least MIN_BLOCK bytes, as align > 16).
-            let aligned = (addr + layout.align()) & !(layout.align() - 1);
-            unsafe { ptr::write((aligned - 8) as *mut usize, addr) };
-            return aligned as *mut u8;
+            return ptr::null_mut();
         }
         match class_of(layout.size()) {
             Some(class) => unsafe { take(st, class) },
@@ -128,20 +115,15 @@ unsafe impl GlobalAlloc for SizeClasses {
     unsafe fn dealloc(&self, p: *mut u8, layout: Layout) {
         // SAFETY: as in `alloc`.
         let st = unsafe { &mut *self.0.get() };
-        let (block, class) = if layout.align() > MIN_BLOCK {
-            let base = unsafe { ptr::read((p as usize - 8) as *const usize) };
-            (base, class_of(layout.size() + layout.align()))
-        } else {
-            (p as usize, class_of(layout.size()))
-        };
-        if let Some(class) = class {
-            unsafe { ptr::write(block as *mut usize, st.free[class]) };
-            st.free[class] = block;
+        if let Some(class) = class_of(layout.size()) {
+            unsafe { ptr::write(p as *mut usize, st.free[class]) };
+            st.free[class] = p as usize;
         }
     }
 
     unsafe fn realloc(&self, p: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if layout.align() <= MIN_BLOCK && class_of(layout.size()) == class_of(new_size) {
+        // Every block was allocated with an alignment of at most MIN_BLOCK (see `alloc`).
+        if class_of(layout.size()) == class_of(new_size) {
             return p;
         }
         // SAFETY: the caller's contract for `realloc` covers these calls.
