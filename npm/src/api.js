@@ -348,15 +348,32 @@ function orNull(t) {
 // Objects. Each lives in a table inside the module and is known here by its index; it is given
 // back when its owner calls free() or is garbage-collected.
 
+// The kinds of object, as the module's `free` names them (`kind` in crates/fencepost-wasm).
+const GUARD = 0;
+const AUTHORITY = 1;
+const TABLE = 2;
+const RESOURCE = 3;
+const SIGNER = 4;
+
+/** A function that gives object `i` of `kind` back to the module. */
+function dropper(kind) {
+  return (i) => W.free(kind, i);
+}
+
 function cleanup(drop) {
   return typeof FinalizationRegistry === "function" ? new FinalizationRegistry((i) => drop(i)) : null;
 }
 
-const authorities = cleanup((i) => W.authority_drop(i));
-const tables = cleanup((i) => W.table_drop(i));
-const guards = cleanup((i) => W.guard_drop(i));
-const resources = cleanup((i) => W.resource_drop(i));
-const signers = cleanup((i) => W.signer_drop(i));
+const dropAuthority = dropper(AUTHORITY);
+const dropTable = dropper(TABLE);
+const dropGuard = dropper(GUARD);
+const dropResource = dropper(RESOURCE);
+const dropSigner = dropper(SIGNER);
+const authorities = cleanup(dropAuthority);
+const tables = cleanup(dropTable);
+const guards = cleanup(dropGuard);
+const resources = cleanup(dropResource);
+const signers = cleanup(dropSigner);
 
 /** Registers a new object's index, or throws when the module made none. */
 function adopt(registry, owner, i, what) {
@@ -615,7 +632,7 @@ export class LeaseAuthority {
   }
 
   free() {
-    this.#i = release(authorities, this, W.authority_drop, this.#i);
+    this.#i = release(authorities, this, dropAuthority, this.#i);
   }
 }
 
@@ -745,7 +762,7 @@ export class LockTable {
   }
 
   free() {
-    this.#i = release(tables, this, W.table_drop, this.#i);
+    this.#i = release(tables, this, dropTable, this.#i);
   }
 }
 
@@ -830,7 +847,7 @@ export class FenceGuard {
   }
 
   free() {
-    this.#i = release(guards, this, W.guard_drop, this.#i);
+    this.#i = release(guards, this, dropGuard, this.#i);
   }
 }
 
@@ -838,7 +855,7 @@ export class FenceGuard {
 const guardMaps =
   typeof FinalizationRegistry === "function"
     ? new FinalizationRegistry((index) => {
-        for (const i of index.values()) W.guard_drop(i);
+        for (const i of index.values()) dropGuard(i);
       })
     : null;
 
@@ -905,7 +922,7 @@ export class GuardMap {
 
   free() {
     if (!this.#freed) {
-      for (const i of this.#index.values()) W.guard_drop(i);
+      for (const i of this.#index.values()) dropGuard(i);
       this.#index.clear();
       guardMaps?.unregister(this);
       this.#freed = true;
@@ -1000,7 +1017,7 @@ export class FencedResource {
   }
 
   free() {
-    this.#i = release(resources, this, W.resource_drop, this.#i);
+    this.#i = release(resources, this, dropResource, this.#i);
     this.#outcomes.clear();
   }
 }
@@ -1051,7 +1068,7 @@ export class TokenSigner {
   }
 
   free() {
-    this.#i = release(signers, this, W.signer_drop, this.#i);
+    this.#i = release(signers, this, dropSigner, this.#i);
   }
 }
 

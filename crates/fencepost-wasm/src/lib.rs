@@ -610,11 +610,36 @@ enum Object {
     Signer(Box<TokenSigner>),
 }
 
+/// The kinds of object, as [`free`] names them.
+pub mod kind {
+    #[allow(missing_docs)]
+    pub const GUARD: u32 = 0;
+    #[allow(missing_docs)]
+    pub const AUTHORITY: u32 = 1;
+    #[allow(missing_docs)]
+    pub const TABLE: u32 = 2;
+    #[allow(missing_docs)]
+    pub const RESOURCE: u32 = 3;
+    #[allow(missing_docs)]
+    pub const SIGNER: u32 = 4;
+}
+
+/// Frees object `i` if it is of kind `k` (see [`kind`]); its index is reused by a later one.
+#[wasm_bindgen]
+#[inline(never)]
+pub fn free(k: u32, i: u32) {
+    with((), |st| {
+        if st.objects.kind(i) == Some(k) {
+            st.objects.0.remove(i);
+        }
+    })
+}
+
 /// The instance's objects; each accessor answers `None` for an index holding another kind.
 struct Objects(Slots<Object>);
 
 macro_rules! kind {
-    ($get:ident, $drop:ident, $variant:ident, $t:ty) => {
+    ($get:ident, $variant:ident, $t:ty) => {
         #[inline(always)]
         fn $get(&mut self, i: u32) -> Option<&mut $t> {
             match self.0.get(i) {
@@ -622,29 +647,29 @@ macro_rules! kind {
                 _ => None,
             }
         }
-
-        fn $drop(&mut self, i: u32) {
-            if self.$get(i).is_some() {
-                self.0.remove(i);
-            }
-        }
     };
 }
 
 impl Objects {
-    kind!(guard, drop_guard, Guard, fencepost::Guard);
-    kind!(
-        authority,
-        drop_authority,
-        Authority,
-        fencepost::Authority<Name>
-    );
-    kind!(table, drop_table, Table, Table);
-    kind!(resource, drop_resource, Resource, Resource);
-    kind!(signer, drop_signer, Signer, TokenSigner);
+    kind!(guard, Guard, fencepost::Guard);
+    kind!(authority, Authority, fencepost::Authority<Name>);
+    kind!(table, Table, Table);
+    kind!(resource, Resource, Resource);
+    kind!(signer, Signer, TokenSigner);
 
     fn add(&mut self, o: Object) -> u32 {
         self.0.add(o)
+    }
+
+    /// The kind of object at `i` (see [`kind`]), if any.
+    fn kind(&mut self, i: u32) -> Option<u32> {
+        Some(match self.0.get(i)? {
+            Object::Guard(_) => kind::GUARD,
+            Object::Authority(_) => kind::AUTHORITY,
+            Object::Table(_) => kind::TABLE,
+            Object::Resource(_) => kind::RESOURCE,
+            Object::Signer(_) => kind::SIGNER,
+        })
     }
 }
 
@@ -771,13 +796,6 @@ pub fn authority_restore(
             }
         }
     })
-}
-
-/// Frees authority `i`.
-#[wasm_bindgen]
-#[inline(never)]
-pub fn authority_drop(i: u32) {
-    with((), |st| st.objects.drop_authority(i))
 }
 
 /// Acquires for the holder (the first `holder` bytes of the input area; see [`acquire`] for the
@@ -934,13 +952,6 @@ pub fn table_restore(
     }
 }
 
-/// Frees lock table `i`.
-#[wasm_bindgen]
-#[inline(never)]
-pub fn table_drop(i: u32) {
-    with((), |st| st.objects.drop_table(i))
-}
-
 /// Acquires a lock (the first `lock` bytes of the input area) for a holder (the `holder` bytes
 /// after them); codes as for [`authority_acquire`].
 #[wasm_bindgen]
@@ -1092,13 +1103,6 @@ pub fn guard_new(highest: u64) -> u32 {
     with(NONE, |st| st.objects.add(Object::Guard(g)))
 }
 
-/// Gives guard `i` back; its index is reused by a later `guard_new`.
-#[wasm_bindgen]
-#[inline(never)]
-pub fn guard_drop(i: u32) {
-    with((), |st| st.objects.drop_guard(i))
-}
-
 /// Compare-and-advance on guard `i` (see [`admit`] for the codes; [`admit::NO_GUARD`] for an
 /// index that is not a guard).
 #[wasm_bindgen]
@@ -1219,13 +1223,6 @@ pub fn resource_new() -> u32 {
     })
 }
 
-/// Frees resource `i`.
-#[wasm_bindgen]
-#[inline(never)]
-pub fn resource_drop(i: u32) {
-    with((), |st| st.objects.drop_resource(i))
-}
-
 /// Runs the ledger, then the guard (see [`write`] for the codes).
 #[wasm_bindgen]
 #[inline(never)]
@@ -1286,13 +1283,6 @@ pub fn signer_new(n: usize) -> u32 {
             }
         }
     })
-}
-
-/// Frees signer `i`.
-#[wasm_bindgen]
-#[inline(never)]
-pub fn signer_drop(i: u32) {
-    with((), |st| st.objects.drop_signer(i))
 }
 
 /// The header value `<token>.<mac hex>` for a lock (the first `lock` bytes of the input area)
@@ -1531,8 +1521,11 @@ mod tests {
         let a = guard_new(0);
         let b = guard_new(7);
         assert_eq!(guard_highest(b), 7);
-        guard_drop(b);
-        guard_drop(b);
+        // Another kind's free leaves it alone; a second free does nothing.
+        free(kind::AUTHORITY, b);
+        assert_eq!(guard_highest(b), 7);
+        free(kind::GUARD, b);
+        free(kind::GUARD, b);
         assert_eq!(guard_highest(b), 0);
         assert_eq!(guard_admit(b, 9), admit::NO_GUARD);
         let c = guard_new(0);
@@ -1541,7 +1534,7 @@ mod tests {
         assert_ne!(guard_new(0), c);
         assert_eq!(guard_admit(a, 1), admit::ADVANCED);
         let auth = authority_new(10.0, 0.0, 1, 1, 1.0);
-        authority_drop(auth);
+        free(kind::AUTHORITY, auth);
         assert_eq!(
             authority_acquire(auth, put1("A"), 0.0, -1.0),
             acquire::OTHER
