@@ -541,7 +541,7 @@ export class LeaseAuthority {
       this.#i = adopt(authorities, this, i, "snapshot");
       return;
     }
-    this.#i = adopt(authorities, this, raw.authority_new(...config(options)), "options");
+    this.#i = adopt(authorities, this, raw.lock_new(AUTHORITY, ...config(options)), "options");
   }
 
   /** An authority resuming from `snapshot()` or `snapshotString()`: it never re-issues a token. */
@@ -549,7 +549,7 @@ export class LeaseAuthority {
     ready();
     const [ttl, delay, reentry, first, block] = config(options);
     const b = snapshotBytes(snapshot);
-    LeaseAuthority.#restored = restored(raw.authority_restore(putBytes(b), ttl, delay, reentry, first, block));
+    LeaseAuthority.#restored = restored(raw.lock_restore(AUTHORITY, putBytes(b), ttl, delay, reentry, first, block));
     return new LeaseAuthority();
   }
 
@@ -559,7 +559,7 @@ export class LeaseAuthority {
   }
 
   #state() {
-    raw.authority_state(this.#live());
+    raw.state(this.#live());
   }
 
   acquire(holder, now, options) {
@@ -568,7 +568,7 @@ export class LeaseAuthority {
     const ttl = ttlOf(options);
     // After the options: their getters may free this object.
     const i = this.#live();
-    return acquired(raw.authority_acquire(i, put(h), t, ttl));
+    return acquired(raw.lock_acquire(i, 0, put(h), t, ttl));
   }
 
   renew(holder, tok, now, options) {
@@ -577,20 +577,20 @@ export class LeaseAuthority {
     const t = ms("now", now);
     const ttl = ttlOf(options);
     const i = this.#live();
-    return renewed(raw.authority_renew(i, put(h), tk, t, ttl));
+    return renewed(raw.lock_renew(i, 0, put(h), tk, t, ttl));
   }
 
   release(holder, tok, now) {
     const i = this.#live();
-    return released(raw.authority_release(i, put(name("holder", holder)), token("token", tok), ms("now", now)));
+    return released(raw.lock_release(i, 0, put(name("holder", holder)), token("token", tok), ms("now", now)));
   }
 
   expire(now) {
-    return expired(raw.authority_expire(this.#live(), ms("now", now)));
+    return expired(raw.lock_expire(this.#live(), 0, ms("now", now)));
   }
 
   lease(now) {
-    return leaseOf(raw.authority_lease(this.#live(), ms("now", now)));
+    return leaseOf(raw.lock_lease(this.#live(), 0, ms("now", now)));
   }
 
   get nextToken() {
@@ -624,7 +624,7 @@ export class LeaseAuthority {
   }
 
   snapshot() {
-    return snapshotOf(raw.authority_snapshot(this.#live()));
+    return snapshotOf(raw.snapshot(this.#live()));
   }
 
   snapshotString() {
@@ -651,14 +651,14 @@ export class LockTable {
       this.#i = adopt(tables, this, i, "snapshot");
       return;
     }
-    this.#i = adopt(tables, this, raw.table_new(...config(options)), "options");
+    this.#i = adopt(tables, this, raw.lock_new(TABLE, ...config(options)), "options");
   }
 
   static restore(snapshot, options) {
     ready();
     const [ttl, delay, reentry, first, block] = config(options);
     const b = snapshotBytes(snapshot);
-    LockTable.#restored = restored(raw.table_restore(putBytes(b), ttl, delay, reentry, first, block));
+    LockTable.#restored = restored(raw.lock_restore(TABLE, putBytes(b), ttl, delay, reentry, first, block));
     return new LockTable();
   }
 
@@ -668,7 +668,7 @@ export class LockTable {
   }
 
   #state() {
-    raw.table_state(this.#live());
+    raw.state(this.#live());
   }
 
   acquire(lock, holder, now, options) {
@@ -678,7 +678,7 @@ export class LockTable {
     const ttl = ttlOf(options);
     // After the options: their getters may free this object.
     const i = this.#live();
-    return acquired(raw.table_acquire(i, put(l, h), second, t, ttl));
+    return acquired(raw.lock_acquire(i, put(l, h), second, t, ttl));
   }
 
   renew(lock, holder, tok, now, options) {
@@ -688,17 +688,17 @@ export class LockTable {
     const t = ms("now", now);
     const ttl = ttlOf(options);
     const i = this.#live();
-    return renewed(raw.table_renew(i, put(l, h), second, tk, t, ttl));
+    return renewed(raw.lock_renew(i, put(l, h), second, tk, t, ttl));
   }
 
   release(lock, holder, tok, now) {
     const i = this.#live();
-    return released(raw.table_release(i, put(name("lock", lock), name("holder", holder)), second, token("token", tok), ms("now", now)));
+    return released(raw.lock_release(i, put(name("lock", lock), name("holder", holder)), second, token("token", tok), ms("now", now)));
   }
 
   expire(lock, now) {
     const i = this.#live();
-    return expired(raw.table_expire(i, put(name("lock", lock)), ms("now", now)));
+    return expired(raw.lock_expire(i, put(name("lock", lock)), ms("now", now)));
   }
 
   expireAll(now) {
@@ -720,7 +720,7 @@ export class LockTable {
 
   lease(lock, now) {
     const i = this.#live();
-    return leaseOf(raw.table_lease(i, put(name("lock", lock)), ms("now", now)));
+    return leaseOf(raw.lock_lease(i, put(name("lock", lock)), ms("now", now)));
   }
 
   get size() {
@@ -754,7 +754,7 @@ export class LockTable {
   }
 
   snapshot() {
-    return snapshotOf(raw.table_snapshot(this.#live()));
+    return snapshotOf(raw.snapshot(this.#live()));
   }
 
   snapshotString() {
@@ -1002,13 +1002,13 @@ export class FencedResource {
   }
 
   get highest() {
-    raw.resource_state(this.#live());
+    raw.state(this.#live());
     return orNull(outToken(TOKEN));
   }
 
   /** Operations the ledger remembers (at most `capacity`). */
   get size() {
-    raw.resource_state(this.#live());
+    raw.state(this.#live());
     return outU32(DEPTH);
   }
 

@@ -652,7 +652,6 @@ macro_rules! kind {
 
 impl Objects {
     kind!(guard, Guard, fencepost::Guard);
-    kind!(authority, Authority, fencepost::Authority<Name>);
     kind!(table, Table, Table);
     kind!(resource, Resource, Resource);
     kind!(signer, Signer, TokenSigner);
@@ -752,17 +751,31 @@ fn snapshot_out(output: &mut Vec<u8>, r: Result<Vec<u8>, SnapshotError>) -> usiz
 }
 
 // ---------------------------------------------------------------------------------------------
-// One lock.
+// Locks: an authority (one lock) or a lock table (many). Each export below serves both, by the
+// kind of object at its index; an authority ignores the lock name (the caller passes none).
 
-/// A fresh authority; [`NONE`] (see `error` in [`Out`]) when the config is invalid.
+/// A fresh authority (`k` = [`kind::AUTHORITY`]) or lock table (any other `k`); [`NONE`] (see
+/// `error` in [`Out`]) when the config is invalid.
 #[wasm_bindgen]
 #[inline(never)]
-pub fn authority_new(ttl: f64, lock_delay: f64, max_reentry: u32, first: u64, block: f64) -> u32 {
+pub fn lock_new(
+    k: u32,
+    ttl: f64,
+    lock_delay: f64,
+    max_reentry: u32,
+    first: u64,
+    block: f64,
+) -> u32 {
     let Some(cfg) = config(ttl, lock_delay, max_reentry, first, block) else {
         return NONE;
     };
-    match fencepost::Authority::new(cfg) {
-        Ok(a) => with(NONE, |st| st.objects.add(Object::Authority(Box::new(a)))),
+    let made = if k == kind::AUTHORITY {
+        fencepost::Authority::new(cfg).map(|a| Object::Authority(Box::new(a)))
+    } else {
+        fencepost::LockTable::new(cfg).map(table)
+    };
+    match made {
+        Ok(o) => with(NONE, |st| st.objects.add(o)),
         Err(e) => {
             config_error(e);
             NONE
@@ -770,11 +783,13 @@ pub fn authority_new(ttl: f64, lock_delay: f64, max_reentry: u32, first: u64, bl
     }
 }
 
-/// An authority resuming from the binary snapshot in the first `n` bytes of the input area;
-/// [`NONE`] (see `error` in [`Out`]) when refused.
+/// An authority (`k` = [`kind::AUTHORITY`]) or lock table (any other `k`) resuming from the
+/// binary snapshot in the first `n` bytes of the input area; [`NONE`] (see `error` in [`Out`])
+/// when refused.
 #[wasm_bindgen]
 #[inline(never)]
-pub fn authority_restore(
+pub fn lock_restore(
+    k: u32,
     n: usize,
     ttl: f64,
     lock_delay: f64,
@@ -787,9 +802,13 @@ pub fn authority_restore(
     };
     with(NONE, |st| {
         let bytes = names(&st.input, n, 0).0;
-        let restored = fencepost::Authority::<Name>::restore_bytes(cfg, bytes);
+        let restored = if k == kind::AUTHORITY {
+            fencepost::Authority::restore_bytes(cfg, bytes).map(|a| Object::Authority(Box::new(a)))
+        } else {
+            fencepost::LockTable::restore_bytes(cfg, bytes).map(table)
+        };
         match restored {
-            Ok(a) => st.objects.add(Object::Authority(Box::new(a))),
+            Ok(o) => st.objects.add(o),
             Err(e) => {
                 snapshot_error(e);
                 NONE
@@ -798,232 +817,171 @@ pub fn authority_restore(
     })
 }
 
-/// Acquires for the holder (the first `holder` bytes of the input area; see [`acquire`] for the
-/// codes). A negative `ttl` means the default.
-#[wasm_bindgen]
-#[inline(never)]
-pub fn authority_acquire(i: u32, holder: usize, now: f64, ttl: f64) -> u32 {
-    if !name_ok(holder) {
-        return acquire::BAD_NAME;
-    }
-    with(acquire::OTHER, |st| {
-        let Some(a) = st.objects.authority(i) else {
-            return acquire::OTHER;
-        };
-        let holder = Name(names(&st.input, holder, 0).0.to_vec());
-        let r = if ttl < 0.0 {
-            a.try_acquire(&holder, ms(now))
-        } else {
-            a.try_acquire_for(&holder, ms(ttl), ms(now))
-        };
-        st.out.acquired(r)
-    })
+fn table(inner: fencepost::LockTable<Name, Name>) -> Object {
+    Object::Table(Box::new(Table {
+        inner,
+        expired: Vec::new(),
+    }))
 }
 
-/// Renews; 0 renewed, 1 lost. A negative `ttl` means the default.
-#[wasm_bindgen]
-#[inline(never)]
-pub fn authority_renew(i: u32, holder: usize, token: u64, now: f64, ttl: f64) -> u32 {
-    with(1, |st| {
-        let (Some(a), Some(token)) = (st.objects.authority(i), Token::new(token)) else {
-            return 1;
-        };
-        let holder = Name(names(&st.input, holder, 0).0.to_vec());
-        let r = if ttl < 0.0 {
-            a.renew(&holder, token, ms(now))
-        } else {
-            a.renew_for(&holder, token, ms(ttl), ms(now))
-        };
-        st.out.renewed(r)
-    })
+/// The lock (the first `lock` bytes of the input area; none for an authority) and the holder
+/// (the `holder` bytes after them), as names.
+fn lock_and_holder(input: &[u8], lock: usize, holder: usize) -> (Name, Name) {
+    let (lock, holder) = names(input, lock, holder);
+    (Name(lock.to_vec()), Name(holder.to_vec()))
 }
 
-/// Releases one level; 0 released, 1 lost.
-#[wasm_bindgen]
-#[inline(never)]
-pub fn authority_release(i: u32, holder: usize, token: u64, now: f64) -> u32 {
-    with(1, |st| {
-        let (Some(a), Some(token)) = (st.objects.authority(i), Token::new(token)) else {
-            return 1;
-        };
-        let holder = Name(names(&st.input, holder, 0).0.to_vec());
-        let r = a.release(&holder, token, ms(now));
-        st.out.released(r)
-    })
+/// The lease length: the config's for a negative `ttl`, else `ttl`.
+fn ttl_ms(cfg: &Config, ttl: f64) -> u64 {
+    if ttl < 0.0 { cfg.ttl_ms } else { ms(ttl) }
 }
 
-/// Notices an expiry; 1 when there was one.
+/// Acquires a lock (the first `lock` bytes of the input area; none for an authority) for a
+/// holder (the `holder` bytes after them); see [`acquire`] for the codes. A negative `ttl` means
+/// the default.
 #[wasm_bindgen]
 #[inline(never)]
-pub fn authority_expire(i: u32, now: f64) -> u32 {
-    with(0, |st| {
-        let e = st.objects.authority(i).and_then(|a| a.expire(ms(now)));
-        st.out.expired(e.as_ref())
-    })
-}
-
-/// The live lease; 1 when there is one.
-#[wasm_bindgen]
-#[inline(never)]
-pub fn authority_lease(i: u32, now: f64) -> u32 {
-    with(0, |st| {
-        let l = st.objects.authority(i).and_then(|a| a.lease(ms(now)));
-        st.out.lease(l)
-    })
-}
-
-/// The authority's counters into [`Out`] (see `Out::counters`); 0 if `i` is not an authority.
-#[wasm_bindgen]
-#[inline(never)]
-pub fn authority_state(i: u32) -> u32 {
-    with(0, |st| match st.objects.authority(i) {
-        Some(a) => {
-            let (next, last, reserved) = (a.next_token(), a.last_issued(), a.reserved_through());
-            let (free_at, time) = (a.free_at(), *a.timeline());
-            st.out.counters(next, last, reserved, free_at, &time)
-        }
-        None => 0,
-    })
-}
-
-/// The binary snapshot into the output area; returns its length (0, see `error` in [`Out`], if it
-/// cannot be encoded or `i` is not an authority).
-#[wasm_bindgen]
-#[inline(never)]
-pub fn authority_snapshot(i: u32) -> usize {
-    with(0, |st| match st.objects.authority(i) {
-        Some(a) => snapshot_out(&mut st.output, a.snapshot_bytes()),
-        None => 0,
-    })
-}
-
-// ---------------------------------------------------------------------------------------------
-// Many locks.
-
-fn add_table(inner: fencepost::LockTable<Name, Name>) -> u32 {
-    with(NONE, |st| {
-        st.objects.add(Object::Table(Box::new(Table {
-            inner,
-            expired: Vec::new(),
-        })))
-    })
-}
-
-/// An empty lock table; [`NONE`] (see `error` in [`Out`]) when the config is invalid.
-#[wasm_bindgen]
-#[inline(never)]
-pub fn table_new(ttl: f64, lock_delay: f64, max_reentry: u32, first: u64, block: f64) -> u32 {
-    let Some(cfg) = config(ttl, lock_delay, max_reentry, first, block) else {
-        return NONE;
-    };
-    match fencepost::LockTable::new(cfg) {
-        Ok(inner) => add_table(inner),
-        Err(e) => {
-            config_error(e);
-            NONE
-        }
-    }
-}
-
-/// A lock table resuming from the binary snapshot in the first `n` bytes of the input area;
-/// [`NONE`] (see `error` in [`Out`]) when refused.
-#[wasm_bindgen]
-#[inline(never)]
-pub fn table_restore(
-    n: usize,
-    ttl: f64,
-    lock_delay: f64,
-    max_reentry: u32,
-    first: u64,
-    block: f64,
-) -> u32 {
-    let Some(cfg) = config(ttl, lock_delay, max_reentry, first, block) else {
-        return NONE;
-    };
-    let restored = with(Err(SnapshotError::BadMagic), |st| {
-        fencepost::LockTable::restore_bytes(cfg, names(&st.input, n, 0).0)
-    });
-    match restored {
-        Ok(inner) => add_table(inner),
-        Err(e) => {
-            snapshot_error(e);
-            NONE
-        }
-    }
-}
-
-/// Acquires a lock (the first `lock` bytes of the input area) for a holder (the `holder` bytes
-/// after them); codes as for [`authority_acquire`].
-#[wasm_bindgen]
-#[inline(never)]
-pub fn table_acquire(i: u32, lock: usize, holder: usize, now: f64, ttl: f64) -> u32 {
+pub fn lock_acquire(i: u32, lock: usize, holder: usize, now: f64, ttl: f64) -> u32 {
     if !name_ok(lock) || !name_ok(holder) {
         return acquire::BAD_NAME;
     }
     with(acquire::OTHER, |st| {
-        let Some(t) = st.objects.table(i) else {
-            return acquire::OTHER;
-        };
-        let (lock, holder) = names(&st.input, lock, holder);
-        let (lock, holder) = (Name(lock.to_vec()), Name(holder.to_vec()));
-        let r = if ttl < 0.0 {
-            t.inner.try_acquire(&lock, &holder, ms(now))
-        } else {
-            t.inner.try_acquire_for(&lock, &holder, ms(ttl), ms(now))
+        let (lock, holder) = lock_and_holder(&st.input, lock, holder);
+        let now = ms(now);
+        let r = match st.objects.0.get(i) {
+            Some(Object::Authority(a)) => a.try_acquire_for(&holder, ttl_ms(a.config(), ttl), now),
+            Some(Object::Table(t)) => {
+                let t = &mut t.inner;
+                t.try_acquire_for(&lock, &holder, ttl_ms(t.config(), ttl), now)
+            }
+            _ => return acquire::OTHER,
         };
         st.out.acquired(r)
     })
 }
 
-/// Renews `lock`'s lease (names as for [`table_acquire`]); 0 renewed, 1 lost.
+/// Renews a lease (names as for [`lock_acquire`]); 0 renewed, 1 lost. A negative `ttl` means the
+/// default.
 #[wasm_bindgen]
 #[inline(never)]
-pub fn table_renew(i: u32, lock: usize, holder: usize, token: u64, now: f64, ttl: f64) -> u32 {
+pub fn lock_renew(i: u32, lock: usize, holder: usize, token: u64, now: f64, ttl: f64) -> u32 {
     with(1, |st| {
-        let (Some(t), Some(token)) = (st.objects.table(i), Token::new(token)) else {
+        let Some(token) = Token::new(token) else {
             return 1;
         };
-        let (lock, holder) = names(&st.input, lock, holder);
-        let (lock, holder) = (Name(lock.to_vec()), Name(holder.to_vec()));
-        let r = if ttl < 0.0 {
-            t.inner.renew(&lock, &holder, token, ms(now))
-        } else {
-            t.inner.renew_for(&lock, &holder, token, ms(ttl), ms(now))
+        let (lock, holder) = lock_and_holder(&st.input, lock, holder);
+        let now = ms(now);
+        let r = match st.objects.0.get(i) {
+            Some(Object::Authority(a)) => a.renew_for(&holder, token, ttl_ms(a.config(), ttl), now),
+            Some(Object::Table(t)) => {
+                let t = &mut t.inner;
+                t.renew_for(&lock, &holder, token, ttl_ms(t.config(), ttl), now)
+            }
+            _ => return 1,
         };
         st.out.renewed(r)
     })
 }
 
-/// Releases one level (names as for [`table_acquire`]); 0 released, 1 lost.
+/// Releases one level (names as for [`lock_acquire`]); 0 released, 1 lost.
 #[wasm_bindgen]
 #[inline(never)]
-pub fn table_release(i: u32, lock: usize, holder: usize, token: u64, now: f64) -> u32 {
+pub fn lock_release(i: u32, lock: usize, holder: usize, token: u64, now: f64) -> u32 {
     with(1, |st| {
-        let (Some(t), Some(token)) = (st.objects.table(i), Token::new(token)) else {
+        let Some(token) = Token::new(token) else {
             return 1;
         };
-        let (lock, holder) = names(&st.input, lock, holder);
-        let (lock, holder) = (Name(lock.to_vec()), Name(holder.to_vec()));
-        let r = t.inner.release(&lock, &holder, token, ms(now));
+        let (lock, holder) = lock_and_holder(&st.input, lock, holder);
+        let now = ms(now);
+        let r = match st.objects.0.get(i) {
+            Some(Object::Authority(a)) => a.release(&holder, token, now),
+            Some(Object::Table(t)) => t.inner.release(&lock, &holder, token, now),
+            _ => return 1,
+        };
         st.out.released(r)
     })
 }
 
-/// Notices the expiry of a lock (the first `lock` bytes of the input area); 1 when there was one.
+/// Notices the expiry of a lock (the first `lock` bytes of the input area; none for an
+/// authority); 1 when there was one.
 #[wasm_bindgen]
 #[inline(never)]
-pub fn table_expire(i: u32, lock: usize, now: f64) -> u32 {
+pub fn lock_expire(i: u32, lock: usize, now: f64) -> u32 {
     with(0, |st| {
-        let lock = Name(names(&st.input, lock, 0).0.to_vec());
-        let e = st
-            .objects
-            .table(i)
-            .and_then(|t| t.inner.expire(&lock, ms(now)));
+        let lock = lock_and_holder(&st.input, lock, 0).0;
+        let now = ms(now);
+        let e = match st.objects.0.get(i) {
+            Some(Object::Authority(a)) => a.expire(now),
+            Some(Object::Table(t)) => t.inner.expire(&lock, now),
+            _ => None,
+        };
         st.out.expired(e.as_ref())
     })
 }
 
-/// Notices every expiry due; returns how many (read each with `table_expired`).
+/// The live lease on a lock (the first `lock` bytes of the input area; none for an authority);
+/// 1 when there is one.
+#[wasm_bindgen]
+#[inline(never)]
+pub fn lock_lease(i: u32, lock: usize, now: f64) -> u32 {
+    with(0, |st| {
+        let lock = lock_and_holder(&st.input, lock, 0).0;
+        let now = ms(now);
+        let l = match st.objects.0.get(i) {
+            Some(Object::Authority(a)) => a.lease(now),
+            Some(Object::Table(t)) => t.inner.lease(&lock, now),
+            _ => None,
+        };
+        st.out.lease(l)
+    })
+}
+
+/// The counters of an authority or a lock table into [`Out`] (see `Out::counters`; for a table
+/// `depth` is the number of locks it remembers and `time` is 0), or a resource's state (`token`
+/// the highest token, 0 for none, `depth` the operations its ledger remembers); 0 if `i` is none
+/// of them.
+#[wasm_bindgen]
+#[inline(never)]
+pub fn state(i: u32) -> u32 {
+    with(0, |st| match st.objects.0.get(i) {
+        Some(Object::Authority(a)) => {
+            let (next, last, reserved) = (a.next_token(), a.last_issued(), a.reserved_through());
+            let (free_at, time) = (a.free_at(), *a.timeline());
+            st.out.counters(next, last, reserved, free_at, &time)
+        }
+        Some(Object::Table(t)) => {
+            let t = &t.inner;
+            let (next, last, reserved) = (t.next_token(), t.last_issued(), t.reserved_through());
+            let (len, time) = (t.len(), *t.timeline());
+            st.out.depth = u32::try_from(len).unwrap_or(u32::MAX);
+            st.out.counters(next, last, reserved, 0, &time)
+        }
+        Some(Object::Resource(r)) => {
+            st.out.token = r.inner.guard().highest().map_or(0, Token::get);
+            st.out.depth = u32::try_from(r.inner.ledger().len()).unwrap_or(u32::MAX);
+            1
+        }
+        _ => 0,
+    })
+}
+
+/// The binary snapshot of an authority or a lock table into the output area; returns its length
+/// (0, see `error` in [`Out`], if it cannot be encoded or `i` is neither).
+#[wasm_bindgen]
+#[inline(never)]
+pub fn snapshot(i: u32) -> usize {
+    with(0, |st| {
+        let r = match st.objects.0.get(i) {
+            Some(Object::Authority(a)) => a.snapshot_bytes(),
+            Some(Object::Table(t)) => t.inner.snapshot_bytes(),
+            _ => return 0,
+        };
+        snapshot_out(&mut st.output, r)
+    })
+}
+
+/// Notices every expiry due on lock table `i`; returns how many (read each with
+/// `table_expired`).
 #[wasm_bindgen]
 #[inline(never)]
 pub fn table_expire_all(i: u32, now: f64) -> u32 {
@@ -1047,48 +1005,6 @@ pub fn table_expired(i: u32, k: u32) -> u32 {
         };
         st.out.name.clone_from(lock);
         st.out.expired(Some(e))
-    })
-}
-
-/// The live lease on a lock (the first `lock` bytes of the input area); 1 when there is one.
-#[wasm_bindgen]
-#[inline(never)]
-pub fn table_lease(i: u32, lock: usize, now: f64) -> u32 {
-    with(0, |st| {
-        let lock = Name(names(&st.input, lock, 0).0.to_vec());
-        let l = st
-            .objects
-            .table(i)
-            .and_then(|t| t.inner.lease(&lock, ms(now)));
-        st.out.lease(l)
-    })
-}
-
-/// The table's counters into [`Out`] (as for [`authority_state`]; `depth` is the number of
-/// locks it remembers); 0 if `i` is not a table.
-#[wasm_bindgen]
-#[inline(never)]
-pub fn table_state(i: u32) -> u32 {
-    with(0, |st| match st.objects.table(i) {
-        Some(t) => {
-            let t = &t.inner;
-            let (next, last, reserved) = (t.next_token(), t.last_issued(), t.reserved_through());
-            let (len, time) = (t.len(), *t.timeline());
-            st.out.depth = u32::try_from(len).unwrap_or(u32::MAX);
-            st.out.counters(next, last, reserved, 0, &time)
-        }
-        None => 0,
-    })
-}
-
-/// The binary snapshot into the output area; returns its length (0, see `error` in [`Out`], if it
-/// cannot be encoded or `i` is not a table).
-#[wasm_bindgen]
-#[inline(never)]
-pub fn table_snapshot(i: u32) -> usize {
-    with(0, |st| match st.objects.table(i) {
-        Some(t) => snapshot_out(&mut st.output, t.inner.snapshot_bytes()),
-        None => 0,
     })
 }
 
@@ -1248,21 +1164,6 @@ pub fn resource_write(i: u32, token: u64, op: u64) -> u32 {
             }
             WriteOutcome::Invalid => write::INVALID,
         }
-    })
-}
-
-/// The resource's state into [`Out`]: `token` highest token (0: none), `depth`
-/// operations its ledger remembers; 0 if `i` is not a resource.
-#[wasm_bindgen]
-#[inline(never)]
-pub fn resource_state(i: u32) -> u32 {
-    with(0, |st| match st.objects.resource(i) {
-        Some(r) => {
-            st.out.token = r.inner.guard().highest().map_or(0, Token::get);
-            st.out.depth = u32::try_from(r.inner.ledger().len()).unwrap_or(u32::MAX);
-            1
-        }
-        None => 0,
     })
 }
 
@@ -1471,19 +1372,19 @@ mod tests {
     #[test]
     fn the_story_through_the_bindings() {
         let _turn = serial();
-        let auth = authority_new(30_000.0, 0.0, u32::MAX, 33, 1.0);
+        let auth = lock_new(kind::AUTHORITY, 30_000.0, 0.0, u32::MAX, 33, 1.0);
         assert_eq!(
-            authority_acquire(auth, put1("A"), 0.0, -1.0),
+            lock_acquire(auth, 0, put1("A"), 0.0, -1.0),
             acquire::GRANTED
         );
         assert_eq!((out_token(), out_time()), (33, 30_000.0));
         assert_eq!(
-            authority_acquire(auth, put1("B"), 10_000.0, -1.0),
+            lock_acquire(auth, 0, put1("B"), 10_000.0, -1.0),
             acquire::HELD
         );
         assert_eq!((holder(), out_time()), ("A".into(), 30_000.0));
         assert_eq!(
-            authority_acquire(auth, put1("B"), 45_000.0, -1.0),
+            lock_acquire(auth, 0, put1("B"), 45_000.0, -1.0),
             acquire::GRANTED
         );
         assert_eq!((out_token(), out_time()), (34, 75_000.0));
@@ -1494,7 +1395,7 @@ mod tests {
         assert_eq!(guard_admit(guard, 0), admit::INVALID);
         assert_eq!(guard_highest(guard), 34);
         assert_eq!(guard_admit(guard + 1, 35), admit::NO_GUARD);
-        assert_eq!(authority_state(auth), 1);
+        assert_eq!(state(auth), 1);
         assert_eq!((out_token(), out_token2(), out_token3()), (35, 34, 34));
         assert_eq!((out_time2(), out_time3()), (45_000.0, 0.0));
     }
@@ -1533,15 +1434,12 @@ mod tests {
         assert_eq!(guard_highest(c), 0);
         assert_ne!(guard_new(0), c);
         assert_eq!(guard_admit(a, 1), admit::ADVANCED);
-        let auth = authority_new(10.0, 0.0, 1, 1, 1.0);
+        let auth = lock_new(kind::AUTHORITY, 10.0, 0.0, 1, 1, 1.0);
         free(kind::AUTHORITY, auth);
-        assert_eq!(
-            authority_acquire(auth, put1("A"), 0.0, -1.0),
-            acquire::OTHER
-        );
-        assert_eq!(authority_renew(auth, put1("A"), 1, 0.0, -1.0), 1);
-        assert_eq!(authority_state(auth), 0);
-        assert_eq!(authority_snapshot(auth), 0);
+        assert_eq!(lock_acquire(auth, 0, put1("A"), 0.0, -1.0), acquire::OTHER);
+        assert_eq!(lock_renew(auth, 0, put1("A"), 1, 0.0, -1.0), 1);
+        assert_eq!(state(auth), 0);
+        assert_eq!(snapshot(auth), 0);
         assert_eq!(resource_write(NONE, 1, 1), write::INVALID);
         let (l, h) = put2("l", "1.00");
         assert_eq!(signer_verify(NONE, l, h), 0);
@@ -1550,13 +1448,13 @@ mod tests {
     #[test]
     fn config_errors_are_codes() {
         let _turn = serial();
-        assert_eq!(authority_new(0.0, 0.0, 1, 1, 1.0), NONE);
+        assert_eq!(lock_new(kind::AUTHORITY, 0.0, 0.0, 1, 1, 1.0), NONE);
         assert_eq!(last_error(), code::ZERO_TTL);
-        assert_eq!(table_new(1.0, 0.0, 1, 0, 1.0), NONE);
+        assert_eq!(lock_new(kind::TABLE, 1.0, 0.0, 1, 0, 1.0), NONE);
         assert_eq!(last_error(), code::ZERO_FIRST_TOKEN);
-        assert_eq!(authority_new(f64::NAN, 0.0, 1, 1, 1.0), NONE);
+        assert_eq!(lock_new(kind::AUTHORITY, f64::NAN, 0.0, 1, 1, 1.0), NONE);
         assert_eq!(last_error(), code::ZERO_TTL);
-        assert_eq!(table_new(1.0, 0.0, 0, 1, 1.0), NONE);
+        assert_eq!(lock_new(kind::TABLE, 1.0, 0.0, 0, 1, 1.0), NONE);
         assert_eq!(last_error(), code::ZERO_REENTRY);
     }
 
@@ -1585,18 +1483,18 @@ mod tests {
     #[test]
     fn lock_tables_report_through_out() {
         let _turn = serial();
-        let t = table_new(10.0, 5.0, 1, 1, 1.0);
+        let t = lock_new(kind::TABLE, 10.0, 5.0, 1, 1, 1.0);
         let long = "x".repeat(MAX_ID_LEN + 1);
         let (l, h) = put2(&long, "A");
-        assert_eq!(table_acquire(t, l, h, 0.0, -1.0), acquire::BAD_NAME);
+        assert_eq!(lock_acquire(t, l, h, 0.0, -1.0), acquire::BAD_NAME);
         assert_eq!(
             (last_error(), last_error_detail()),
             (code::NAME_TOO_LONG, 1025)
         );
         let (l, h) = put2("x", "A");
-        assert_eq!(table_acquire(t, l, h, 0.0, -1.0), 0);
+        assert_eq!(lock_acquire(t, l, h, 0.0, -1.0), 0);
         let (l, h) = put2("y", "B");
-        assert_eq!(table_acquire(t, l, h, 0.0, 3.0), 0);
+        assert_eq!(lock_acquire(t, l, h, 0.0, 3.0), 0);
         assert_eq!(table_expire_all(t, 12.0), 2);
         assert_eq!(table_expired(t, 1), 1);
         assert_eq!(
@@ -1604,22 +1502,22 @@ mod tests {
             ("y".into(), "B".into(), 2, 3.0, 8.0)
         );
         assert_eq!(table_expired(t, 2), 0);
-        assert_eq!(table_state(t), 1);
+        assert_eq!(state(t), 1);
         assert_eq!((out_depth(), out_token()), (1, 3));
-        let n = table_snapshot(t);
+        let n = snapshot(t);
         let snap = output_bytes(n);
         assert_eq!(&snap[..4], b"FPst");
         let n = put(&[&snap])[0];
-        let u = table_restore(n, 10.0, 0.0, 1, 1, 1.0);
+        let u = lock_restore(kind::TABLE, n, 10.0, 0.0, 1, 1, 1.0);
         assert_ne!(u, NONE);
-        assert_eq!(table_state(u), 1);
+        assert_eq!(state(u), 1);
         assert_eq!((out_depth(), out_token()), (1, 3));
         let (l, h) = put2("x", "C");
-        assert_eq!(table_acquire(u, l, h, 13.0, -1.0), acquire::LOCK_DELAY);
+        assert_eq!(lock_acquire(u, l, h, 13.0, -1.0), acquire::LOCK_DELAY);
         assert_eq!(out_time(), 15.0);
-        assert_eq!(table_acquire(u, l, h, 15.0, -1.0), acquire::GRANTED);
+        assert_eq!(lock_acquire(u, l, h, 15.0, -1.0), acquire::GRANTED);
         assert_eq!(out_token(), 3);
-        assert_eq!(table_lease(u, put1("x"), 16.0), 1);
+        assert_eq!(lock_lease(u, put1("x"), 16.0), 1);
         assert_eq!((holder(), out_token(), out_time()), ("C".into(), 3, 25.0));
     }
 
@@ -1627,23 +1525,23 @@ mod tests {
     fn snapshot_errors_name_the_field() {
         let _turn = serial();
         let n = put(&[b"FP"])[0];
-        assert_eq!(authority_restore(n, 10.0, 0.0, 1, 1, 1.0), NONE);
+        assert_eq!(lock_restore(kind::AUTHORITY, n, 10.0, 0.0, 1, 1, 1.0), NONE);
         assert_eq!(
             (last_error(), last_error_detail()),
             (code::SNAP_TRUNCATED, 4)
         );
         let n = put(&[b"nope"])[0];
-        assert_eq!(authority_restore(n, 10.0, 0.0, 1, 1, 1.0), NONE);
+        assert_eq!(lock_restore(kind::AUTHORITY, n, 10.0, 0.0, 1, 1, 1.0), NONE);
         assert_eq!(last_error(), code::SNAP_BAD_MAGIC);
-        let a = authority_new(10.0, 0.0, 1, 1, 1.0);
-        let bytes = output_bytes(authority_snapshot(a));
+        let a = lock_new(kind::AUTHORITY, 10.0, 0.0, 1, 1, 1.0);
+        let bytes = output_bytes(snapshot(a));
         let n = put(&[&bytes])[0];
-        assert_eq!(table_restore(n, 10.0, 0.0, 1, 1, 1.0), NONE);
+        assert_eq!(lock_restore(kind::TABLE, n, 10.0, 0.0, 1, 1, 1.0), NONE);
         assert_eq!(
             (last_error(), last_error_detail()),
             (code::SNAP_WRONG_KIND, 1)
         );
-        assert_ne!(authority_restore(n, 10.0, 0.0, 1, 1, 1.0), NONE);
+        assert_ne!(lock_restore(kind::AUTHORITY, n, 10.0, 0.0, 1, 1, 1.0), NONE);
     }
 
     #[test]
@@ -1664,12 +1562,12 @@ mod tests {
         tb.try_acquire(&vec![b'l', 0xff], &b"A".to_vec(), 0)
             .unwrap();
         let n = put(&[&tb.snapshot_bytes().unwrap()])[0];
-        assert_eq!(table_restore(n, 10.0, 0.0, 1, 1, 1.0), NONE);
+        assert_eq!(lock_restore(kind::TABLE, n, 10.0, 0.0, 1, 1, 1.0), NONE);
         assert_eq!(last_error(), code::SNAP_BAD_ID);
         let mut a: fencepost::Authority<Vec<u8>> = fencepost::Authority::new(cfg).unwrap();
         a.try_acquire(&vec![0xc3], 0).unwrap();
         let n = put(&[&a.snapshot_bytes().unwrap()])[0];
-        assert_eq!(authority_restore(n, 10.0, 0.0, 1, 1, 1.0), NONE);
+        assert_eq!(lock_restore(kind::AUTHORITY, n, 10.0, 0.0, 1, 1, 1.0), NONE);
         assert_eq!(last_error(), code::SNAP_BAD_ID);
         // The same snapshots with UTF-8 names restore.
         let mut tb: fencepost::LockTable<Vec<u8>, Vec<u8>> =
@@ -1677,9 +1575,9 @@ mod tests {
         tb.try_acquire(&"lé".as_bytes().to_vec(), &b"A".to_vec(), 0)
             .unwrap();
         let n = put(&[&tb.snapshot_bytes().unwrap()])[0];
-        let t = table_restore(n, 10.0, 0.0, 1, 1, 1.0);
+        let t = lock_restore(kind::TABLE, n, 10.0, 0.0, 1, 1, 1.0);
         assert_ne!(t, NONE);
-        assert_eq!(table_lease(t, put1("lé"), 1.0), 1);
+        assert_eq!(lock_lease(t, put1("lé"), 1.0), 1);
         assert_eq!(holder(), "A");
     }
 
@@ -1696,7 +1594,7 @@ mod tests {
         assert_eq!(resource_write(r, 33, 3), write::STALE);
         assert_eq!(out_token(), 34);
         assert_eq!(resource_write(r, 0, 3), write::INVALID);
-        assert_eq!(resource_state(r), 1);
+        assert_eq!(state(r), 1);
         assert_eq!((out_token(), out_depth()), (34, 2));
     }
 
