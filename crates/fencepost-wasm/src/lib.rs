@@ -1201,10 +1201,13 @@ pub fn signer_sign(i: u32, lock: usize, token: u64) -> usize {
         };
         match s.sign(names(&st.input, lock, 0).0, token) {
             Ok(signed) => {
-                let mut buf = [0; SIGNED_HEADER_MAX];
-                let n = signed.write_header(&mut buf);
-                st.output.clear();
-                st.output.extend_from_slice(&buf[..n]);
+                // Written in place: the output area is made long enough, then cut to the value.
+                st.output.resize(SIGNED_HEADER_MAX, 0);
+                let n = st
+                    .output
+                    .first_chunk_mut()
+                    .map_or(0, |buf| signed.write_header(buf));
+                st.output.truncate(n);
                 n
             }
             Err(e) => {
