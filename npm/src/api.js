@@ -1075,6 +1075,11 @@ export class TokenSigner {
 // -------------------------------------------------------------------------------------------
 // Token codecs.
 
+// The forms of a token the module's `token_decode` reads (`form` in crates/fencepost-wasm).
+const DECIMAL = 0;
+const HEADER_VALUE = 1;
+const BYTES = 2;
+
 /** The HTTP header that carries a fencing token. */
 export const HEADER_NAME = "Fencing-Token";
 
@@ -1091,7 +1096,7 @@ export function tokenToString(tok) {
 /** Parses the strict decimal form: digits only, no sign, no whitespace, no leading zero. */
 export function tokenFromString(value) {
   ready();
-  return parsed("value", raw.token_parse(put(text("value", value, MAX_TEXT))));
+  return parsed("value", raw.token_decode(DECIMAL, put(text("value", value, MAX_TEXT))));
 }
 
 /** The `Fencing-Token` header value of an unsigned token (its decimal form). */
@@ -1102,7 +1107,7 @@ export function tokenToHeader(tok) {
 /** Parses an unsigned `Fencing-Token` header value. */
 export function tokenFromHeader(value) {
   ready();
-  return parsed("value", raw.token_from_header(put(text("value", value, MAX_TEXT))));
+  return parsed("value", raw.token_decode(HEADER_VALUE, put(text("value", value, MAX_TEXT))));
 }
 
 /** The 8-byte big-endian form of a token. */
@@ -1115,7 +1120,7 @@ export function tokenToBytes(tok) {
 /** Parses the 8-byte big-endian form. */
 export function tokenFromBytes(value) {
   ready();
-  return parsed("value", raw.token_from_bytes(putBytes(bytes("value", value, MAX_TEXT))));
+  return parsed("value", raw.token_decode(BYTES, putBytes(bytes("value", value, MAX_TEXT))));
 }
 
 // `using` support where the runtime has Symbol.dispose (Node 20 may not).

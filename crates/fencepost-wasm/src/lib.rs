@@ -1236,10 +1236,28 @@ pub fn signer_verify(i: u32, lock: usize, header: usize) -> u64 {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Token codecs: each reads the first `n` bytes of the input area.
+// Token codecs.
 
+/// The forms of a token [`token_decode`] reads.
+pub mod form {
+    /// The strict decimal form.
+    pub const DECIMAL: u32 = 0;
+    /// An unsigned `Fencing-Token` header value.
+    pub const HEADER: u32 = 1;
+    /// The 8-byte big-endian form.
+    pub const BYTES: u32 = 2;
+}
+
+/// Parses the first `n` bytes of the input area as a token in form `f` (see [`form`]; any other
+/// number reads bytes): the token, or 0 (see `error` in [`Out`]).
+#[wasm_bindgen]
 #[inline(never)]
-fn token_or_zero(n: usize, parse: fn(&[u8]) -> Result<Token, ParseTokenError>) -> u64 {
+pub fn token_decode(f: u32, n: usize) -> u64 {
+    let parse = match f {
+        form::DECIMAL => Token::parse_decimal_bytes,
+        form::HEADER => Token::from_header,
+        _ => Token::from_be_slice,
+    };
     with(0, |st| match parse(names(&st.input, n, 0).0) {
         Ok(t) => t.get(),
         Err(e) => {
@@ -1247,27 +1265,6 @@ fn token_or_zero(n: usize, parse: fn(&[u8]) -> Result<Token, ParseTokenError>) -
             0
         }
     })
-}
-
-/// Parses the strict decimal form: the token, or 0 (see `error` in [`Out`]).
-#[wasm_bindgen]
-#[inline(never)]
-pub fn token_parse(n: usize) -> u64 {
-    token_or_zero(n, Token::parse_decimal_bytes)
-}
-
-/// Parses an unsigned `Fencing-Token` header value: the token, or 0 (see `error` in [`Out`]).
-#[wasm_bindgen]
-#[inline(never)]
-pub fn token_from_header(n: usize) -> u64 {
-    token_or_zero(n, Token::from_header)
-}
-
-/// Parses the 8-byte big-endian form: the token, or 0 (see `error` in [`Out`]).
-#[wasm_bindgen]
-#[inline(never)]
-pub fn token_from_bytes(n: usize) -> u64 {
-    token_or_zero(n, Token::from_be_slice)
 }
 
 #[cfg(test)]
@@ -1672,13 +1669,16 @@ mod tests {
     #[test]
     fn codecs() {
         let _turn = serial();
-        assert_eq!(token_parse(put1("34")), 34);
-        assert_eq!(token_parse(put1("3x")), 0);
+        assert_eq!(token_decode(form::DECIMAL, put1("34")), 34);
+        assert_eq!(token_decode(form::DECIMAL, put1("3x")), 0);
         assert_eq!((last_error(), last_error_detail()), (code::NOT_A_DIGIT, 1));
-        assert_eq!(token_from_header(put1("34.ab")), 0);
+        assert_eq!(token_decode(form::HEADER, put1("34.ab")), 0);
         assert_eq!(last_error(), code::SIGNED);
-        assert_eq!(token_from_bytes(put(&[&[0, 0, 0, 0, 0, 0, 1, 0]])[0]), 256);
-        assert_eq!(token_from_bytes(put(&[&[1]])[0]), 0);
+        assert_eq!(
+            token_decode(form::BYTES, put(&[&[0, 0, 0, 0, 0, 0, 1, 0]])[0]),
+            256
+        );
+        assert_eq!(token_decode(form::BYTES, put(&[&[1]])[0]), 0);
         assert_eq!((last_error(), last_error_detail()), (code::LENGTH, 1));
     }
 }
