@@ -348,7 +348,8 @@ function orNull(t) {
 // Objects. Each lives in a table inside the module and is known here by its index; it is given
 // back when its owner calls free() or is garbage-collected.
 
-// The kinds of object, as the module's `free` names them (`kind` in crates/fencepost-wasm).
+// The kinds of object, as the module's `object_new`, `lock_new` and `free` name them (`kind` in
+// crates/fencepost-wasm).
 const GUARD = 0;
 const AUTHORITY = 1;
 const TABLE = 2;
@@ -788,7 +789,7 @@ export class FenceGuard {
     // Read once: a getter answers once.
     const { highest } = checkOptions("options", options, GUARD_KEYS);
     const h = highest === undefined || highest === null ? 0n : token("options.highest", highest);
-    this.#i = adopt(guards, this, W.guard_new(h), "FenceGuard");
+    this.#i = adopt(guards, this, W.object_new(GUARD, 0, h), "FenceGuard");
   }
 
   admit(token) {
@@ -875,7 +876,7 @@ export class GuardMap {
       name("resource", resource);
       if (this.#freed) throw freed("GuardMap");
       if (!create) return -1;
-      i = adopt(null, this, W.guard_new(0n), "GuardMap");
+      i = adopt(null, this, W.object_new(GUARD, 0, 0n), "GuardMap");
       this.#index.set(resource, i);
     }
     return i;
@@ -957,7 +958,7 @@ export class FencedResource {
 
   constructor() {
     ready();
-    this.#i = adopt(resources, this, W.resource_new(), "FencedResource");
+    this.#i = adopt(resources, this, W.object_new(RESOURCE, 0, 0n), "FencedResource");
   }
 
   #live() {
@@ -1036,7 +1037,7 @@ export class TokenSigner {
     ready();
     const k = bytes("key", key, MAX_TEXT);
     if (k.length < 16) throw new RangeError(`key must be at least 16 bytes, got ${k.length}`);
-    this.#i = adopt(signers, this, raw.signer_new(putBytes(k)), "key");
+    this.#i = adopt(signers, this, raw.object_new(SIGNER, putBytes(k), 0n), "key");
   }
 
   #live() {

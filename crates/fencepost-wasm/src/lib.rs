@@ -1011,12 +1011,31 @@ pub fn table_expired(i: u32, k: u32) -> u32 {
 // ---------------------------------------------------------------------------------------------
 // The resource side.
 
-/// A new guard whose highest token is `highest` (0: none yet); returns its index.
+/// A new object of kind `k` (see [`kind`]): a guard whose highest token is `highest` (0: none
+/// yet), a resource that has accepted nothing, or a signer for the key in the first `n` bytes of
+/// the input area. Returns its index, or [`NONE`] (see `error` in [`Out`]) for a key that is too
+/// short or another kind.
 #[wasm_bindgen]
 #[inline(never)]
-pub fn guard_new(highest: u64) -> u32 {
-    let g = fencepost::Guard::with_highest(Token::new(highest));
-    with(NONE, |st| st.objects.add(Object::Guard(g)))
+pub fn object_new(k: u32, n: usize, highest: u64) -> u32 {
+    with(NONE, |st| {
+        let o = match k {
+            kind::GUARD => Object::Guard(fencepost::Guard::with_highest(Token::new(highest))),
+            kind::RESOURCE => Object::Resource(Resource {
+                inner: Box::default(),
+                next_slot: 0,
+            }),
+            kind::SIGNER => match TokenSigner::new(names(&st.input, n, 0).0) {
+                Ok(s) => Object::Signer(Box::new(s)),
+                Err(e) => {
+                    signature_error(e);
+                    return NONE;
+                }
+            },
+            _ => return NONE,
+        };
+        st.objects.add(o)
+    })
 }
 
 /// Compare-and-advance on guard `i` (see [`admit`] for the codes; [`admit::NO_GUARD`] for an
@@ -1127,18 +1146,6 @@ pub mod write {
     pub const INVALID: u32 = 3;
 }
 
-/// A resource that has accepted nothing; returns its index.
-#[wasm_bindgen]
-#[inline(never)]
-pub fn resource_new() -> u32 {
-    with(NONE, |st| {
-        st.objects.add(Object::Resource(Resource {
-            inner: Box::default(),
-            next_slot: 0,
-        }))
-    })
-}
-
 /// Runs the ledger, then the guard (see [`write`] for the codes).
 #[wasm_bindgen]
 #[inline(never)]
@@ -1169,22 +1176,6 @@ pub fn resource_write(i: u32, token: u64, op: u64) -> u32 {
 
 // ---------------------------------------------------------------------------------------------
 // Signed tokens.
-
-/// A signer for the key in the first `n` bytes of the input area; [`NONE`] (see `error` in [`Out`])
-/// for a key that is too short.
-#[wasm_bindgen]
-#[inline(never)]
-pub fn signer_new(n: usize) -> u32 {
-    with(NONE, |st| {
-        match TokenSigner::new(names(&st.input, n, 0).0) {
-            Ok(s) => st.objects.add(Object::Signer(Box::new(s))),
-            Err(e) => {
-                signature_error(e);
-                NONE
-            }
-        }
-    })
-}
 
 /// The header value `<token>.<mac hex>` for a lock (the first `lock` bytes of the input area)
 /// into the output area; returns its length (0, see `error` in [`Out`], on failure).
@@ -1388,7 +1379,7 @@ mod tests {
             acquire::GRANTED
         );
         assert_eq!((out_token(), out_time()), (34, 75_000.0));
-        let guard = guard_new(0);
+        let guard = object_new(kind::GUARD, 0, 0);
         assert_eq!(guard_admit(guard, 34), admit::ADVANCED);
         assert_eq!(guard_admit(guard, 33), admit::STALE);
         assert_eq!(guard_admit(guard, 34), admit::CURRENT);
@@ -1419,8 +1410,8 @@ mod tests {
     #[test]
     fn indices_are_reused_and_freed_objects_answer_defaults() {
         let _turn = serial();
-        let a = guard_new(0);
-        let b = guard_new(7);
+        let a = object_new(kind::GUARD, 0, 0);
+        let b = object_new(kind::GUARD, 0, 7);
         assert_eq!(guard_highest(b), 7);
         // Another kind's free leaves it alone; a second free does nothing.
         free(kind::AUTHORITY, b);
@@ -1429,10 +1420,10 @@ mod tests {
         free(kind::GUARD, b);
         assert_eq!(guard_highest(b), 0);
         assert_eq!(guard_admit(b, 9), admit::NO_GUARD);
-        let c = guard_new(0);
+        let c = object_new(kind::GUARD, 0, 0);
         assert_eq!(c, b);
         assert_eq!(guard_highest(c), 0);
-        assert_ne!(guard_new(0), c);
+        assert_ne!(object_new(kind::GUARD, 0, 0), c);
         assert_eq!(guard_admit(a, 1), admit::ADVANCED);
         let auth = lock_new(kind::AUTHORITY, 10.0, 0.0, 1, 1, 1.0);
         free(kind::AUTHORITY, auth);
@@ -1461,7 +1452,7 @@ mod tests {
     #[test]
     fn batches_keep_order() {
         let _turn = serial();
-        let g = guard_new(0);
+        let g = object_new(kind::GUARD, 0, 0);
         let _ = guard_batch(5);
         with((), |st| st.batch_in.copy_from_slice(&[5, 4, 5, 0, 9]));
         assert_ne!(guard_admit_many(g), 0);
@@ -1584,7 +1575,7 @@ mod tests {
     #[test]
     fn idempotent_writes_hand_back_the_first_slot() {
         let _turn = serial();
-        let r = resource_new();
+        let r = object_new(kind::RESOURCE, 0, 0);
         assert_eq!(resource_write(r, 33, 1), write::APPLIED);
         assert_eq!(out_depth(), 0);
         assert_eq!(resource_write(r, 34, 2), write::APPLIED);
@@ -1601,7 +1592,7 @@ mod tests {
     #[test]
     fn signed_tokens_round_trip() {
         let _turn = serial();
-        let s = signer_new(put1("0123456789abcdef"));
+        let s = object_new(kind::SIGNER, put1("0123456789abcdef"), 0);
         let n = signer_sign(s, put1("orders"), 34);
         let h = String::from_utf8(output_bytes(n)).unwrap();
         assert_eq!(h.split('.').next(), Some("34"));
@@ -1614,7 +1605,7 @@ mod tests {
         let (l, hl) = put2("orders", "34");
         assert_eq!(signer_verify(s, l, hl), 0);
         assert_eq!(last_error(), code::MISSING_MAC);
-        let g = guard_new(0);
+        let g = object_new(kind::GUARD, 0, 0);
         let (l, hl) = put2("orders", &h);
         assert_eq!(guard_admit_signed(g, s, l, hl), admit::ADVANCED);
         let forged = alloc::format!("{}.{}", u64::MAX, "a".repeat(64));
@@ -1623,7 +1614,7 @@ mod tests {
         let (l, hl) = put2("orders", &h);
         assert_eq!(guard_admit_signed(g, NONE, l, hl), admit::NO_GUARD);
         assert_eq!(guard_highest(g), 34);
-        assert_eq!(signer_new(put1("short")), NONE);
+        assert_eq!(object_new(kind::SIGNER, put1("short"), 0), NONE);
         assert_eq!(
             (last_error(), last_error_detail()),
             (code::KEY_TOO_SHORT, 5)
