@@ -584,7 +584,7 @@ impl<H: Clone + Eq> Authority<H> {
         ttl_ms: u64,
         now: u64,
     ) -> Result<Grant, AcquireError<H>> {
-        let now = self.time.observe(now).now;
+        let now = self.time.now(now);
         self.slot
             .acquire(&mut self.seq, &self.cfg, holder, ttl_ms, now)
     }
@@ -629,20 +629,20 @@ impl<H: Clone + Eq> Authority<H> {
         ttl_ms: u64,
         now: u64,
     ) -> Result<Renewal, LeaseError> {
-        let now = self.time.observe(now).now;
+        let now = self.time.now(now);
         self.slot.renew(&self.cfg, holder, token, ttl_ms, now)
     }
 
     /// Releases one level of the holder's live lease.
     #[inline]
     pub fn release(&mut self, holder: &H, token: Token, now: u64) -> Result<Released, LeaseError> {
-        let now = self.time.observe(now).now;
+        let now = self.time.now(now);
         self.slot.release(&self.cfg, holder, token, now)
     }
 
     /// Notices an expiry: returns it once, the first time it is asked at or after `expires_at`.
     pub fn expire(&mut self, now: u64) -> Option<Expired<H>> {
-        let now = self.time.observe(now).now;
+        let now = self.time.now(now);
         self.slot.settle(now, &self.cfg)
     }
 

@@ -80,7 +80,7 @@ impl<K: Ord + Clone, H: Clone + Eq> LockTable<K, H> {
         ttl_ms: u64,
         now: u64,
     ) -> Result<Grant, AcquireError<H>> {
-        let now = self.time.observe(now).now;
+        let now = self.time.now(now);
         let i = match self.find(lock) {
             Ok(i) => i,
             Err(i) => {
@@ -118,7 +118,7 @@ impl<K: Ord + Clone, H: Clone + Eq> LockTable<K, H> {
         ttl_ms: u64,
         now: u64,
     ) -> Result<Renewal, LeaseError> {
-        let now = self.time.observe(now).now;
+        let now = self.time.now(now);
         let i = self.find(lock).map_err(|_| LeaseError::Lost)?;
         let result = self.locks[i].1.renew(&self.cfg, holder, token, ttl_ms, now);
         self.forget_if_idle(i, now);
@@ -133,7 +133,7 @@ impl<K: Ord + Clone, H: Clone + Eq> LockTable<K, H> {
         token: Token,
         now: u64,
     ) -> Result<Released, LeaseError> {
-        let now = self.time.observe(now).now;
+        let now = self.time.now(now);
         let i = self.find(lock).map_err(|_| LeaseError::Lost)?;
         let result = self.locks[i].1.release(&self.cfg, holder, token, now);
         self.forget_if_idle(i, now);
@@ -142,7 +142,7 @@ impl<K: Ord + Clone, H: Clone + Eq> LockTable<K, H> {
 
     /// Notices the expiry of `lock`'s lease, once.
     pub fn expire(&mut self, lock: &K, now: u64) -> Option<Expired<H>> {
-        let now = self.time.observe(now).now;
+        let now = self.time.now(now);
         let i = self.find(lock).ok()?;
         let expired = self.locks[i].1.settle(now, &self.cfg);
         self.forget_if_idle(i, now);
@@ -151,7 +151,7 @@ impl<K: Ord + Clone, H: Clone + Eq> LockTable<K, H> {
 
     /// Notices every expiry due by `now`, in lock order, and forgets locks that are free.
     pub fn expire_all(&mut self, now: u64) -> Vec<(K, Expired<H>)> {
-        let now = self.time.observe(now).now;
+        let now = self.time.now(now);
         let cfg = self.cfg;
         let mut out = Vec::new();
         self.locks.retain_mut(|(name, slot)| {

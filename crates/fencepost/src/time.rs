@@ -130,6 +130,13 @@ impl Timeline {
         }
     }
 
+    /// The time to use for a reading: `observe(now).now`, in one out-of-line copy for the
+    /// authority's and the table's operations (the WebAssembly build's size).
+    #[inline(never)]
+    pub(crate) fn now(&mut self, now: u64) -> u64 {
+        self.observe(now).now
+    }
+
     /// The latest instant seen.
     pub const fn latest(&self) -> u64 {
         self.latest
