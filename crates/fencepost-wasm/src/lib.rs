@@ -1106,27 +1106,35 @@ pub fn guard_admit_many(i: u32) -> usize {
 #[inline(never)]
 pub fn guard_admit_signed(i: u32, s: u32, lock: usize, header: usize) -> u32 {
     with(admit::NO_GUARD, |st| {
-        let (lock, header) = names(&st.input, lock, header);
-        let signed = match SignedToken::from_header(header) {
-            Ok(signed) => signed,
-            Err(e) => {
-                parse_signed_error(e);
-                return admit::MALFORMED;
-            }
-        };
-        let Some(signer) = st.objects.signer(s).map(|s| s.clone()) else {
-            return admit::NO_GUARD;
-        };
-        let Some(g) = st.objects.guard(i) else {
-            return admit::NO_GUARD;
-        };
-        match g.admit_signed(&signer, lock, &signed) {
-            Ok(a) => admission(a),
-            Err(SignatureError::Forged) => admit::FORGED,
-            Err(e) => {
-                signature_error(e);
-                admit::MALFORMED
-            }
+        match verify_header(st, s, lock, header) {
+            Ok(token) => match st.objects.guard(i) {
+                Some(g) => admission(g.admit(token)),
+                None => admit::NO_GUARD,
+            },
+            Err(code) => code,
+        }
+    })
+}
+
+/// The token of a signed header value (the `header` bytes of the input area after the first
+/// `lock` bytes, the lock's name) that signer `s` verifies, else the [`admit`] code of why not:
+/// [`admit::MALFORMED`] (unparsable, or a signature error other than a forgery),
+/// [`admit::FORGED`], or [`admit::NO_GUARD`] when `s` is not a signer. Errors are recorded (see
+/// `error` in [`Out`]), a forgery as [`code::FORGED`].
+#[inline(never)]
+fn verify_header(st: &mut State, s: u32, lock: usize, header: usize) -> Result<Token, u32> {
+    let (lock, header) = names(&st.input, lock, header);
+    let signed = SignedToken::from_header(header).map_err(|e| {
+        parse_signed_error(e);
+        admit::MALFORMED
+    })?;
+    let signer = st.objects.signer(s).ok_or(admit::NO_GUARD)?;
+    signer.verify(lock, &signed).map_err(|e| {
+        signature_error(e);
+        if e == SignatureError::Forged {
+            admit::FORGED
+        } else {
+            admit::MALFORMED
         }
     })
 }
@@ -1215,14 +1223,7 @@ pub fn signer_sign(i: u32, lock: usize, token: u64) -> usize {
 #[inline(never)]
 pub fn signer_verify(i: u32, lock: usize, header: usize) -> u64 {
     with(0, |st| {
-        let Some(s) = st.objects.signer(i) else {
-            return 0;
-        };
-        let (lock, header) = names(&st.input, lock, header);
-        let verified = SignedToken::from_header(header)
-            .map_err(parse_signed_error)
-            .and_then(|signed| s.verify(lock, &signed).map_err(signature_error));
-        verified.map_or(0, Token::get)
+        verify_header(st, i, lock, header).map_or(0, Token::get)
     })
 }
 
