@@ -396,7 +396,7 @@ impl<H> Default for Slot<H> {
 
 impl<H: Clone + Eq> Slot<H> {
     /// Ends the lease if it ran out by `now`.
-    #[inline]
+    #[inline(never)]
     pub(crate) fn settle(&mut self, now: u64, cfg: &Config) -> Option<Expired<H>> {
         match &self.lease {
             Some(lease) if !lease.is_live_at(now) => {
