@@ -820,9 +820,10 @@ export class FenceGuard {
     if (this.#i < 0) throw freed("FenceGuard");
     for (let at = 0; at < n; at += BATCH) {
       const m = Math.min(BATCH, n - at);
-      const inAt = W.guard_batch(m) >>> 0;
-      new BigUint64Array(W.memory.buffer, inAt, m).set(m === n ? all : all.subarray(at, at + m));
-      const outAt = W.guard_admit_many(this.#i) >>> 0;
+      // The tokens' bytes, as they are (little-endian), into the input area.
+      const inAt = area(8 * m);
+      new Uint8Array(W.memory.buffer, inAt, 8 * m).set(new Uint8Array(all.buffer, all.byteOffset + 8 * at, 8 * m));
+      const outAt = W.guard_admit_many(this.#i, m) >>> 0;
       codes.set(new Uint8Array(W.memory.buffer, outAt, m), at);
     }
     return out;

@@ -677,8 +677,6 @@ struct State {
     input: Vec<u8>,
     output: Vec<u8>,
     objects: Objects,
-    batch_in: Vec<u64>,
-    batch_out: Vec<u8>,
 }
 
 impl State {
@@ -688,8 +686,6 @@ impl State {
             input: Vec::new(),
             output: Vec::new(),
             objects: Objects(Slots::new()),
-            batch_in: Vec::new(),
-            batch_out: Vec::new(),
         }
     }
 }
@@ -1071,32 +1067,23 @@ pub fn guard_highest(i: u32) -> u64 {
     })
 }
 
-/// Makes room for a batch of `n` tokens (at most [`BATCH`]) and returns the address of the `u64`
-/// array the caller fills before `guard_admit_many`.
+/// Admits a batch of `n` tokens (at most [`BATCH`]: the first `8 * n` bytes of the input area,
+/// each token 8 bytes little-endian) on guard `i`, in order, and returns the address of their
+/// outcome codes in the output area (one byte per token; 0 if `i` is not a guard).
 #[wasm_bindgen]
 #[inline(never)]
-pub fn guard_batch(n: usize) -> usize {
-    with(0, |st| {
-        let n = n.min(BATCH);
-        st.batch_in.resize(n, 0);
-        st.batch_out.resize(n, 0);
-        st.batch_in.as_ptr() as usize
-    })
-}
-
-/// Admits the batch on guard `i`, in order, and returns the address of its outcome codes (one
-/// byte per token; 0 if `i` is not a guard).
-#[wasm_bindgen]
-#[inline(never)]
-pub fn guard_admit_many(i: u32) -> usize {
+pub fn guard_admit_many(i: u32, n: usize) -> usize {
     with(0, |st| {
         let Some(g) = st.objects.guard(i) else {
             return 0;
         };
-        for (tok, out) in st.batch_in.iter().zip(st.batch_out.iter_mut()) {
-            *out = admission(g.admit_raw(*tok)) as u8;
+        let tokens = st.input.get(..8 * n.min(BATCH)).unwrap_or_default();
+        st.output.resize(tokens.len() / 8, 0);
+        for (tok, out) in tokens.chunks_exact(8).zip(st.output.iter_mut()) {
+            let tok = u64::from_le_bytes(tok.try_into().unwrap_or_default());
+            *out = admission(g.admit_raw(tok)) as u8;
         }
-        st.batch_out.as_ptr() as usize
+        st.output.as_ptr() as usize
     })
 }
 
@@ -1454,11 +1441,14 @@ mod tests {
     fn batches_keep_order() {
         let _turn = serial();
         let g = object_new(kind::GUARD, 0, 0);
-        let _ = guard_batch(5);
-        with((), |st| st.batch_in.copy_from_slice(&[5, 4, 5, 0, 9]));
-        assert_ne!(guard_admit_many(g), 0);
+        let tokens: Vec<u8> = [5u64, 4, 5, 0, 9]
+            .iter()
+            .flat_map(|t| t.to_le_bytes())
+            .collect();
+        put(&[&tokens]);
+        assert_ne!(guard_admit_many(g, 5), 0);
         assert_eq!(
-            with(Vec::new(), |st| st.batch_out.clone()),
+            output_bytes(5),
             [
                 admit::ADVANCED as u8,
                 admit::STALE as u8,
@@ -1467,9 +1457,7 @@ mod tests {
                 admit::ADVANCED as u8
             ]
         );
-        let _ = guard_batch(usize::MAX);
-        assert_eq!(with(0, |st| st.batch_in.len()), BATCH);
-        assert_eq!(guard_admit_many(NONE), 0);
+        assert_eq!(guard_admit_many(NONE, 5), 0);
     }
 
     #[test]
