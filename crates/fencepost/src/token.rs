@@ -133,6 +133,9 @@ impl Token {
     }
 }
 
+/// `u64::MAX` in decimal.
+const U64_MAX_DECIMAL: &[u8; MAX_DECIMAL_LEN] = b"18446744073709551615";
+
 /// Parses the strict decimal form from bytes.
 #[inline(never)]
 pub(crate) fn parse_decimal_bytes(s: &[u8]) -> Result<Token, ParseTokenError> {
@@ -155,15 +158,15 @@ pub(crate) fn parse_decimal_bytes(s: &[u8]) -> Result<Token, ParseTokenError> {
             ParseTokenError::LeadingZero
         });
     }
-    if s.len() > MAX_DECIMAL_LEN {
+    // Without a leading zero, digit strings of one length compare as their numbers do: only one
+    // of 20 digits can be past u64::MAX, and it sorts after it. What is left fits a u64 (no
+    // 64-bit overflow checks, which are long in WebAssembly).
+    if s.len() > MAX_DECIMAL_LEN || (s.len() == MAX_DECIMAL_LEN && s > U64_MAX_DECIMAL) {
         return Err(ParseTokenError::Overflow);
     }
     let mut v: u64 = 0;
     for &b in s {
-        v = v
-            .checked_mul(10)
-            .and_then(|v| v.checked_add(u64::from(b - b'0')))
-            .ok_or(ParseTokenError::Overflow)?;
+        v = v * 10 + u64::from(b - b'0');
     }
     Token::new(v).ok_or(ParseTokenError::Zero)
 }
@@ -316,6 +319,37 @@ mod tests {
             assert_eq!(Token::parse_decimal(input), Err(*want), "input {input:?}");
         }
         assert_eq!(Token::parse_decimal("18446744073709551615"), Ok(Token::MAX));
+    }
+
+    #[test]
+    fn numbers_near_the_top_parse_as_u64_does() {
+        let near = [
+            "9999999999999999999",
+            "10000000000000000000",
+            "18446744073709551614",
+            "18446744073709551615",
+            "18446744073709551616",
+            "18446744073709551619",
+            "18446744073709551620",
+            "18446744073709551700",
+            "18446744073709552615",
+            "18446744073709651615",
+            "18446744083709551615",
+            "18500000000000000000",
+            "19000000000000000000",
+            "28446744073709551615",
+        ];
+        for s in near {
+            let want = s.parse::<u64>().map_err(|_| ParseTokenError::Overflow);
+            assert_eq!(Token::parse_decimal(s).map(Token::get), want, "{s}");
+        }
+        // Every number from u64::MAX - 999 to u64::MAX + 999.
+        let top = u128::from(u64::MAX);
+        for v in top - 999..=top + 999 {
+            let s = std::format!("{v}");
+            let want = u64::try_from(v).map_err(|_| ParseTokenError::Overflow);
+            assert_eq!(Token::parse_decimal(&s).map(Token::get), want, "{s}");
+        }
     }
 
     #[test]
