@@ -346,6 +346,11 @@ impl<'a> Reader<'a> {
             self.err = Some(e);
         }
     }
+    /// Records that `field` holds a value that cannot be right.
+    #[inline(never)]
+    fn invalid(&mut self, field: &'static str) {
+        self.fail(SnapshotError::Invalid(field));
+    }
     fn check(&mut self, r: Result<(), SnapshotError>) {
         if let Err(e) = r {
             self.fail(e);
@@ -397,7 +402,7 @@ impl<'a> Reader<'a> {
     /// A lease, its holder still as bytes.
     fn lease(&mut self) -> RawLease<'a> {
         let token = Token::new(self.u64()).unwrap_or_else(|| {
-            self.fail(SnapshotError::Invalid("lease.token"));
+            self.invalid("lease.token");
             Token::MIN
         });
         RawLease {
@@ -413,7 +418,7 @@ impl<'a> Reader<'a> {
     fn next_token(&mut self, flags: u8) -> Option<Token> {
         let raw = self.u64();
         if (flags & FLAG_EXHAUSTED != 0) != (raw == 0) {
-            self.fail(SnapshotError::Invalid("next_token"));
+            self.invalid("next_token");
         }
         Token::new(raw)
     }
@@ -570,7 +575,7 @@ pub(crate) fn scan<'a>(
         FLAG_EXHAUSTED | FLAG_LEASE
     };
     if flags & !known != 0 {
-        r.fail(SnapshotError::Invalid("flags"));
+        r.invalid("flags");
     }
     let next_token = r.next_token(flags);
     let reserved_through = r.u64();
@@ -592,7 +597,7 @@ pub(crate) fn scan<'a>(
             r.check(sink.name(name));
             let lflags = r.u8();
             if lflags & !FLAG_LEASE != 0 {
-                r.fail(SnapshotError::Invalid("locks.flags"));
+                r.invalid("locks.flags");
             }
             (lflags, r.u64())
         } else {
