@@ -297,18 +297,14 @@ fn config(ttl: f64, lock_delay: f64, max_reentry: u32, first: u64, block: f64) -
         fail(code::ZERO_FIRST_TOKEN, 0);
         return None;
     };
-    let cfg = Config::new(ms(ttl))
-        .with_lock_delay(ms(lock_delay))
-        .with_max_reentry(max_reentry)
-        .with_first_token(first)
-        .with_reserve_block(ms(block));
-    match cfg.validate() {
-        Ok(()) => Some(cfg),
-        Err(e) => {
-            config_error(e);
-            None
-        }
-    }
+    // Validated by the constructor it goes to (`new`, `restore_bytes`), before anything else.
+    Some(
+        Config::new(ms(ttl))
+            .with_lock_delay(ms(lock_delay))
+            .with_max_reentry(max_reentry)
+            .with_first_token(first)
+            .with_reserve_block(ms(block)),
+    )
 }
 
 /// Admission codes: bit 0 set means accepted, so every refusal must be even.
