@@ -109,10 +109,11 @@ const DETAIL = 56;
 const HOLDER = 60;
 const NAME = 68;
 const OUTPUT = 76;
+const FIELD = 80;
 
 /** A view of the record of the last result (made again for each read: a call may move the memory). */
 function record() {
-  return new DataView(W.memory.buffer, W.out() >>> 0, 80);
+  return new DataView(W.memory.buffer, W.out() >>> 0, 84);
 }
 
 /** A token (a bigint) of the last result. */
@@ -278,18 +279,6 @@ function bytes(argName, v, max) {
 // -------------------------------------------------------------------------------------------
 // Errors reported by the module, with the core's wording.
 
-const SNAPSHOT_FIELDS = [
-  "flags",
-  "next_token",
-  "reserved_through",
-  "lease.token",
-  "lease.depth",
-  "lease.expires_at",
-  "locks",
-  "locks.flags",
-  "locks.name",
-];
-
 function coreMessage() {
   const code = outU32(ERROR);
   const d = outU32(DETAIL);
@@ -316,7 +305,7 @@ function coreMessage() {
     case 23: return `snapshot is of another kind (${d})`;
     case 24: return "snapshot checksum mismatch: the bytes are damaged";
     case 25: return `${d} unexpected bytes after the snapshot`;
-    case 26: return `snapshot field \`${SNAPSHOT_FIELDS[d] ?? "?"}\` is inconsistent`;
+    case 26: return `snapshot field \`${textAt(outU32(FIELD), d)}\` is inconsistent`;
     case 27: return "snapshot holds a holder id or lock name that cannot be decoded";
     case 28: return `output buffer too small: ${d} bytes needed`;
     case 30: return "ttlMs must be greater than 0";

@@ -53,6 +53,8 @@ fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
 
 static LAST_ERROR: AtomicU32 = AtomicU32::new(0);
 static LAST_DETAIL: AtomicU32 = AtomicU32::new(0);
+/// The address of the field an inconsistent snapshot names (its length is the detail).
+static LAST_FIELD: AtomicU32 = AtomicU32::new(0);
 
 /// Error codes shared with `npm/src/api.js` (which holds the messages).
 pub mod code {
@@ -120,19 +122,6 @@ pub mod code {
     pub const UNKNOWN: u32 = 99;
 }
 
-/// Field names a snapshot error can name, in the order of their detail numbers.
-pub const SNAPSHOT_FIELDS: &[&str] = &[
-    "flags",
-    "next_token",
-    "reserved_through",
-    "lease.token",
-    "lease.depth",
-    "lease.expires_at",
-    "locks",
-    "locks.flags",
-    "locks.name",
-];
-
 #[inline(never)]
 fn fail(code: u32, detail: usize) -> u32 {
     LAST_ERROR.store(code, Ordering::Relaxed);
@@ -197,13 +186,10 @@ fn snapshot_error(e: SnapshotError) -> u32 {
         SnapshotError::WrongKind(k) => fail(code::SNAP_WRONG_KIND, usize::from(k)),
         SnapshotError::Checksum => fail(code::SNAP_CHECKSUM, 0),
         SnapshotError::TrailingBytes(n) => fail(code::SNAP_TRAILING, n),
-        SnapshotError::Invalid(field) => fail(
-            code::SNAP_INVALID,
-            SNAPSHOT_FIELDS
-                .iter()
-                .position(|f| *f == field)
-                .unwrap_or(SNAPSHOT_FIELDS.len()),
-        ),
+        SnapshotError::Invalid(field) => {
+            LAST_FIELD.store(field.as_ptr() as u32, Ordering::Relaxed);
+            fail(code::SNAP_INVALID, field.len())
+        }
         SnapshotError::BadId => fail(code::SNAP_BAD_ID, 0),
         SnapshotError::BufferTooSmall { needed } => fail(code::SNAP_BUFFER, needed),
         SnapshotError::Config(e) => config_error(e),
@@ -384,6 +370,9 @@ struct Out {
     name_len: u32,
     /// Offset 76: the address of the output area.
     output_at: u32,
+    /// Offset 80: the address of the field name (UTF-8) an inconsistent snapshot names; its
+    /// length is `detail`.
+    field_at: u32,
     holder: Name,
     name: Name,
 }
@@ -405,6 +394,7 @@ impl Out {
             name_at: 0,
             name_len: 0,
             output_at: 0,
+            field_at: 0,
             holder: Name(Vec::new()),
             name: Name(Vec::new()),
         }
@@ -524,6 +514,7 @@ pub fn out() -> usize {
         let o = &mut st.out;
         o.error = LAST_ERROR.load(Ordering::Relaxed);
         o.detail = LAST_DETAIL.load(Ordering::Relaxed);
+        o.field_at = LAST_FIELD.load(Ordering::Relaxed);
         o.holder_at = o.holder.0.as_ptr() as u32;
         o.holder_len = o.holder.0.len() as u32;
         o.name_at = o.name.0.as_ptr() as u32;
@@ -1328,8 +1319,9 @@ mod tests {
                 offset_of!(Out, name_at),
                 offset_of!(Out, name_len),
                 offset_of!(Out, output_at),
+                offset_of!(Out, field_at),
             ],
-            [0, 8, 16, 24, 32, 40, 48, 52, 56, 60, 64, 68, 72, 76]
+            [0, 8, 16, 24, 32, 40, 48, 52, 56, 60, 64, 68, 72, 76, 80]
         );
     }
 
@@ -1518,6 +1510,28 @@ mod tests {
             (code::SNAP_WRONG_KIND, 1)
         );
         assert_ne!(lock_restore(kind::AUTHORITY, n, 10.0, 0.0, 1, 1, 1.0), NONE);
+        // An inconsistent field is named by its text: its address in the record, its length
+        // as the detail.
+        let mut bad = bytes.clone();
+        bad[6] = 0x80;
+        let body = bad.len() - 4;
+        let crc = {
+            let mut c = !0u32;
+            for &b in &bad[..body] {
+                c ^= u32::from(b);
+                for _ in 0..8 {
+                    c = (c >> 1) ^ (0xEDB8_8320 & (c & 1).wrapping_neg());
+                }
+            }
+            !c
+        };
+        bad[body..].copy_from_slice(&crc.to_be_bytes());
+        let n = put(&[&bad])[0];
+        assert_eq!(lock_restore(kind::AUTHORITY, n, 10.0, 0.0, 1, 1, 1.0), NONE);
+        assert_eq!(
+            (last_error(), last_error_detail()),
+            (code::SNAP_INVALID, "flags".len() as u32)
+        );
     }
 
     #[test]
