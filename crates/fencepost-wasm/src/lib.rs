@@ -807,11 +807,10 @@ fn table(inner: fencepost::LockTable<Name, Name>) -> Object {
     }))
 }
 
-/// The lock (the first `lock` bytes of the input area; none for an authority) and the holder
-/// (the `holder` bytes after them), as names.
-fn lock_and_holder(input: &[u8], lock: usize, holder: usize) -> (Name, Name) {
-    let (lock, holder) = names(input, lock, holder);
-    (Name(lock.to_vec()), Name(holder.to_vec()))
+/// The `len` bytes of the input area from `at`, as a name (empty beyond the area). Made only
+/// where it is used: an authority has no lock name to make.
+fn name_at(input: &[u8], at: usize, len: usize) -> Name {
+    Name(names(input, at, len).1.to_vec())
 }
 
 /// The lease length: the config's for a negative `ttl`, else `ttl`.
@@ -829,12 +828,12 @@ pub fn lock_acquire(i: u32, lock: usize, holder: usize, now: f64, ttl: f64) -> u
         return acquire::BAD_NAME;
     }
     with(acquire::OTHER, |st| {
-        let (lock, holder) = lock_and_holder(&st.input, lock, holder);
-        let now = ms(now);
+        let (holder, now) = (name_at(&st.input, lock, holder), ms(now));
         let r = match st.objects.0.get(i) {
             Some(Object::Authority(a)) => a.try_acquire_for(&holder, ttl_ms(a.config(), ttl), now),
             Some(Object::Table(t)) => {
                 let t = &mut t.inner;
+                let lock = name_at(&st.input, 0, lock);
                 t.try_acquire_for(&lock, &holder, ttl_ms(t.config(), ttl), now)
             }
             _ => return acquire::OTHER,
@@ -852,12 +851,12 @@ pub fn lock_renew(i: u32, lock: usize, holder: usize, token: u64, now: f64, ttl:
         let Some(token) = Token::new(token) else {
             return 1;
         };
-        let (lock, holder) = lock_and_holder(&st.input, lock, holder);
-        let now = ms(now);
+        let (holder, now) = (name_at(&st.input, lock, holder), ms(now));
         let r = match st.objects.0.get(i) {
             Some(Object::Authority(a)) => a.renew_for(&holder, token, ttl_ms(a.config(), ttl), now),
             Some(Object::Table(t)) => {
                 let t = &mut t.inner;
+                let lock = name_at(&st.input, 0, lock);
                 t.renew_for(&lock, &holder, token, ttl_ms(t.config(), ttl), now)
             }
             _ => return 1,
@@ -874,11 +873,13 @@ pub fn lock_release(i: u32, lock: usize, holder: usize, token: u64, now: f64) ->
         let Some(token) = Token::new(token) else {
             return 1;
         };
-        let (lock, holder) = lock_and_holder(&st.input, lock, holder);
-        let now = ms(now);
+        let (holder, now) = (name_at(&st.input, lock, holder), ms(now));
         let r = match st.objects.0.get(i) {
             Some(Object::Authority(a)) => a.release(&holder, token, now),
-            Some(Object::Table(t)) => t.inner.release(&lock, &holder, token, now),
+            Some(Object::Table(t)) => {
+                let lock = name_at(&st.input, 0, lock);
+                t.inner.release(&lock, &holder, token, now)
+            }
             _ => return 1,
         };
         st.out.released(r)
@@ -891,11 +892,10 @@ pub fn lock_release(i: u32, lock: usize, holder: usize, token: u64, now: f64) ->
 #[inline(never)]
 pub fn lock_expire(i: u32, lock: usize, now: f64) -> u32 {
     with(0, |st| {
-        let lock = lock_and_holder(&st.input, lock, 0).0;
         let now = ms(now);
         let e = match st.objects.0.get(i) {
             Some(Object::Authority(a)) => a.expire(now),
-            Some(Object::Table(t)) => t.inner.expire(&lock, now),
+            Some(Object::Table(t)) => t.inner.expire(&name_at(&st.input, 0, lock), now),
             _ => None,
         };
         st.out.expired(e.as_ref())
@@ -908,11 +908,10 @@ pub fn lock_expire(i: u32, lock: usize, now: f64) -> u32 {
 #[inline(never)]
 pub fn lock_lease(i: u32, lock: usize, now: f64) -> u32 {
     with(0, |st| {
-        let lock = lock_and_holder(&st.input, lock, 0).0;
         let now = ms(now);
         let l = match st.objects.0.get(i) {
             Some(Object::Authority(a)) => a.lease(now),
-            Some(Object::Table(t)) => t.inner.lease(&lock, now),
+            Some(Object::Table(t)) => t.inner.lease(&name_at(&st.input, 0, lock), now),
             _ => None,
         };
         st.out.lease(l)
