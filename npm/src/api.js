@@ -35,11 +35,24 @@ let W = null;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-/** A view of the module's memory, made again once the memory grew (the old one is detached). */
+/**
+ * Views of the module's memory, made again once the memory grew (the old ones are detached): its
+ * bytes, and its 32-bit, 64-bit and float words (the module's memory is little-endian, as is
+ * every platform these views run on).
+ */
 let mem = null;
+let u32s = null;
+let u64s = null;
+let f64s = null;
 
 function memory() {
-  if (mem === null || mem.byteLength === 0) mem = new Uint8Array(W.memory.buffer);
+  if (mem === null || mem.byteLength === 0) {
+    const b = W.memory.buffer;
+    mem = new Uint8Array(b);
+    u32s = new Uint32Array(b);
+    u64s = new BigUint64Array(b);
+    f64s = new Float64Array(b);
+  }
   return mem;
 }
 
@@ -95,8 +108,8 @@ function textAt(at, n) {
 }
 
 // What a call has to say beyond its return value it leaves in one record of the module's memory
-// (`Out` in crates/fencepost-wasm/src/lib.rs), read right after the call: its fields, by byte
-// offset (little-endian).
+// (`Out` in crates/fencepost-wasm/src/lib.rs, 8-byte aligned), read right after the call: its
+// fields, by byte offset.
 const TOKEN = 0;
 const TOKEN2 = 8;
 const TOKEN3 = 16;
@@ -111,30 +124,52 @@ const NAME = 68;
 const OUTPUT = 76;
 const FIELD = 80;
 
-/** A view of the record of the last result (made again for each read: a call may move the memory). */
+/** The address of the record: it never moves (it is part of the module's static data). */
+let recordAt = 0;
+
+/**
+ * The address of the record, with the views of the memory it is in up to date (so call it before
+ * naming a view).
+ */
 function record() {
-  return new DataView(W.memory.buffer, W.out() >>> 0, 84);
+  memory();
+  return recordAt;
+}
+
+/** The same, once the record's error and addresses are brought up to date. */
+function refreshed() {
+  W.out();
+  return record();
 }
 
 /** A token (a bigint) of the last result. */
 function outToken(at) {
-  return record().getBigUint64(at, true);
+  const i = (record() + at) >>> 3;
+  return u64s[i];
 }
 
 /** A time (or count) of the last result. */
 function outTime(at) {
-  return record().getFloat64(at, true);
+  const i = (record() + at) >>> 3;
+  return f64s[i];
 }
 
-/** A 32-bit field of the last result. */
+/** A depth, limit or count of the last result. */
+function outDepth() {
+  const i = (record() + DEPTH) >>> 2;
+  return u32s[i];
+}
+
+/** A 32-bit field of the record that `out` brings up to date: the error, its detail, an address. */
 function outU32(at) {
-  return record().getUint32(at, true);
+  const i = (refreshed() + at) >>> 2;
+  return u32s[i];
 }
 
 /** The text at `at` (an address and a length) of the last result: its holder or lock name. */
 function outText(at) {
-  const o = record();
-  return textAt(o.getUint32(at, true), o.getUint32(at + 4, true));
+  const r = refreshed();
+  return textAt(u32s[(r + at) >>> 2], u32s[(r + at + 4) >>> 2]);
 }
 
 /** The holder of the last result. */
@@ -158,6 +193,7 @@ function outBytes(n) {
 
 const loader = wasmLoader(raw, "fencepost_bg.js", "fencepost", "fencepost/slim", "guard_admit_many", (exports) => {
   W = exports;
+  recordAt = exports.out() >>> 0;
 });
 
 /**
@@ -482,7 +518,7 @@ function acquired(code) {
     case 2:
       return { ok: false, reason: "lockDelay", until: time(outTime(TIME)) };
     case 3:
-      return { ok: false, reason: "reentryLimit", max: outU32(DEPTH) };
+      return { ok: false, reason: "reentryLimit", max: outDepth() };
     case 4:
       return EXHAUSTED;
     case 5:
@@ -497,7 +533,7 @@ function renewed(code) {
 }
 
 function released(code) {
-  return code === 0 ? { ok: true, depth: outU32(DEPTH) } : LOST;
+  return code === 0 ? { ok: true, depth: outDepth() } : LOST;
 }
 
 function expired(code) {
@@ -512,7 +548,7 @@ function leaseOf(code) {
     token: outToken(TOKEN),
     grantedAt: time(outTime(TIME2)),
     expiresAt: time(outTime(TIME)),
-    depth: outU32(DEPTH),
+    depth: outDepth(),
   };
 }
 
@@ -715,7 +751,7 @@ export class LockTable {
 
   get size() {
     this.#state();
-    return outU32(DEPTH);
+    return outDepth();
   }
 
   get nextToken() {
@@ -962,7 +998,7 @@ export class FencedResource {
     if (typeof apply !== "function") throw new TypeError(`apply must be a function, got ${describe(apply)}`);
     switch (raw.resource_write(this.#live(), token, id)) {
       case 0: {
-        const slot = outU32(DEPTH);
+        const slot = outDepth();
         this.#outcomes.delete((slot - LEDGER_CAPACITY) >>> 0);
         // Marked until apply returns: a write of the same operation from inside apply finds it.
         this.#outcomes.set(slot, APPLYING);
@@ -977,7 +1013,7 @@ export class FencedResource {
         return { ok: true, applied: true, outcome };
       }
       case 1: {
-        const first = this.#outcomes.get(outU32(DEPTH));
+        const first = this.#outcomes.get(outDepth());
         if (first === APPLYING) {
           throw new TypeError(`op ${id} is still being applied: its apply called write for the same operation`);
         }
@@ -1000,7 +1036,7 @@ export class FencedResource {
   /** Operations the ledger remembers (at most `capacity`). */
   get size() {
     raw.state(this.#live());
-    return outU32(DEPTH);
+    return outDepth();
   }
 
   get capacity() {
