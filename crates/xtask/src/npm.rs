@@ -259,12 +259,18 @@ pub struct WasmModule {
 
 /// The wasm-opt passes of both modules: flattening and re-looping the control flow, merging
 /// functions that differ only in constants, then -Oz twice (the simulator: about 3 KB raw / 1 KB
-/// gzip smaller than -Oz alone; the core: 0.3 KB raw). Every pass keeps the module's behaviour;
-/// none assumes anything about traps or memory.
+/// gzip smaller than -Oz alone; the core: 0.3 KB raw), then flattening and re-looping what that
+/// left and -Oz twice again (the core: 81 B raw / 91 B gzip smaller, the simulator 88 / 45; a
+/// third round, or merging functions again, is no smaller). Every pass keeps the module's
+/// behaviour; none assumes anything about traps or memory.
 const SIZE_PASSES: &[&str] = &[
     "--flatten",
     "--rereloop",
     "--merge-similar-functions",
+    "-Oz",
+    "-Oz",
+    "--flatten",
+    "--rereloop",
     "-Oz",
     "-Oz",
 ];
