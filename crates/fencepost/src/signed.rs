@@ -91,9 +91,9 @@ impl SignedToken {
         let n = MAX_DECIMAL_LEN - start;
         buf[..n].copy_from_slice(&dec[start..]);
         buf[n] = b'.';
-        for (i, b) in self.mac.iter().enumerate() {
-            buf[n + 1 + 2 * i] = HEX[usize::from(b >> 4)];
-            buf[n + 2 + 2 * i] = HEX[usize::from(b & 15)];
+        for (pair, b) in buf[n + 1..].chunks_exact_mut(2).zip(&self.mac) {
+            pair[0] = HEX[usize::from(b >> 4)];
+            pair[1] = HEX[usize::from(b & 15)];
         }
         n + 1 + 2 * MAC_LEN
     }
