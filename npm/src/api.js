@@ -381,6 +381,10 @@ const TABLE = 2;
 const RESOURCE = 3;
 const SIGNER = 4;
 
+// What the module's `lock_held` does with a lease (`held` in crates/fencepost-wasm).
+const RENEW = 0;
+const RELEASE = 1;
+
 /** A function that gives object `i` of `kind` back to the module. */
 function dropper(kind) {
   return (i) => W.free(kind, i);
@@ -603,12 +607,12 @@ export class LeaseAuthority {
     const t = ms("now", now);
     const ttl = ttlOf(options);
     const i = this.#live();
-    return renewed(raw.lock_renew(i, 0, put(h), tk, t, ttl));
+    return renewed(raw.lock_held(RENEW, i, 0, put(h), tk, t, ttl));
   }
 
   release(holder, tok, now) {
     const i = this.#live();
-    return released(raw.lock_release(i, 0, put(name("holder", holder)), token("token", tok), ms("now", now)));
+    return released(raw.lock_held(RELEASE, i, 0, put(name("holder", holder)), token("token", tok), ms("now", now), -1));
   }
 
   expire(now) {
@@ -714,12 +718,12 @@ export class LockTable {
     const t = ms("now", now);
     const ttl = ttlOf(options);
     const i = this.#live();
-    return renewed(raw.lock_renew(i, put(l, h), second, tk, t, ttl));
+    return renewed(raw.lock_held(RENEW, i, put(l, h), second, tk, t, ttl));
   }
 
   release(lock, holder, tok, now) {
     const i = this.#live();
-    return released(raw.lock_release(i, put(name("lock", lock), name("holder", holder)), second, token("token", tok), ms("now", now)));
+    return released(raw.lock_held(RELEASE, i, put(name("lock", lock), name("holder", holder)), second, token("token", tok), ms("now", now), -1));
   }
 
   expire(lock, now) {

@@ -842,47 +842,52 @@ pub fn lock_acquire(i: u32, lock: usize, holder: usize, now: f64, ttl: f64) -> u
     })
 }
 
-/// Renews a lease (names as for [`lock_acquire`]); 0 renewed, 1 lost. A negative `ttl` means the
-/// default.
+/// What [`lock_held`] does with a lease.
+pub mod held {
+    /// Renew it (`ttl`: negative for the default).
+    pub const RENEW: u32 = 0;
+    /// Release one level.
+    pub const RELEASE: u32 = 1;
+}
+
+/// Renews (`op` = [`held::RENEW`]) or releases one level of (any other `op`) the holder's lease
+/// with `token` (names as for [`lock_acquire`]); 0 done (`token` and `time` after a renewal,
+/// `depth` after a release), 1 lost.
 #[wasm_bindgen]
 #[inline(never)]
-pub fn lock_renew(i: u32, lock: usize, holder: usize, token: u64, now: f64, ttl: f64) -> u32 {
+pub fn lock_held(
+    op: u32,
+    i: u32,
+    lock: usize,
+    holder: usize,
+    token: u64,
+    now: f64,
+    ttl: f64,
+) -> u32 {
     with(1, |st| {
         let Some(token) = Token::new(token) else {
             return 1;
         };
         let (holder, now) = (name_at(&st.input, lock, holder), ms(now));
-        let r = match st.objects.0.get(i) {
-            Some(Object::Authority(a)) => a.renew_for(&holder, token, ttl_ms(a.config(), ttl), now),
+        let renew = op == held::RENEW;
+        match st.objects.0.get(i) {
+            Some(Object::Authority(a)) if renew => {
+                st.out
+                    .renewed(a.renew_for(&holder, token, ttl_ms(a.config(), ttl), now))
+            }
+            Some(Object::Authority(a)) => st.out.released(a.release(&holder, token, now)),
             Some(Object::Table(t)) => {
                 let t = &mut t.inner;
                 let lock = name_at(&st.input, 0, lock);
-                t.renew_for(&lock, &holder, token, ttl_ms(t.config(), ttl), now)
+                if renew {
+                    st.out
+                        .renewed(t.renew_for(&lock, &holder, token, ttl_ms(t.config(), ttl), now))
+                } else {
+                    st.out.released(t.release(&lock, &holder, token, now))
+                }
             }
-            _ => return 1,
-        };
-        st.out.renewed(r)
-    })
-}
-
-/// Releases one level (names as for [`lock_acquire`]); 0 released, 1 lost.
-#[wasm_bindgen]
-#[inline(never)]
-pub fn lock_release(i: u32, lock: usize, holder: usize, token: u64, now: f64) -> u32 {
-    with(1, |st| {
-        let Some(token) = Token::new(token) else {
-            return 1;
-        };
-        let (holder, now) = (name_at(&st.input, lock, holder), ms(now));
-        let r = match st.objects.0.get(i) {
-            Some(Object::Authority(a)) => a.release(&holder, token, now),
-            Some(Object::Table(t)) => {
-                let lock = name_at(&st.input, 0, lock);
-                t.inner.release(&lock, &holder, token, now)
-            }
-            _ => return 1,
-        };
-        st.out.released(r)
+            _ => 1,
+        }
     })
 }
 
@@ -1403,7 +1408,7 @@ mod tests {
         let auth = lock_new(kind::AUTHORITY, 10.0, 0.0, 1, 1, 1.0);
         free(kind::AUTHORITY, auth);
         assert_eq!(lock_acquire(auth, 0, put1("A"), 0.0, -1.0), acquire::OTHER);
-        assert_eq!(lock_renew(auth, 0, put1("A"), 1, 0.0, -1.0), 1);
+        assert_eq!(lock_held(held::RENEW, auth, 0, put1("A"), 1, 0.0, -1.0), 1);
         assert_eq!(state(auth), 0);
         assert_eq!(snapshot(auth), 0);
         assert_eq!(resource_write(NONE, 1, 1), write::INVALID);
