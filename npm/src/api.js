@@ -381,9 +381,12 @@ const TABLE = 2;
 const RESOURCE = 3;
 const SIGNER = 4;
 
-// What the module's `lock_held` does with a lease (`held` in crates/fencepost-wasm).
+// What the module's `lock_held` does with a lease (`held` in crates/fencepost-wasm), and what
+// its `lock_look` answers about a lock (`look`).
 const RENEW = 0;
 const RELEASE = 1;
+const EXPIRE = 0;
+const LEASE = 1;
 
 /** A function that gives object `i` of `kind` back to the module. */
 function dropper(kind) {
@@ -616,11 +619,11 @@ export class LeaseAuthority {
   }
 
   expire(now) {
-    return expired(raw.lock_expire(this.#live(), 0, ms("now", now)));
+    return expired(raw.lock_look(EXPIRE, this.#live(), 0, ms("now", now)));
   }
 
   lease(now) {
-    return leaseOf(raw.lock_lease(this.#live(), 0, ms("now", now)));
+    return leaseOf(raw.lock_look(LEASE, this.#live(), 0, ms("now", now)));
   }
 
   get nextToken() {
@@ -728,7 +731,7 @@ export class LockTable {
 
   expire(lock, now) {
     const i = this.#live();
-    return expired(raw.lock_expire(i, put(name("lock", lock)), ms("now", now)));
+    return expired(raw.lock_look(EXPIRE, i, put(name("lock", lock)), ms("now", now)));
   }
 
   expireAll(now) {
@@ -750,7 +753,7 @@ export class LockTable {
 
   lease(lock, now) {
     const i = this.#live();
-    return leaseOf(raw.lock_lease(i, put(name("lock", lock)), ms("now", now)));
+    return leaseOf(raw.lock_look(LEASE, i, put(name("lock", lock)), ms("now", now)));
   }
 
   get size() {

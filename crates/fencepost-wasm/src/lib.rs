@@ -891,35 +891,37 @@ pub fn lock_held(
     })
 }
 
-/// Notices the expiry of a lock (the first `lock` bytes of the input area; none for an
-/// authority); 1 when there was one.
-#[wasm_bindgen]
-#[inline(never)]
-pub fn lock_expire(i: u32, lock: usize, now: f64) -> u32 {
-    with(0, |st| {
-        let now = ms(now);
-        let e = match st.objects.0.get(i) {
-            Some(Object::Authority(a)) => a.expire(now),
-            Some(Object::Table(t)) => t.inner.expire(&name_at(&st.input, 0, lock), now),
-            _ => None,
-        };
-        st.out.expired(e.as_ref())
-    })
+/// What [`lock_look`] answers about a lock.
+pub mod look {
+    /// Its expiry, noticed now, if its lease ran out (`holder`, `token`, `time` at, `time2`
+    /// free at).
+    pub const EXPIRE: u32 = 0;
+    /// Its live lease, if any (`holder`, `token`, `time` expires, `time2` granted, `depth`).
+    pub const LEASE: u32 = 1;
 }
 
-/// The live lease on a lock (the first `lock` bytes of the input area; none for an authority);
-/// 1 when there is one.
+/// Notices the expiry of a lock (`op` = [`look::EXPIRE`]) or reads its live lease (any other
+/// `op`): the lock is the first `lock` bytes of the input area (none for an authority); 1 when
+/// there was one, 0 when not.
 #[wasm_bindgen]
 #[inline(never)]
-pub fn lock_lease(i: u32, lock: usize, now: f64) -> u32 {
+pub fn lock_look(op: u32, i: u32, lock: usize, now: f64) -> u32 {
     with(0, |st| {
         let now = ms(now);
-        let l = match st.objects.0.get(i) {
-            Some(Object::Authority(a)) => a.lease(now),
-            Some(Object::Table(t)) => t.inner.lease(&name_at(&st.input, 0, lock), now),
-            _ => None,
-        };
-        st.out.lease(l)
+        let expire = op == look::EXPIRE;
+        match st.objects.0.get(i) {
+            Some(Object::Authority(a)) if expire => st.out.expired(a.expire(now).as_ref()),
+            Some(Object::Authority(a)) => st.out.lease(a.lease(now)),
+            Some(Object::Table(t)) => {
+                let lock = name_at(&st.input, 0, lock);
+                if expire {
+                    st.out.expired(t.inner.expire(&lock, now).as_ref())
+                } else {
+                    st.out.lease(t.inner.lease(&lock, now))
+                }
+            }
+            _ => 0,
+        }
     })
 }
 
@@ -1489,7 +1491,7 @@ mod tests {
         assert_eq!(out_time(), 15.0);
         assert_eq!(lock_acquire(u, l, h, 15.0, -1.0), acquire::GRANTED);
         assert_eq!(out_token(), 3);
-        assert_eq!(lock_lease(u, put1("x"), 16.0), 1);
+        assert_eq!(lock_look(look::LEASE, u, put1("x"), 16.0), 1);
         assert_eq!((holder(), out_token(), out_time()), ("C".into(), 3, 25.0));
     }
 
@@ -1571,7 +1573,7 @@ mod tests {
         let n = put(&[&tb.snapshot_bytes().unwrap()])[0];
         let t = lock_restore(kind::TABLE, n, 10.0, 0.0, 1, 1, 1.0);
         assert_ne!(t, NONE);
-        assert_eq!(lock_lease(t, put1("lé"), 1.0), 1);
+        assert_eq!(lock_look(look::LEASE, t, put1("lé"), 1.0), 1);
         assert_eq!(holder(), "A");
     }
 
