@@ -381,10 +381,11 @@ const TABLE = 2;
 const RESOURCE = 3;
 const SIGNER = 4;
 
-// What the module's `lock_held` does with a lease (`held` in crates/fencepost-wasm), and what
-// its `lock_look` answers about a lock (`look`).
-const RENEW = 0;
-const RELEASE = 1;
+// What the module's `lock_call` does with a lock (`call` in crates/fencepost-wasm), and what
+// its `lock_look` answers about one (`look`).
+const ACQUIRE = 0;
+const RENEW = 1;
+const RELEASE = 2;
 const EXPIRE = 0;
 const LEASE = 1;
 
@@ -601,7 +602,7 @@ export class LeaseAuthority {
     const ttl = ttlOf(options);
     // After the options: their getters may free this object.
     const i = this.#live();
-    return acquired(raw.lock_acquire(i, 0, put(h), t, ttl));
+    return acquired(raw.lock_call(ACQUIRE, i, 0, put(h), 0n, t, ttl));
   }
 
   renew(holder, tok, now, options) {
@@ -610,12 +611,12 @@ export class LeaseAuthority {
     const t = ms("now", now);
     const ttl = ttlOf(options);
     const i = this.#live();
-    return renewed(raw.lock_held(RENEW, i, 0, put(h), tk, t, ttl));
+    return renewed(raw.lock_call(RENEW, i, 0, put(h), tk, t, ttl));
   }
 
   release(holder, tok, now) {
     const i = this.#live();
-    return released(raw.lock_held(RELEASE, i, 0, put(name("holder", holder)), token("token", tok), ms("now", now), -1));
+    return released(raw.lock_call(RELEASE, i, 0, put(name("holder", holder)), token("token", tok), ms("now", now), -1));
   }
 
   expire(now) {
@@ -711,7 +712,7 @@ export class LockTable {
     const ttl = ttlOf(options);
     // After the options: their getters may free this object.
     const i = this.#live();
-    return acquired(raw.lock_acquire(i, put(l, h), second, t, ttl));
+    return acquired(raw.lock_call(ACQUIRE, i, put(l, h), second, 0n, t, ttl));
   }
 
   renew(lock, holder, tok, now, options) {
@@ -721,12 +722,12 @@ export class LockTable {
     const t = ms("now", now);
     const ttl = ttlOf(options);
     const i = this.#live();
-    return renewed(raw.lock_held(RENEW, i, put(l, h), second, tk, t, ttl));
+    return renewed(raw.lock_call(RENEW, i, put(l, h), second, tk, t, ttl));
   }
 
   release(lock, holder, tok, now) {
     const i = this.#live();
-    return released(raw.lock_held(RELEASE, i, put(name("lock", lock), name("holder", holder)), second, token("token", tok), ms("now", now), -1));
+    return released(raw.lock_call(RELEASE, i, put(name("lock", lock), name("holder", holder)), second, token("token", tok), ms("now", now), -1));
   }
 
   expire(lock, now) {

@@ -818,44 +818,24 @@ fn ttl_ms(cfg: &Config, ttl: f64) -> u64 {
     if ttl < 0.0 { cfg.ttl_ms } else { ms(ttl) }
 }
 
-/// Acquires a lock (the first `lock` bytes of the input area; none for an authority) for a
-/// holder (the `holder` bytes after them); see [`acquire`] for the codes. A negative `ttl` means
-/// the default.
-#[wasm_bindgen]
-#[inline(never)]
-pub fn lock_acquire(i: u32, lock: usize, holder: usize, now: f64, ttl: f64) -> u32 {
-    if !name_ok(lock) || !name_ok(holder) {
-        return acquire::BAD_NAME;
-    }
-    with(acquire::OTHER, |st| {
-        let (holder, now) = (name_at(&st.input, lock, holder), ms(now));
-        let r = match st.objects.0.get(i) {
-            Some(Object::Authority(a)) => a.try_acquire_for(&holder, ttl_ms(a.config(), ttl), now),
-            Some(Object::Table(t)) => {
-                let t = &mut t.inner;
-                let lock = name_at(&st.input, 0, lock);
-                t.try_acquire_for(&lock, &holder, ttl_ms(t.config(), ttl), now)
-            }
-            _ => return acquire::OTHER,
-        };
-        st.out.acquired(r)
-    })
+/// What [`lock_call`] does.
+pub mod call {
+    /// Acquire the lock for the holder (`token` unused; `ttl`: negative for the default); see
+    /// [`acquire`](super::acquire) for the codes.
+    pub const ACQUIRE: u32 = 0;
+    /// Renew the holder's lease with `token` (`ttl`: negative for the default): 0 renewed
+    /// (`token`, `time`), 1 lost.
+    pub const RENEW: u32 = 1;
+    /// Release one level of the holder's lease with `token` (`ttl` unused): 0 released
+    /// (`depth`), 1 lost.
+    pub const RELEASE: u32 = 2;
 }
 
-/// What [`lock_held`] does with a lease.
-pub mod held {
-    /// Renew it (`ttl`: negative for the default).
-    pub const RENEW: u32 = 0;
-    /// Release one level.
-    pub const RELEASE: u32 = 1;
-}
-
-/// Renews (`op` = [`held::RENEW`]) or releases one level of (any other `op`) the holder's lease
-/// with `token` (names as for [`lock_acquire`]); 0 done (`token` and `time` after a renewal,
-/// `depth` after a release), 1 lost.
+/// Acquires, renews or releases (see [`call`]) a lock (the first `lock` bytes of the input area;
+/// none for an authority) for a holder (the `holder` bytes after them).
 #[wasm_bindgen]
 #[inline(never)]
-pub fn lock_held(
+pub fn lock_call(
     op: u32,
     i: u32,
     lock: usize,
@@ -864,29 +844,50 @@ pub fn lock_held(
     now: f64,
     ttl: f64,
 ) -> u32 {
-    with(1, |st| {
-        let Some(token) = Token::new(token) else {
-            return 1;
-        };
+    let acquiring = op == call::ACQUIRE;
+    if acquiring && (!name_ok(lock) || !name_ok(holder)) {
+        return acquire::BAD_NAME;
+    }
+    let lost = if acquiring { acquire::OTHER } else { 1 };
+    with(lost, |st| {
+        let token = Token::new(token);
+        if !acquiring && token.is_none() {
+            return lost;
+        }
         let (holder, now) = (name_at(&st.input, lock, holder), ms(now));
-        let renew = op == held::RENEW;
-        match st.objects.0.get(i) {
-            Some(Object::Authority(a)) if renew => {
-                st.out
-                    .renewed(a.renew_for(&holder, token, ttl_ms(a.config(), ttl), now))
+        let out = &mut st.out;
+        match (st.objects.0.get(i), token) {
+            (Some(Object::Authority(a)), _) if acquiring => {
+                out.acquired(a.try_acquire_for(&holder, ttl_ms(a.config(), ttl), now))
             }
-            Some(Object::Authority(a)) => st.out.released(a.release(&holder, token, now)),
-            Some(Object::Table(t)) => {
+            (Some(Object::Authority(a)), Some(token)) if op == call::RENEW => {
+                out.renewed(a.renew_for(&holder, token, ttl_ms(a.config(), ttl), now))
+            }
+            (Some(Object::Authority(a)), Some(token)) => {
+                out.released(a.release(&holder, token, now))
+            }
+            (Some(Object::Table(t)), token) => {
                 let t = &mut t.inner;
                 let lock = name_at(&st.input, 0, lock);
-                if renew {
-                    st.out
-                        .renewed(t.renew_for(&lock, &holder, token, ttl_ms(t.config(), ttl), now))
-                } else {
-                    st.out.released(t.release(&lock, &holder, token, now))
+                match token {
+                    _ if acquiring => out.acquired(t.try_acquire_for(
+                        &lock,
+                        &holder,
+                        ttl_ms(t.config(), ttl),
+                        now,
+                    )),
+                    Some(token) if op == call::RENEW => out.renewed(t.renew_for(
+                        &lock,
+                        &holder,
+                        token,
+                        ttl_ms(t.config(), ttl),
+                        now,
+                    )),
+                    Some(token) => out.released(t.release(&lock, &holder, token, now)),
+                    None => lost,
                 }
             }
-            _ => 1,
+            _ => lost,
         }
     })
 }
@@ -1347,17 +1348,17 @@ mod tests {
         let _turn = serial();
         let auth = lock_new(kind::AUTHORITY, 30_000.0, 0.0, u32::MAX, 33, 1.0);
         assert_eq!(
-            lock_acquire(auth, 0, put1("A"), 0.0, -1.0),
+            lock_call(call::ACQUIRE, auth, 0, put1("A"), 0, 0.0, -1.0),
             acquire::GRANTED
         );
         assert_eq!((out_token(), out_time()), (33, 30_000.0));
         assert_eq!(
-            lock_acquire(auth, 0, put1("B"), 10_000.0, -1.0),
+            lock_call(call::ACQUIRE, auth, 0, put1("B"), 0, 10_000.0, -1.0),
             acquire::HELD
         );
         assert_eq!((holder(), out_time()), ("A".into(), 30_000.0));
         assert_eq!(
-            lock_acquire(auth, 0, put1("B"), 45_000.0, -1.0),
+            lock_call(call::ACQUIRE, auth, 0, put1("B"), 0, 45_000.0, -1.0),
             acquire::GRANTED
         );
         assert_eq!((out_token(), out_time()), (34, 75_000.0));
@@ -1409,8 +1410,11 @@ mod tests {
         assert_eq!(guard_admit(a, 1), admit::ADVANCED);
         let auth = lock_new(kind::AUTHORITY, 10.0, 0.0, 1, 1, 1.0);
         free(kind::AUTHORITY, auth);
-        assert_eq!(lock_acquire(auth, 0, put1("A"), 0.0, -1.0), acquire::OTHER);
-        assert_eq!(lock_held(held::RENEW, auth, 0, put1("A"), 1, 0.0, -1.0), 1);
+        assert_eq!(
+            lock_call(call::ACQUIRE, auth, 0, put1("A"), 0, 0.0, -1.0),
+            acquire::OTHER
+        );
+        assert_eq!(lock_call(call::RENEW, auth, 0, put1("A"), 1, 0.0, -1.0), 1);
         assert_eq!(state(auth), 0);
         assert_eq!(snapshot(auth), 0);
         assert_eq!(resource_write(NONE, 1, 1), write::INVALID);
@@ -1460,15 +1464,18 @@ mod tests {
         let t = lock_new(kind::TABLE, 10.0, 5.0, 1, 1, 1.0);
         let long = "x".repeat(MAX_ID_LEN + 1);
         let (l, h) = put2(&long, "A");
-        assert_eq!(lock_acquire(t, l, h, 0.0, -1.0), acquire::BAD_NAME);
+        assert_eq!(
+            lock_call(call::ACQUIRE, t, l, h, 0, 0.0, -1.0),
+            acquire::BAD_NAME
+        );
         assert_eq!(
             (last_error(), last_error_detail()),
             (code::NAME_TOO_LONG, 1025)
         );
         let (l, h) = put2("x", "A");
-        assert_eq!(lock_acquire(t, l, h, 0.0, -1.0), 0);
+        assert_eq!(lock_call(call::ACQUIRE, t, l, h, 0, 0.0, -1.0), 0);
         let (l, h) = put2("y", "B");
-        assert_eq!(lock_acquire(t, l, h, 0.0, 3.0), 0);
+        assert_eq!(lock_call(call::ACQUIRE, t, l, h, 0, 0.0, 3.0), 0);
         assert_eq!(table_expire_all(t, 12.0), 2);
         assert_eq!(table_expired(t, 1), 1);
         assert_eq!(
@@ -1487,9 +1494,15 @@ mod tests {
         assert_eq!(state(u), 1);
         assert_eq!((out_depth(), out_token()), (1, 3));
         let (l, h) = put2("x", "C");
-        assert_eq!(lock_acquire(u, l, h, 13.0, -1.0), acquire::LOCK_DELAY);
+        assert_eq!(
+            lock_call(call::ACQUIRE, u, l, h, 0, 13.0, -1.0),
+            acquire::LOCK_DELAY
+        );
         assert_eq!(out_time(), 15.0);
-        assert_eq!(lock_acquire(u, l, h, 15.0, -1.0), acquire::GRANTED);
+        assert_eq!(
+            lock_call(call::ACQUIRE, u, l, h, 0, 15.0, -1.0),
+            acquire::GRANTED
+        );
         assert_eq!(out_token(), 3);
         assert_eq!(lock_look(look::LEASE, u, put1("x"), 16.0), 1);
         assert_eq!((holder(), out_token(), out_time()), ("C".into(), 3, 25.0));
