@@ -381,13 +381,12 @@ const TABLE = 2;
 const RESOURCE = 3;
 const SIGNER = 4;
 
-// What the module's `lock_call` does with a lock (`call` in crates/fencepost-wasm), and what
-// its `lock_look` answers about one (`look`).
+// What the module's `lock_call` does with a lock (`call` in crates/fencepost-wasm).
 const ACQUIRE = 0;
 const RENEW = 1;
 const RELEASE = 2;
-const EXPIRE = 0;
-const LEASE = 1;
+const EXPIRE = 3;
+const LEASE = 4;
 
 /** A function that gives object `i` of `kind` back to the module. */
 function dropper(kind) {
@@ -620,11 +619,11 @@ export class LeaseAuthority {
   }
 
   expire(now) {
-    return expired(raw.lock_look(EXPIRE, this.#live(), 0, ms("now", now)));
+    return expired(raw.lock_call(EXPIRE, this.#live(), 0, 0, 0n, ms("now", now), -1));
   }
 
   lease(now) {
-    return leaseOf(raw.lock_look(LEASE, this.#live(), 0, ms("now", now)));
+    return leaseOf(raw.lock_call(LEASE, this.#live(), 0, 0, 0n, ms("now", now), -1));
   }
 
   get nextToken() {
@@ -732,7 +731,7 @@ export class LockTable {
 
   expire(lock, now) {
     const i = this.#live();
-    return expired(raw.lock_look(EXPIRE, i, put(name("lock", lock)), ms("now", now)));
+    return expired(raw.lock_call(EXPIRE, i, put(name("lock", lock)), 0, 0n, ms("now", now), -1));
   }
 
   expireAll(now) {
@@ -754,7 +753,7 @@ export class LockTable {
 
   lease(lock, now) {
     const i = this.#live();
-    return leaseOf(raw.lock_look(LEASE, i, put(name("lock", lock)), ms("now", now)));
+    return leaseOf(raw.lock_call(LEASE, i, put(name("lock", lock)), 0, 0n, ms("now", now), -1));
   }
 
   get size() {

@@ -829,10 +829,17 @@ pub mod call {
     /// Release one level of the holder's lease with `token` (`ttl` unused): 0 released
     /// (`depth`), 1 lost.
     pub const RELEASE: u32 = 2;
+    /// Notice its expiry (holder, `token` and `ttl` unused): 1 if its lease ran out (`holder`,
+    /// `token`, `time` at, `time2` free at), else 0.
+    pub const EXPIRE: u32 = 3;
+    /// Read its live lease (holder, `token` and `ttl` unused): 1 if there is one (`holder`,
+    /// `token`, `time` expires, `time2` granted, `depth`), else 0.
+    pub const LEASE: u32 = 4;
 }
 
-/// Acquires, renews or releases (see [`call`]) a lock (the first `lock` bytes of the input area;
-/// none for an authority) for a holder (the `holder` bytes after them).
+/// Acquires, renews or releases a lock (the first `lock` bytes of the input area; none for an
+/// authority) for a holder (the `holder` bytes after them), or notices its expiry or reads its
+/// lease (see [`call`]).
 #[wasm_bindgen]
 #[inline(never)]
 pub fn lock_call(
@@ -844,6 +851,9 @@ pub fn lock_call(
     now: f64,
     ttl: f64,
 ) -> u32 {
+    if op >= call::EXPIRE {
+        return look(op, i, lock, now);
+    }
     let acquiring = op == call::ACQUIRE;
     if acquiring && (!name_ok(lock) || !name_ok(holder)) {
         return acquire::BAD_NAME;
@@ -892,24 +902,11 @@ pub fn lock_call(
     })
 }
 
-/// What [`lock_look`] answers about a lock.
-pub mod look {
-    /// Its expiry, noticed now, if its lease ran out (`holder`, `token`, `time` at, `time2`
-    /// free at).
-    pub const EXPIRE: u32 = 0;
-    /// Its live lease, if any (`holder`, `token`, `time` expires, `time2` granted, `depth`).
-    pub const LEASE: u32 = 1;
-}
-
-/// Notices the expiry of a lock (`op` = [`look::EXPIRE`]) or reads its live lease (any other
-/// `op`): the lock is the first `lock` bytes of the input area (none for an authority); 1 when
-/// there was one, 0 when not.
-#[wasm_bindgen]
-#[inline(never)]
-pub fn lock_look(op: u32, i: u32, lock: usize, now: f64) -> u32 {
+/// [`call::EXPIRE`] or [`call::LEASE`] for [`lock_call`].
+fn look(op: u32, i: u32, lock: usize, now: f64) -> u32 {
     with(0, |st| {
         let now = ms(now);
-        let expire = op == look::EXPIRE;
+        let expire = op == call::EXPIRE;
         match st.objects.0.get(i) {
             Some(Object::Authority(a)) if expire => st.out.expired(a.expire(now).as_ref()),
             Some(Object::Authority(a)) => st.out.lease(a.lease(now)),
@@ -1504,7 +1501,7 @@ mod tests {
             acquire::GRANTED
         );
         assert_eq!(out_token(), 3);
-        assert_eq!(lock_look(look::LEASE, u, put1("x"), 16.0), 1);
+        assert_eq!(lock_call(call::LEASE, u, put1("x"), 0, 0, 16.0, -1.0), 1);
         assert_eq!((holder(), out_token(), out_time()), ("C".into(), 3, 25.0));
     }
 
@@ -1586,7 +1583,7 @@ mod tests {
         let n = put(&[&tb.snapshot_bytes().unwrap()])[0];
         let t = lock_restore(kind::TABLE, n, 10.0, 0.0, 1, 1, 1.0);
         assert_ne!(t, NONE);
-        assert_eq!(lock_look(look::LEASE, t, put1("lé"), 1.0), 1);
+        assert_eq!(lock_call(call::LEASE, t, put1("lé"), 0, 0, 1.0, -1.0), 1);
         assert_eq!(holder(), "A");
     }
 
