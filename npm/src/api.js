@@ -387,6 +387,8 @@ const RENEW = 1;
 const RELEASE = 2;
 const EXPIRE = 3;
 const LEASE = 4;
+const EXPIRE_ALL = 5;
+const EXPIRED = 6;
 
 /** A function that gives object `i` of `kind` back to the module. */
 function dropper(kind) {
@@ -736,10 +738,10 @@ export class LockTable {
 
   expireAll(now) {
     const i = this.#live();
-    const n = raw.table_expire_all(i, ms("now", now));
+    const n = raw.lock_call(EXPIRE_ALL, i, 0, 0, 0n, ms("now", now), -1);
     const out = [];
     for (let k = 0; k < n; k++) {
-      raw.table_expired(i, k);
+      raw.lock_call(EXPIRED, i, k, 0, 0n, 0, -1);
       out.push({
         lock: outName(),
         holder: outHolder(),

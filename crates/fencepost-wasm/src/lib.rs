@@ -835,6 +835,12 @@ pub mod call {
     /// Read its live lease (holder, `token` and `ttl` unused): 1 if there is one (`holder`,
     /// `token`, `time` expires, `time2` granted, `depth`), else 0.
     pub const LEASE: u32 = 4;
+    /// Notice every expiry due on a table (names, `token` and `ttl` unused): how many (read
+    /// each with [`EXPIRED`]).
+    pub const EXPIRE_ALL: u32 = 5;
+    /// Expiry `lock` (a number here, not a name) of a table's last [`EXPIRE_ALL`]: 1 if there
+    /// is one (`name` the lock, `holder`, `token`, `time` at, `time2` free at), else 0.
+    pub const EXPIRED: u32 = 6;
 }
 
 /// Acquires, renews or releases a lock (the first `lock` bytes of the input area; none for an
@@ -902,11 +908,26 @@ pub fn lock_call(
     })
 }
 
-/// [`call::EXPIRE`] or [`call::LEASE`] for [`lock_call`].
+/// [`call::EXPIRE`], [`call::LEASE`], [`call::EXPIRE_ALL`] or [`call::EXPIRED`] for
+/// [`lock_call`].
 fn look(op: u32, i: u32, lock: usize, now: f64) -> u32 {
     with(0, |st| {
         let now = ms(now);
         let expire = op == call::EXPIRE;
+        if op > call::LEASE {
+            let Some(t) = st.objects.table(i) else {
+                return 0;
+            };
+            if op == call::EXPIRE_ALL {
+                t.expired = t.inner.expire_all(now);
+                return u32::try_from(t.expired.len()).unwrap_or(u32::MAX);
+            }
+            let Some((lock, e)) = t.expired.get(lock) else {
+                return 0;
+            };
+            st.out.name.clone_from(lock);
+            return st.out.expired(Some(e));
+        }
         match st.objects.0.get(i) {
             Some(Object::Authority(a)) if expire => st.out.expired(a.expire(now).as_ref()),
             Some(Object::Authority(a)) => st.out.lease(a.lease(now)),
@@ -964,34 +985,6 @@ pub fn snapshot(i: u32) -> usize {
             _ => return 0,
         };
         snapshot_out(&mut st.output, r)
-    })
-}
-
-/// Notices every expiry due on lock table `i`; returns how many (read each with
-/// `table_expired`).
-#[wasm_bindgen]
-#[inline(never)]
-pub fn table_expire_all(i: u32, now: f64) -> u32 {
-    with(0, |st| match st.objects.table(i) {
-        Some(t) => {
-            t.expired = t.inner.expire_all(ms(now));
-            u32::try_from(t.expired.len()).unwrap_or(u32::MAX)
-        }
-        None => 0,
-    })
-}
-
-/// Expiry `k` of the last `table_expire_all` into [`Out`] (`name` is the lock); 1 if there is
-/// one.
-#[wasm_bindgen]
-#[inline(never)]
-pub fn table_expired(i: u32, k: u32) -> u32 {
-    with(0, |st| {
-        let Some((lock, e)) = st.objects.table(i).and_then(|t| t.expired.get(k as usize)) else {
-            return 0;
-        };
-        st.out.name.clone_from(lock);
-        st.out.expired(Some(e))
     })
 }
 
@@ -1473,13 +1466,13 @@ mod tests {
         assert_eq!(lock_call(call::ACQUIRE, t, l, h, 0, 0.0, -1.0), 0);
         let (l, h) = put2("y", "B");
         assert_eq!(lock_call(call::ACQUIRE, t, l, h, 0, 0.0, 3.0), 0);
-        assert_eq!(table_expire_all(t, 12.0), 2);
-        assert_eq!(table_expired(t, 1), 1);
+        assert_eq!(lock_call(call::EXPIRE_ALL, t, 0, 0, 0, 12.0, -1.0), 2);
+        assert_eq!(lock_call(call::EXPIRED, t, 1, 0, 0, 0.0, -1.0), 1);
         assert_eq!(
             (name(), holder(), out_token(), out_time(), out_time2()),
             ("y".into(), "B".into(), 2, 3.0, 8.0)
         );
-        assert_eq!(table_expired(t, 2), 0);
+        assert_eq!(lock_call(call::EXPIRED, t, 2, 0, 0, 0.0, -1.0), 0);
         assert_eq!(state(t), 1);
         assert_eq!((out_depth(), out_token()), (1, 3));
         let n = snapshot(t);
