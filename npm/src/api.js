@@ -389,6 +389,7 @@ const EXPIRE = 3;
 const LEASE = 4;
 const EXPIRE_ALL = 5;
 const EXPIRED = 6;
+const SNAPSHOT = 7;
 
 /** A function that gives object `i` of `kind` back to the module. */
 function dropper(kind) {
@@ -659,7 +660,7 @@ export class LeaseAuthority {
   }
 
   snapshot() {
-    return snapshotOf(raw.snapshot(this.#live()));
+    return snapshotOf(raw.lock_call(SNAPSHOT, this.#live(), 0, 0, 0n, 0, -1));
   }
 
   snapshotString() {
@@ -789,7 +790,7 @@ export class LockTable {
   }
 
   snapshot() {
-    return snapshotOf(raw.snapshot(this.#live()));
+    return snapshotOf(raw.lock_call(SNAPSHOT, this.#live(), 0, 0, 0n, 0, -1));
   }
 
   snapshotString() {

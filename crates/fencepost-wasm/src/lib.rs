@@ -841,6 +841,9 @@ pub mod call {
     /// Expiry `lock` (a number here, not a name) of a table's last [`EXPIRE_ALL`]: 1 if there
     /// is one (`name` the lock, `holder`, `token`, `time` at, `time2` free at), else 0.
     pub const EXPIRED: u32 = 6;
+    /// The binary snapshot of the authority or the table into the output area: its length (0,
+    /// see `error` in [`Out`](super::Out), if it cannot be encoded).
+    pub const SNAPSHOT: u32 = 7;
 }
 
 /// Acquires, renews or releases a lock (the first `lock` bytes of the input area; none for an
@@ -908,12 +911,20 @@ pub fn lock_call(
     })
 }
 
-/// [`call::EXPIRE`], [`call::LEASE`], [`call::EXPIRE_ALL`] or [`call::EXPIRED`] for
-/// [`lock_call`].
+/// [`call::EXPIRE`], [`call::LEASE`], [`call::EXPIRE_ALL`], [`call::EXPIRED`] or
+/// [`call::SNAPSHOT`] for [`lock_call`].
 fn look(op: u32, i: u32, lock: usize, now: f64) -> u32 {
     with(0, |st| {
         let now = ms(now);
         let expire = op == call::EXPIRE;
+        if op == call::SNAPSHOT {
+            let r = match st.objects.0.get(i) {
+                Some(Object::Authority(a)) => a.snapshot_bytes(),
+                Some(Object::Table(t)) => t.inner.snapshot_bytes(),
+                _ => return 0,
+            };
+            return snapshot_out(&mut st.output, r) as u32;
+        }
         if op > call::LEASE {
             let Some(t) = st.objects.table(i) else {
                 return 0;
@@ -970,21 +981,6 @@ pub fn state(i: u32) -> u32 {
             1
         }
         _ => 0,
-    })
-}
-
-/// The binary snapshot of an authority or a lock table into the output area; returns its length
-/// (0, see `error` in [`Out`], if it cannot be encoded or `i` is neither).
-#[wasm_bindgen]
-#[inline(never)]
-pub fn snapshot(i: u32) -> usize {
-    with(0, |st| {
-        let r = match st.objects.0.get(i) {
-            Some(Object::Authority(a)) => a.snapshot_bytes(),
-            Some(Object::Table(t)) => t.inner.snapshot_bytes(),
-            _ => return 0,
-        };
-        snapshot_out(&mut st.output, r)
     })
 }
 
@@ -1406,7 +1402,10 @@ mod tests {
         );
         assert_eq!(lock_call(call::RENEW, auth, 0, put1("A"), 1, 0.0, -1.0), 1);
         assert_eq!(state(auth), 0);
-        assert_eq!(snapshot(auth), 0);
+        assert_eq!(
+            (lock_call(call::SNAPSHOT, auth, 0, 0, 0, 0.0, -1.0) as usize),
+            0
+        );
         assert_eq!(resource_write(NONE, 1, 1), write::INVALID);
         let (l, h) = put2("l", "1.00");
         assert_eq!(signer_verify(NONE, l, h), 0);
@@ -1475,7 +1474,7 @@ mod tests {
         assert_eq!(lock_call(call::EXPIRED, t, 2, 0, 0, 0.0, -1.0), 0);
         assert_eq!(state(t), 1);
         assert_eq!((out_depth(), out_token()), (1, 3));
-        let n = snapshot(t);
+        let n = lock_call(call::SNAPSHOT, t, 0, 0, 0, 0.0, -1.0) as usize;
         let snap = output_bytes(n);
         assert_eq!(&snap[..4], b"FPst");
         let n = put(&[&snap])[0];
@@ -1511,7 +1510,7 @@ mod tests {
         assert_eq!(lock_restore(kind::AUTHORITY, n, 10.0, 0.0, 1, 1, 1.0), NONE);
         assert_eq!(last_error(), code::SNAP_BAD_MAGIC);
         let a = lock_new(kind::AUTHORITY, 10.0, 0.0, 1, 1, 1.0);
-        let bytes = output_bytes(snapshot(a));
+        let bytes = output_bytes(lock_call(call::SNAPSHOT, a, 0, 0, 0, 0.0, -1.0) as usize);
         let n = put(&[&bytes])[0];
         assert_eq!(lock_restore(kind::TABLE, n, 10.0, 0.0, 1, 1, 1.0), NONE);
         assert_eq!(
