@@ -577,7 +577,7 @@ export class LeaseAuthority {
       this.#i = adopt(authorities, this, i, "snapshot");
       return;
     }
-    this.#i = adopt(authorities, this, raw.lock_new(AUTHORITY, ...config(options)), "options");
+    this.#i = adopt(authorities, this, raw.lock_new(AUTHORITY, false, 0, ...config(options)), "options");
   }
 
   /** An authority resuming from `snapshot()` or `snapshotString()`: it never re-issues a token. */
@@ -585,7 +585,7 @@ export class LeaseAuthority {
     ready();
     const [ttl, delay, reentry, first, block] = config(options);
     const b = snapshotBytes(snapshot);
-    LeaseAuthority.#restored = restored(raw.lock_restore(AUTHORITY, putBytes(b), ttl, delay, reentry, first, block));
+    LeaseAuthority.#restored = restored(raw.lock_new(AUTHORITY, true, putBytes(b), ttl, delay, reentry, first, block));
     return new LeaseAuthority();
   }
 
@@ -687,14 +687,14 @@ export class LockTable {
       this.#i = adopt(tables, this, i, "snapshot");
       return;
     }
-    this.#i = adopt(tables, this, raw.lock_new(TABLE, ...config(options)), "options");
+    this.#i = adopt(tables, this, raw.lock_new(TABLE, false, 0, ...config(options)), "options");
   }
 
   static restore(snapshot, options) {
     ready();
     const [ttl, delay, reentry, first, block] = config(options);
     const b = snapshotBytes(snapshot);
-    LockTable.#restored = restored(raw.lock_restore(TABLE, putBytes(b), ttl, delay, reentry, first, block));
+    LockTable.#restored = restored(raw.lock_new(TABLE, true, putBytes(b), ttl, delay, reentry, first, block));
     return new LockTable();
   }
 

@@ -737,42 +737,15 @@ fn snapshot_out(output: &mut Vec<u8>, r: Result<Vec<u8>, SnapshotError>) -> usiz
 // Locks: an authority (one lock) or a lock table (many). Each export below serves both, by the
 // kind of object at its index; an authority ignores the lock name (the caller passes none).
 
-/// A fresh authority (`k` = [`kind::AUTHORITY`]) or lock table (any other `k`); [`NONE`] (see
-/// `error` in [`Out`]) when the config is invalid.
+/// A fresh authority (`k` = [`kind::AUTHORITY`]) or lock table (any other `k`), or with
+/// `restore` one resuming from the binary snapshot in the first `n` bytes of the input area;
+/// [`NONE`] (see `error` in [`Out`]) when the config is invalid or the snapshot is refused.
 #[wasm_bindgen]
 #[inline(never)]
+#[allow(clippy::too_many_arguments)]
 pub fn lock_new(
     k: u32,
-    ttl: f64,
-    lock_delay: f64,
-    max_reentry: u32,
-    first: u64,
-    block: f64,
-) -> u32 {
-    let Some(cfg) = config(ttl, lock_delay, max_reentry, first, block) else {
-        return NONE;
-    };
-    let made = if k == kind::AUTHORITY {
-        fencepost::Authority::new(cfg).map(|a| Object::Authority(Box::new(a)))
-    } else {
-        fencepost::LockTable::new(cfg).map(table)
-    };
-    match made {
-        Ok(o) => with(NONE, |st| st.objects.add(o)),
-        Err(e) => {
-            config_error(e);
-            NONE
-        }
-    }
-}
-
-/// An authority (`k` = [`kind::AUTHORITY`]) or lock table (any other `k`) resuming from the
-/// binary snapshot in the first `n` bytes of the input area; [`NONE`] (see `error` in [`Out`])
-/// when refused.
-#[wasm_bindgen]
-#[inline(never)]
-pub fn lock_restore(
-    k: u32,
+    restore: bool,
     n: usize,
     ttl: f64,
     lock_delay: f64,
@@ -785,12 +758,19 @@ pub fn lock_restore(
     };
     with(NONE, |st| {
         let bytes = names(&st.input, n, 0).0;
-        let restored = if k == kind::AUTHORITY {
-            fencepost::Authority::restore_bytes(cfg, bytes).map(|a| Object::Authority(Box::new(a)))
-        } else {
-            fencepost::LockTable::restore_bytes(cfg, bytes).map(table)
+        let authority = |a| Object::Authority(Box::new(a));
+        // A bad config is a SnapshotError::Config from a restore: the same codes either way.
+        let made = match (k == kind::AUTHORITY, restore) {
+            (true, false) => fencepost::Authority::new(cfg)
+                .map(authority)
+                .map_err(SnapshotError::Config),
+            (true, true) => fencepost::Authority::restore_bytes(cfg, bytes).map(authority),
+            (false, false) => fencepost::LockTable::new(cfg)
+                .map(table)
+                .map_err(SnapshotError::Config),
+            (false, true) => fencepost::LockTable::restore_bytes(cfg, bytes).map(table),
         };
-        match restored {
+        match made {
             Ok(o) => st.objects.add(o),
             Err(e) => {
                 snapshot_error(e);
@@ -1332,7 +1312,7 @@ mod tests {
     #[test]
     fn the_story_through_the_bindings() {
         let _turn = serial();
-        let auth = lock_new(kind::AUTHORITY, 30_000.0, 0.0, u32::MAX, 33, 1.0);
+        let auth = lock_new(kind::AUTHORITY, false, 0, 30_000.0, 0.0, u32::MAX, 33, 1.0);
         assert_eq!(
             lock_call(call::ACQUIRE, auth, 0, put1("A"), 0, 0.0, -1.0),
             acquire::GRANTED
@@ -1394,7 +1374,7 @@ mod tests {
         assert_eq!(guard_highest(c), 0);
         assert_ne!(object_new(kind::GUARD, 0, 0), c);
         assert_eq!(guard_admit(a, 1), admit::ADVANCED);
-        let auth = lock_new(kind::AUTHORITY, 10.0, 0.0, 1, 1, 1.0);
+        let auth = lock_new(kind::AUTHORITY, false, 0, 10.0, 0.0, 1, 1, 1.0);
         free(kind::AUTHORITY, auth);
         assert_eq!(
             lock_call(call::ACQUIRE, auth, 0, put1("A"), 0, 0.0, -1.0),
@@ -1414,13 +1394,19 @@ mod tests {
     #[test]
     fn config_errors_are_codes() {
         let _turn = serial();
-        assert_eq!(lock_new(kind::AUTHORITY, 0.0, 0.0, 1, 1, 1.0), NONE);
+        assert_eq!(
+            lock_new(kind::AUTHORITY, false, 0, 0.0, 0.0, 1, 1, 1.0),
+            NONE
+        );
         assert_eq!(last_error(), code::ZERO_TTL);
-        assert_eq!(lock_new(kind::TABLE, 1.0, 0.0, 1, 0, 1.0), NONE);
+        assert_eq!(lock_new(kind::TABLE, false, 0, 1.0, 0.0, 1, 0, 1.0), NONE);
         assert_eq!(last_error(), code::ZERO_FIRST_TOKEN);
-        assert_eq!(lock_new(kind::AUTHORITY, f64::NAN, 0.0, 1, 1, 1.0), NONE);
+        assert_eq!(
+            lock_new(kind::AUTHORITY, false, 0, f64::NAN, 0.0, 1, 1, 1.0),
+            NONE
+        );
         assert_eq!(last_error(), code::ZERO_TTL);
-        assert_eq!(lock_new(kind::TABLE, 1.0, 0.0, 0, 1, 1.0), NONE);
+        assert_eq!(lock_new(kind::TABLE, false, 0, 1.0, 0.0, 0, 1, 1.0), NONE);
         assert_eq!(last_error(), code::ZERO_REENTRY);
     }
 
@@ -1450,7 +1436,7 @@ mod tests {
     #[test]
     fn lock_tables_report_through_out() {
         let _turn = serial();
-        let t = lock_new(kind::TABLE, 10.0, 5.0, 1, 1, 1.0);
+        let t = lock_new(kind::TABLE, false, 0, 10.0, 5.0, 1, 1, 1.0);
         let long = "x".repeat(MAX_ID_LEN + 1);
         let (l, h) = put2(&long, "A");
         assert_eq!(
@@ -1478,7 +1464,7 @@ mod tests {
         let snap = output_bytes(n);
         assert_eq!(&snap[..4], b"FPst");
         let n = put(&[&snap])[0];
-        let u = lock_restore(kind::TABLE, n, 10.0, 0.0, 1, 1, 1.0);
+        let u = lock_new(kind::TABLE, true, n, 10.0, 0.0, 1, 1, 1.0);
         assert_ne!(u, NONE);
         assert_eq!(state(u), 1);
         assert_eq!((out_depth(), out_token()), (1, 3));
@@ -1501,23 +1487,32 @@ mod tests {
     fn snapshot_errors_name_the_field() {
         let _turn = serial();
         let n = put(&[b"FP"])[0];
-        assert_eq!(lock_restore(kind::AUTHORITY, n, 10.0, 0.0, 1, 1, 1.0), NONE);
+        assert_eq!(
+            lock_new(kind::AUTHORITY, true, n, 10.0, 0.0, 1, 1, 1.0),
+            NONE
+        );
         assert_eq!(
             (last_error(), last_error_detail()),
             (code::SNAP_TRUNCATED, 4)
         );
         let n = put(&[b"nope"])[0];
-        assert_eq!(lock_restore(kind::AUTHORITY, n, 10.0, 0.0, 1, 1, 1.0), NONE);
+        assert_eq!(
+            lock_new(kind::AUTHORITY, true, n, 10.0, 0.0, 1, 1, 1.0),
+            NONE
+        );
         assert_eq!(last_error(), code::SNAP_BAD_MAGIC);
-        let a = lock_new(kind::AUTHORITY, 10.0, 0.0, 1, 1, 1.0);
+        let a = lock_new(kind::AUTHORITY, false, 0, 10.0, 0.0, 1, 1, 1.0);
         let bytes = output_bytes(lock_call(call::SNAPSHOT, a, 0, 0, 0, 0.0, -1.0) as usize);
         let n = put(&[&bytes])[0];
-        assert_eq!(lock_restore(kind::TABLE, n, 10.0, 0.0, 1, 1, 1.0), NONE);
+        assert_eq!(lock_new(kind::TABLE, true, n, 10.0, 0.0, 1, 1, 1.0), NONE);
         assert_eq!(
             (last_error(), last_error_detail()),
             (code::SNAP_WRONG_KIND, 1)
         );
-        assert_ne!(lock_restore(kind::AUTHORITY, n, 10.0, 0.0, 1, 1, 1.0), NONE);
+        assert_ne!(
+            lock_new(kind::AUTHORITY, true, n, 10.0, 0.0, 1, 1, 1.0),
+            NONE
+        );
         // An inconsistent field is named by its text: its address in the record, its length
         // as the detail.
         let mut bad = bytes.clone();
@@ -1535,7 +1530,10 @@ mod tests {
         };
         bad[body..].copy_from_slice(&crc.to_be_bytes());
         let n = put(&[&bad])[0];
-        assert_eq!(lock_restore(kind::AUTHORITY, n, 10.0, 0.0, 1, 1, 1.0), NONE);
+        assert_eq!(
+            lock_new(kind::AUTHORITY, true, n, 10.0, 0.0, 1, 1, 1.0),
+            NONE
+        );
         assert_eq!(
             (last_error(), last_error_detail()),
             (code::SNAP_INVALID, "flags".len() as u32)
@@ -1560,12 +1558,15 @@ mod tests {
         tb.try_acquire(&vec![b'l', 0xff], &b"A".to_vec(), 0)
             .unwrap();
         let n = put(&[&tb.snapshot_bytes().unwrap()])[0];
-        assert_eq!(lock_restore(kind::TABLE, n, 10.0, 0.0, 1, 1, 1.0), NONE);
+        assert_eq!(lock_new(kind::TABLE, true, n, 10.0, 0.0, 1, 1, 1.0), NONE);
         assert_eq!(last_error(), code::SNAP_BAD_ID);
         let mut a: fencepost::Authority<Vec<u8>> = fencepost::Authority::new(cfg).unwrap();
         a.try_acquire(&vec![0xc3], 0).unwrap();
         let n = put(&[&a.snapshot_bytes().unwrap()])[0];
-        assert_eq!(lock_restore(kind::AUTHORITY, n, 10.0, 0.0, 1, 1, 1.0), NONE);
+        assert_eq!(
+            lock_new(kind::AUTHORITY, true, n, 10.0, 0.0, 1, 1, 1.0),
+            NONE
+        );
         assert_eq!(last_error(), code::SNAP_BAD_ID);
         // The same snapshots with UTF-8 names restore.
         let mut tb: fencepost::LockTable<Vec<u8>, Vec<u8>> =
@@ -1573,7 +1574,7 @@ mod tests {
         tb.try_acquire(&"lé".as_bytes().to_vec(), &b"A".to_vec(), 0)
             .unwrap();
         let n = put(&[&tb.snapshot_bytes().unwrap()])[0];
-        let t = lock_restore(kind::TABLE, n, 10.0, 0.0, 1, 1, 1.0);
+        let t = lock_new(kind::TABLE, true, n, 10.0, 0.0, 1, 1, 1.0);
         assert_ne!(t, NONE);
         assert_eq!(lock_call(call::LEASE, t, put1("lé"), 0, 0, 1.0, -1.0), 1);
         assert_eq!(holder(), "A");
