@@ -373,7 +373,7 @@ function orNull(t) {
 // Objects. Each lives in a table inside the module and is known here by its index; it is given
 // back when its owner calls free() or is garbage-collected.
 
-// The kinds of object, as the module's `object_new`, `lock_new` and `free` name them (`kind` in
+// The kinds of object, as the module's `object_new` and `free` name them (`kind` in
 // crates/fencepost-wasm).
 const GUARD = 0;
 const AUTHORITY = 1;
@@ -457,7 +457,8 @@ function config(v) {
       throw new RangeError(`options.reserveBlock must be a whole number of tokens from 1 to 2^53 - 1, got ${describe(block)}`);
     }
   }
-  return [ttl, delay, reentry, first, block];
+  // In the order the module's object_new takes them.
+  return [first, ttl, delay, reentry, block];
 }
 
 function ttlOf(v) {
@@ -577,15 +578,15 @@ export class LeaseAuthority {
       this.#i = adopt(authorities, this, i, "snapshot");
       return;
     }
-    this.#i = adopt(authorities, this, raw.lock_new(AUTHORITY, false, 0, ...config(options)), "options");
+    this.#i = adopt(authorities, this, raw.object_new(AUTHORITY, false, 0, ...config(options)), "options");
   }
 
   /** An authority resuming from `snapshot()` or `snapshotString()`: it never re-issues a token. */
   static restore(snapshot, options) {
     ready();
-    const [ttl, delay, reentry, first, block] = config(options);
+    const cfg = config(options);
     const b = snapshotBytes(snapshot);
-    LeaseAuthority.#restored = restored(raw.lock_new(AUTHORITY, true, putBytes(b), ttl, delay, reentry, first, block));
+    LeaseAuthority.#restored = restored(raw.object_new(AUTHORITY, true, putBytes(b), ...cfg));
     return new LeaseAuthority();
   }
 
@@ -687,14 +688,14 @@ export class LockTable {
       this.#i = adopt(tables, this, i, "snapshot");
       return;
     }
-    this.#i = adopt(tables, this, raw.lock_new(TABLE, false, 0, ...config(options)), "options");
+    this.#i = adopt(tables, this, raw.object_new(TABLE, false, 0, ...config(options)), "options");
   }
 
   static restore(snapshot, options) {
     ready();
-    const [ttl, delay, reentry, first, block] = config(options);
+    const cfg = config(options);
     const b = snapshotBytes(snapshot);
-    LockTable.#restored = restored(raw.lock_new(TABLE, true, putBytes(b), ttl, delay, reentry, first, block));
+    LockTable.#restored = restored(raw.object_new(TABLE, true, putBytes(b), ...cfg));
     return new LockTable();
   }
 
@@ -824,7 +825,7 @@ export class FenceGuard {
     // Read once: a getter answers once.
     const { highest } = checkOptions("options", options, GUARD_KEYS);
     const h = highest === undefined || highest === null ? 0n : token("options.highest", highest);
-    this.#i = adopt(guards, this, W.object_new(GUARD, 0, h), "FenceGuard");
+    this.#i = adopt(guards, this, W.object_new(GUARD, false, 0, h, 0, 0, 0, 0), "FenceGuard");
   }
 
   admit(token) {
@@ -912,7 +913,7 @@ export class GuardMap {
       name("resource", resource);
       if (this.#freed) throw freed("GuardMap");
       if (!create) return -1;
-      i = adopt(null, this, W.object_new(GUARD, 0, 0n), "GuardMap");
+      i = adopt(null, this, W.object_new(GUARD, false, 0, 0n, 0, 0, 0, 0), "GuardMap");
       this.#index.set(resource, i);
     }
     return i;
@@ -994,7 +995,7 @@ export class FencedResource {
 
   constructor() {
     ready();
-    this.#i = adopt(resources, this, W.object_new(RESOURCE, 0, 0n), "FencedResource");
+    this.#i = adopt(resources, this, W.object_new(RESOURCE, false, 0, 0n, 0, 0, 0, 0), "FencedResource");
   }
 
   #live() {
@@ -1073,7 +1074,7 @@ export class TokenSigner {
     ready();
     const k = bytes("key", key, MAX_TEXT);
     if (k.length < 16) throw new RangeError(`key must be at least 16 bytes, got ${k.length}`);
-    this.#i = adopt(signers, this, raw.object_new(SIGNER, putBytes(k), 0n), "key");
+    this.#i = adopt(signers, this, raw.object_new(SIGNER, false, putBytes(k), 0n, 0, 0, 0, 0), "key");
   }
 
   #live() {

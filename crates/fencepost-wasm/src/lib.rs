@@ -737,38 +737,68 @@ fn snapshot_out(output: &mut Vec<u8>, r: Result<Vec<u8>, SnapshotError>) -> usiz
 // Locks: an authority (one lock) or a lock table (many). Each export below serves both, by the
 // kind of object at its index; an authority ignores the lock name (the caller passes none).
 
-/// A fresh authority (`k` = [`kind::AUTHORITY`]) or lock table (any other `k`), or with
-/// `restore` one resuming from the binary snapshot in the first `n` bytes of the input area;
-/// [`NONE`] (see `error` in [`Out`]) when the config is invalid or the snapshot is refused.
+/// A new object of kind `k` (see [`kind`]); its index, or [`NONE`] (see `error` in [`Out`]) when
+/// none was made:
+///
+/// - a guard whose highest token is `token` (0: none yet);
+/// - a resource that has accepted nothing;
+/// - a signer for the key in the first `n` bytes of the input area (refused if too short);
+/// - an authority or a lock table with the config of `ttl`, `lock_delay`, `max_reentry`, `token`
+///   (the first token) and `block`, fresh or, with `restore`, resuming from the binary snapshot
+///   in the first `n` bytes of the input area (refused for an invalid config or snapshot).
 #[wasm_bindgen]
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
-pub fn lock_new(
+pub fn object_new(
     k: u32,
     restore: bool,
     n: usize,
+    token: u64,
     ttl: f64,
     lock_delay: f64,
     max_reentry: u32,
-    first: u64,
     block: f64,
 ) -> u32 {
-    let Some(cfg) = config(ttl, lock_delay, max_reentry, first, block) else {
-        return NONE;
+    let cfg = if k == kind::AUTHORITY || k == kind::TABLE {
+        let Some(cfg) = config(ttl, lock_delay, max_reentry, token, block) else {
+            return NONE;
+        };
+        Some(cfg)
+    } else {
+        None
     };
     with(NONE, |st| {
         let bytes = names(&st.input, n, 0).0;
         let authority = |a| Object::Authority(Box::new(a));
         // A bad config is a SnapshotError::Config from a restore: the same codes either way.
-        let made = match (k == kind::AUTHORITY, restore) {
-            (true, false) => fencepost::Authority::new(cfg)
+        let made = match (k, cfg) {
+            (kind::GUARD, _) => Ok(Object::Guard(fencepost::Guard::with_highest(Token::new(
+                token,
+            )))),
+            (kind::RESOURCE, _) => Ok(Object::Resource(Resource {
+                inner: Box::default(),
+                next_slot: 0,
+            })),
+            (kind::SIGNER, _) => match TokenSigner::new(bytes) {
+                Ok(s) => Ok(Object::Signer(Box::new(s))),
+                Err(e) => {
+                    signature_error(e);
+                    return NONE;
+                }
+            },
+            (kind::AUTHORITY, Some(cfg)) if restore => {
+                fencepost::Authority::restore_bytes(cfg, bytes).map(authority)
+            }
+            (kind::AUTHORITY, Some(cfg)) => fencepost::Authority::new(cfg)
                 .map(authority)
                 .map_err(SnapshotError::Config),
-            (true, true) => fencepost::Authority::restore_bytes(cfg, bytes).map(authority),
-            (false, false) => fencepost::LockTable::new(cfg)
+            (kind::TABLE, Some(cfg)) if restore => {
+                fencepost::LockTable::restore_bytes(cfg, bytes).map(table)
+            }
+            (kind::TABLE, Some(cfg)) => fencepost::LockTable::new(cfg)
                 .map(table)
                 .map_err(SnapshotError::Config),
-            (false, true) => fencepost::LockTable::restore_bytes(cfg, bytes).map(table),
+            _ => return NONE,
         };
         match made {
             Ok(o) => st.objects.add(o),
@@ -966,33 +996,6 @@ pub fn state(i: u32) -> u32 {
 
 // ---------------------------------------------------------------------------------------------
 // The resource side.
-
-/// A new object of kind `k` (see [`kind`]): a guard whose highest token is `highest` (0: none
-/// yet), a resource that has accepted nothing, or a signer for the key in the first `n` bytes of
-/// the input area. Returns its index, or [`NONE`] (see `error` in [`Out`]) for a key that is too
-/// short or another kind.
-#[wasm_bindgen]
-#[inline(never)]
-pub fn object_new(k: u32, n: usize, highest: u64) -> u32 {
-    with(NONE, |st| {
-        let o = match k {
-            kind::GUARD => Object::Guard(fencepost::Guard::with_highest(Token::new(highest))),
-            kind::RESOURCE => Object::Resource(Resource {
-                inner: Box::default(),
-                next_slot: 0,
-            }),
-            kind::SIGNER => match TokenSigner::new(names(&st.input, n, 0).0) {
-                Ok(s) => Object::Signer(Box::new(s)),
-                Err(e) => {
-                    signature_error(e);
-                    return NONE;
-                }
-            },
-            _ => return NONE,
-        };
-        st.objects.add(o)
-    })
-}
 
 /// Compare-and-advance on guard `i` (see [`admit`] for the codes; [`admit::NO_GUARD`] for an
 /// index that is not a guard).
@@ -1312,7 +1315,7 @@ mod tests {
     #[test]
     fn the_story_through_the_bindings() {
         let _turn = serial();
-        let auth = lock_new(kind::AUTHORITY, false, 0, 30_000.0, 0.0, u32::MAX, 33, 1.0);
+        let auth = object_new(kind::AUTHORITY, false, 0, 33, 30_000.0, 0.0, u32::MAX, 1.0);
         assert_eq!(
             lock_call(call::ACQUIRE, auth, 0, put1("A"), 0, 0.0, -1.0),
             acquire::GRANTED
@@ -1328,7 +1331,7 @@ mod tests {
             acquire::GRANTED
         );
         assert_eq!((out_token(), out_time()), (34, 75_000.0));
-        let guard = object_new(kind::GUARD, 0, 0);
+        let guard = object_new(kind::GUARD, false, 0, 0, 0.0, 0.0, 0, 0.0);
         assert_eq!(guard_admit(guard, 34), admit::ADVANCED);
         assert_eq!(guard_admit(guard, 33), admit::STALE);
         assert_eq!(guard_admit(guard, 34), admit::CURRENT);
@@ -1359,8 +1362,8 @@ mod tests {
     #[test]
     fn indices_are_reused_and_freed_objects_answer_defaults() {
         let _turn = serial();
-        let a = object_new(kind::GUARD, 0, 0);
-        let b = object_new(kind::GUARD, 0, 7);
+        let a = object_new(kind::GUARD, false, 0, 0, 0.0, 0.0, 0, 0.0);
+        let b = object_new(kind::GUARD, false, 0, 7, 0.0, 0.0, 0, 0.0);
         assert_eq!(guard_highest(b), 7);
         // Another kind's free leaves it alone; a second free does nothing.
         free(kind::AUTHORITY, b);
@@ -1369,12 +1372,12 @@ mod tests {
         free(kind::GUARD, b);
         assert_eq!(guard_highest(b), 0);
         assert_eq!(guard_admit(b, 9), admit::NO_GUARD);
-        let c = object_new(kind::GUARD, 0, 0);
+        let c = object_new(kind::GUARD, false, 0, 0, 0.0, 0.0, 0, 0.0);
         assert_eq!(c, b);
         assert_eq!(guard_highest(c), 0);
-        assert_ne!(object_new(kind::GUARD, 0, 0), c);
+        assert_ne!(object_new(kind::GUARD, false, 0, 0, 0.0, 0.0, 0, 0.0), c);
         assert_eq!(guard_admit(a, 1), admit::ADVANCED);
-        let auth = lock_new(kind::AUTHORITY, false, 0, 10.0, 0.0, 1, 1, 1.0);
+        let auth = object_new(kind::AUTHORITY, false, 0, 1, 10.0, 0.0, 1, 1.0);
         free(kind::AUTHORITY, auth);
         assert_eq!(
             lock_call(call::ACQUIRE, auth, 0, put1("A"), 0, 0.0, -1.0),
@@ -1395,25 +1398,25 @@ mod tests {
     fn config_errors_are_codes() {
         let _turn = serial();
         assert_eq!(
-            lock_new(kind::AUTHORITY, false, 0, 0.0, 0.0, 1, 1, 1.0),
+            object_new(kind::AUTHORITY, false, 0, 1, 0.0, 0.0, 1, 1.0),
             NONE
         );
         assert_eq!(last_error(), code::ZERO_TTL);
-        assert_eq!(lock_new(kind::TABLE, false, 0, 1.0, 0.0, 1, 0, 1.0), NONE);
+        assert_eq!(object_new(kind::TABLE, false, 0, 0, 1.0, 0.0, 1, 1.0), NONE);
         assert_eq!(last_error(), code::ZERO_FIRST_TOKEN);
         assert_eq!(
-            lock_new(kind::AUTHORITY, false, 0, f64::NAN, 0.0, 1, 1, 1.0),
+            object_new(kind::AUTHORITY, false, 0, 1, f64::NAN, 0.0, 1, 1.0),
             NONE
         );
         assert_eq!(last_error(), code::ZERO_TTL);
-        assert_eq!(lock_new(kind::TABLE, false, 0, 1.0, 0.0, 0, 1, 1.0), NONE);
+        assert_eq!(object_new(kind::TABLE, false, 0, 1, 1.0, 0.0, 0, 1.0), NONE);
         assert_eq!(last_error(), code::ZERO_REENTRY);
     }
 
     #[test]
     fn batches_keep_order() {
         let _turn = serial();
-        let g = object_new(kind::GUARD, 0, 0);
+        let g = object_new(kind::GUARD, false, 0, 0, 0.0, 0.0, 0, 0.0);
         let tokens: Vec<u8> = [5u64, 4, 5, 0, 9]
             .iter()
             .flat_map(|t| t.to_le_bytes())
@@ -1436,7 +1439,7 @@ mod tests {
     #[test]
     fn lock_tables_report_through_out() {
         let _turn = serial();
-        let t = lock_new(kind::TABLE, false, 0, 10.0, 5.0, 1, 1, 1.0);
+        let t = object_new(kind::TABLE, false, 0, 1, 10.0, 5.0, 1, 1.0);
         let long = "x".repeat(MAX_ID_LEN + 1);
         let (l, h) = put2(&long, "A");
         assert_eq!(
@@ -1464,7 +1467,7 @@ mod tests {
         let snap = output_bytes(n);
         assert_eq!(&snap[..4], b"FPst");
         let n = put(&[&snap])[0];
-        let u = lock_new(kind::TABLE, true, n, 10.0, 0.0, 1, 1, 1.0);
+        let u = object_new(kind::TABLE, true, n, 1, 10.0, 0.0, 1, 1.0);
         assert_ne!(u, NONE);
         assert_eq!(state(u), 1);
         assert_eq!((out_depth(), out_token()), (1, 3));
@@ -1488,7 +1491,7 @@ mod tests {
         let _turn = serial();
         let n = put(&[b"FP"])[0];
         assert_eq!(
-            lock_new(kind::AUTHORITY, true, n, 10.0, 0.0, 1, 1, 1.0),
+            object_new(kind::AUTHORITY, true, n, 1, 10.0, 0.0, 1, 1.0),
             NONE
         );
         assert_eq!(
@@ -1497,20 +1500,20 @@ mod tests {
         );
         let n = put(&[b"nope"])[0];
         assert_eq!(
-            lock_new(kind::AUTHORITY, true, n, 10.0, 0.0, 1, 1, 1.0),
+            object_new(kind::AUTHORITY, true, n, 1, 10.0, 0.0, 1, 1.0),
             NONE
         );
         assert_eq!(last_error(), code::SNAP_BAD_MAGIC);
-        let a = lock_new(kind::AUTHORITY, false, 0, 10.0, 0.0, 1, 1, 1.0);
+        let a = object_new(kind::AUTHORITY, false, 0, 1, 10.0, 0.0, 1, 1.0);
         let bytes = output_bytes(lock_call(call::SNAPSHOT, a, 0, 0, 0, 0.0, -1.0) as usize);
         let n = put(&[&bytes])[0];
-        assert_eq!(lock_new(kind::TABLE, true, n, 10.0, 0.0, 1, 1, 1.0), NONE);
+        assert_eq!(object_new(kind::TABLE, true, n, 1, 10.0, 0.0, 1, 1.0), NONE);
         assert_eq!(
             (last_error(), last_error_detail()),
             (code::SNAP_WRONG_KIND, 1)
         );
         assert_ne!(
-            lock_new(kind::AUTHORITY, true, n, 10.0, 0.0, 1, 1, 1.0),
+            object_new(kind::AUTHORITY, true, n, 1, 10.0, 0.0, 1, 1.0),
             NONE
         );
         // An inconsistent field is named by its text: its address in the record, its length
@@ -1531,7 +1534,7 @@ mod tests {
         bad[body..].copy_from_slice(&crc.to_be_bytes());
         let n = put(&[&bad])[0];
         assert_eq!(
-            lock_new(kind::AUTHORITY, true, n, 10.0, 0.0, 1, 1, 1.0),
+            object_new(kind::AUTHORITY, true, n, 1, 10.0, 0.0, 1, 1.0),
             NONE
         );
         assert_eq!(
@@ -1558,13 +1561,13 @@ mod tests {
         tb.try_acquire(&vec![b'l', 0xff], &b"A".to_vec(), 0)
             .unwrap();
         let n = put(&[&tb.snapshot_bytes().unwrap()])[0];
-        assert_eq!(lock_new(kind::TABLE, true, n, 10.0, 0.0, 1, 1, 1.0), NONE);
+        assert_eq!(object_new(kind::TABLE, true, n, 1, 10.0, 0.0, 1, 1.0), NONE);
         assert_eq!(last_error(), code::SNAP_BAD_ID);
         let mut a: fencepost::Authority<Vec<u8>> = fencepost::Authority::new(cfg).unwrap();
         a.try_acquire(&vec![0xc3], 0).unwrap();
         let n = put(&[&a.snapshot_bytes().unwrap()])[0];
         assert_eq!(
-            lock_new(kind::AUTHORITY, true, n, 10.0, 0.0, 1, 1, 1.0),
+            object_new(kind::AUTHORITY, true, n, 1, 10.0, 0.0, 1, 1.0),
             NONE
         );
         assert_eq!(last_error(), code::SNAP_BAD_ID);
@@ -1574,7 +1577,7 @@ mod tests {
         tb.try_acquire(&"lé".as_bytes().to_vec(), &b"A".to_vec(), 0)
             .unwrap();
         let n = put(&[&tb.snapshot_bytes().unwrap()])[0];
-        let t = lock_new(kind::TABLE, true, n, 10.0, 0.0, 1, 1, 1.0);
+        let t = object_new(kind::TABLE, true, n, 1, 10.0, 0.0, 1, 1.0);
         assert_ne!(t, NONE);
         assert_eq!(lock_call(call::LEASE, t, put1("lé"), 0, 0, 1.0, -1.0), 1);
         assert_eq!(holder(), "A");
@@ -1583,7 +1586,7 @@ mod tests {
     #[test]
     fn idempotent_writes_hand_back_the_first_slot() {
         let _turn = serial();
-        let r = object_new(kind::RESOURCE, 0, 0);
+        let r = object_new(kind::RESOURCE, false, 0, 0, 0.0, 0.0, 0, 0.0);
         assert_eq!(resource_write(r, 33, 1), write::APPLIED);
         assert_eq!(out_depth(), 0);
         assert_eq!(resource_write(r, 34, 2), write::APPLIED);
@@ -1600,7 +1603,16 @@ mod tests {
     #[test]
     fn signed_tokens_round_trip() {
         let _turn = serial();
-        let s = object_new(kind::SIGNER, put1("0123456789abcdef"), 0);
+        let s = object_new(
+            kind::SIGNER,
+            false,
+            put1("0123456789abcdef"),
+            0,
+            0.0,
+            0.0,
+            0,
+            0.0,
+        );
         let n = signer_sign(s, put1("orders"), 34);
         let h = String::from_utf8(output_bytes(n)).unwrap();
         assert_eq!(h.split('.').next(), Some("34"));
@@ -1613,7 +1625,7 @@ mod tests {
         let (l, hl) = put2("orders", "34");
         assert_eq!(signer_verify(s, l, hl), 0);
         assert_eq!(last_error(), code::MISSING_MAC);
-        let g = object_new(kind::GUARD, 0, 0);
+        let g = object_new(kind::GUARD, false, 0, 0, 0.0, 0.0, 0, 0.0);
         let (l, hl) = put2("orders", &h);
         assert_eq!(guard_admit_signed(g, s, l, hl), admit::ADVANCED);
         let forged = alloc::format!("{}.{}", u64::MAX, "a".repeat(64));
@@ -1622,7 +1634,10 @@ mod tests {
         let (l, hl) = put2("orders", &h);
         assert_eq!(guard_admit_signed(g, NONE, l, hl), admit::NO_GUARD);
         assert_eq!(guard_highest(g), 34);
-        assert_eq!(object_new(kind::SIGNER, put1("short"), 0), NONE);
+        assert_eq!(
+            object_new(kind::SIGNER, false, put1("short"), 0, 0.0, 0.0, 0, 0.0),
+            NONE
+        );
         assert_eq!(
             (last_error(), last_error_detail()),
             (code::KEY_TOO_SHORT, 5)
