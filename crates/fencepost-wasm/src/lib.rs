@@ -341,7 +341,7 @@ pub mod acquire {
 
 /// Results of the last call that has more to say than its return value, read by the caller right
 /// after it from memory: [`out`] gives the address of this record (one for the whole instance),
-/// whose fields up to `name_len` sit at the byte offsets `npm/src/api.js` reads (little-endian).
+/// whose fields up to `field_at` sit at the byte offsets `npm/src/api.js` reads (little-endian).
 #[repr(C)]
 struct Out {
     /// Offset 0: a token.
@@ -568,7 +568,7 @@ pub fn input(n: usize) -> usize {
 
 use slots::Slots;
 
-/// A lock table with the expiries of its last `table_expire_all`.
+/// A lock table with the expiries of its last `call::EXPIRE_ALL`.
 struct Table {
     inner: fencepost::LockTable<Name, Name>,
     expired: Vec<(Name, Expired<Name>)>,
