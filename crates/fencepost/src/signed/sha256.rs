@@ -4,58 +4,22 @@
 //! the message fed a byte at a time, and no slicing that could panic. A MAC input is a few dozen
 //! bytes, so the two compressions per MAC dominate either way.
 
-use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+/// The first 32 bits of the fractional parts of the cube roots of the first 64 primes.
+const K: [u32; 64] = [
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+];
 
-/// The constants of FIPS 180-4, derived where they are defined rather than stored: `K[i]`, the
-/// first 32 bits of the fractional part of the cube root of the `i`-th prime (64 of them), then
-/// the initial hash value, those of the square roots of the first 8 primes. Stored, they are 288
-/// bytes no compressor can shrink in the npm package's WebAssembly; derived, a few dozen bytes
-/// of code. They are worked out once, on first use (a test checks every one against the table
-/// of the standard).
-static CONSTANTS: [AtomicU32; 72] = [const { AtomicU32::new(0) }; 72];
-static DERIVED: AtomicBool = AtomicBool::new(false);
-
-/// The first 32 bits of the fractional part of the `k`-th root (2 or 3) of `n`: Newton's
-/// iterations in `f64`, whose 52 bits hold the 3 integer bits and 32 fraction bits of every
-/// root needed here with room to spare.
-fn root_fraction(n: u32, k: u32) -> u32 {
-    let p = f64::from(n);
-    let mut x = p;
-    for _ in 0..64 {
-        let power = if k == 3 { x * x } else { x };
-        x = (f64::from(k - 1) * x + p / power) / f64::from(k);
-    }
-    ((x - f64::from(x as u32)) * 4_294_967_296.0) as u32
-}
-
-/// The constants, derived on first use. Racing first uses derive and store the same values.
-#[inline(never)]
-fn constants() -> &'static [AtomicU32; 72] {
-    if !DERIVED.load(Ordering::Acquire) {
-        let mut n = 1;
-        // Indexed: an iterator over the first 64 is more code.
-        #[allow(clippy::needless_range_loop)]
-        for i in 0..64 {
-            // The next prime.
-            n += 1;
-            while (2..n).any(|d| n % d == 0) {
-                n += 1;
-            }
-            CONSTANTS[i].store(root_fraction(n, 3), Ordering::Relaxed);
-            if let Some(iv) = CONSTANTS.get(64 + i) {
-                iv.store(root_fraction(n, 2), Ordering::Relaxed);
-            }
-        }
-        DERIVED.store(true, Ordering::Release);
-    }
-    &CONSTANTS
-}
-
-/// The initial hash value.
-fn iv() -> [u32; 8] {
-    let c = constants();
-    core::array::from_fn(|i| c[64 + i].load(Ordering::Relaxed))
-}
+/// The first 32 bits of the fractional parts of the square roots of the first 8 primes.
+const IV: [u32; 8] = [
+    0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
+];
 
 const BLOCK: usize = 64;
 /// Length of a digest in bytes.
@@ -82,7 +46,6 @@ fn compress(state: &mut [u32; 8], block: &[u8; BLOCK]) {
                 .wrapping_add(s1)
         };
     }
-    let k = constants();
     let mut v = *state;
     for i in 0..64 {
         let [a, b, c, d, e, f, g, h] = v;
@@ -91,7 +54,7 @@ fn compress(state: &mut [u32; 8], block: &[u8; BLOCK]) {
         let t1 = h
             .wrapping_add(s1)
             .wrapping_add(ch)
-            .wrapping_add(k[i].load(Ordering::Relaxed))
+            .wrapping_add(K[i])
             .wrapping_add(w[i]);
         let s0 = a.rotate_right(2) ^ a.rotate_right(13) ^ a.rotate_right(22);
         let maj = (a & b) ^ (a & c) ^ (b & c);
@@ -115,7 +78,7 @@ pub(crate) struct Sha256 {
 impl Sha256 {
     /// A fresh hash.
     pub(crate) fn new() -> Sha256 {
-        Sha256::resume(iv(), 0)
+        Sha256::resume(IV, 0)
     }
 
     /// Continues from `state`, the chaining value after `len` bytes (a multiple of 64).
@@ -193,7 +156,7 @@ impl HmacKey {
         } else {
             key
         };
-        let mut pads = [iv(); 2];
+        let mut pads = [IV; 2];
         for (state, mask) in pads.iter_mut().zip([0x36, 0x5c]) {
             let mut block = [mask; BLOCK];
             for (d, s) in block.iter_mut().zip(key) {
@@ -258,31 +221,6 @@ mod tests {
         let mut m = <Hmac<sha2::Sha256> as Mac>::new_from_slice(key).unwrap();
         m.update(data);
         m.finalize().into_bytes().into()
-    }
-
-    #[test]
-    fn derived_constants_are_those_of_the_standard() {
-        const K: [u32; 64] = [
-            0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4,
-            0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe,
-            0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f,
-            0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7,
-            0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc,
-            0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
-            0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116,
-            0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-            0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
-            0xc67178f2,
-        ];
-        const IV: [u32; 8] = [
-            0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab,
-            0x5be0cd19,
-        ];
-        let c = constants();
-        let derived: Vec<u32> = c.iter().map(|k| k.load(Ordering::Relaxed)).collect();
-        assert_eq!(derived[..64], K);
-        assert_eq!(derived[64..], IV);
-        assert_eq!(iv(), IV);
     }
 
     #[test]
