@@ -45,8 +45,8 @@ pub struct Budget {
 
 /// The core module's budget.
 ///
-/// The issue asks for 20 KB raw / 9 KB gzip. The module is about 20.1 KB raw / 10.0 KB gzip (20602
-/// / 10210 B). It was 56.2 / 23.7 before the lock table moved to a sorted vector, text crossed
+/// The issue asks for 20 KB raw / 9 KB gzip. The module is about 20.1 KB raw / 10.1 KB gzip (20565
+/// / 10393 B). It was 56.2 / 23.7 before the lock table moved to a sorted vector, text crossed
 /// through memory instead of wasm-bindgen conversions, signed tokens got a built-in HMAC-SHA-256,
 /// snapshots one shared reader and writer used straight from the authority and the table, and the
 /// bindings were built as a cdylib alone at opt-level "z" with [`SIZE_PASSES`]; then 24.6 / 12.0
@@ -56,34 +56,36 @@ pub struct Budget {
 /// release, expire, lease, expire-all and snapshot became one `lock_call`, 529 / 203; one
 /// constructor for every kind, fresh or restored, 334 / 248; one `free`, 200 / 68; one
 /// `token_decode`, 55 / 38), the `out_*` getters replaced by one record read from memory (265 /
-/// 128), a small UTF-8 check for names read from snapshots instead of core's (512 / 146), SHA-256's
-/// constants derived on first use instead of stored (-37 / 190), signature verification shared by
-/// its two exports (335 / 112), admitMany's tokens passed through the input area (184 / 101), the
-/// time read through one out-of-line helper (282 / 91), a second round of flattening, re-looping
-/// and -Oz (81 / 91), an inconsistent snapshot field reported by its text (133 / 55),
-/// byte-at-a-time token bytes (52 / 43), the decimal overflow check done once (65 / 27), the
-/// allocator serving alignments up to 16 only (128 / 73), and a few under 50 B each. Measured and
-/// not kept (no gzip gain): signing, verifying and a signed admission in one export (97 B less raw,
-/// 13 more gzip), the counters joined to `lock_call` (5 / 6), Timeline::observe itself out of line
-/// (the helper is smaller), `#[inline(never)]` on Out::counters (35 less raw, 14 more gzip), an
-/// iterator chain for the signed header (+540), a shared parse of the header's token for the
-/// unsigned and signed forms (+89 / +41), wasm-opt's -ocimfs/-aimfs, --monomorphize,
-/// --dae-optimizing, a third round of re-looping. Earlier, by leaving one group of exports out at a
-/// time (gzip -9, on the 24.6 KB build): without snapshot/restore it was 17.8 / 8.8, without signed
-/// tokens 19.9 / 9.5, without the lock table (and its snapshots) 17.7 / 9.2; so 9 KB gzip holds for
-/// the guard, the authority, the codecs and the ledger with some of the rest, not with all of it in
-/// one module. Of what is left, 0.4 KB (0.13 KB gzip) is two refusals instead of a hang or a trap:
-/// a table restored from locks in any order is put in name order once (not by one insertion each,
-/// quadratic), and an input area the memory cannot hold answers 0 (see `input` in the bindings).
-/// Opt-level "s" is 1.6 KB bigger, "2" 11 KB; other wasm-opt passes (--converge, --gufa, -Os)
-/// change nothing; `-tnh` would save about 1 KB only by letting wasm-opt assume a trap never
-/// happens, which this package does not assume, and minifying export names (about 0.3 / 0.2 KB)
-/// would leave the module's exports unreadable. This budget holds the line just above the measured
-/// size; it goes up only for a fix that needs the bytes.
+/// 128), a small UTF-8 check for names read from snapshots instead of core's (512 / 146), signature
+/// verification shared by its two exports (335 / 112), admitMany's tokens passed through the input
+/// area (184 / 101), the time read through one out-of-line helper (282 / 91), a second round of
+/// flattening, re-looping and -Oz (81 / 91), an inconsistent snapshot field reported by its text
+/// (133 / 55), byte-at-a-time token bytes (52 / 43), the decimal overflow check done once (65 /
+/// 27), the allocator serving alignments up to 16 only (128 / 73), and a few under 50 B each.
+/// Measured and not kept: SHA-256's constants derived at first use instead of stored (190 B less
+/// gzip, but floating-point arithmetic in the MAC's path, and software floating point on the
+/// embedded targets, for a few hundred bytes); with no gzip gain: signing, verifying and a signed
+/// admission in one export (97 B less raw, 13 more gzip), the counters joined to `lock_call` (5 /
+/// 6), Timeline::observe itself out of line (the helper is smaller), `#[inline(never)]` on
+/// Out::counters (35 less raw, 14 more gzip), an iterator chain for the signed header (+540), a
+/// shared parse of the header's token for the unsigned and signed forms (+89 / +41), wasm-opt's
+/// -ocimfs/-aimfs, --monomorphize, --dae-optimizing, a third round of re-looping. Earlier, by
+/// leaving one group of exports out at a time (gzip -9, on the 24.6 KB build): without
+/// snapshot/restore it was 17.8 / 8.8, without signed tokens 19.9 / 9.5, without the lock table
+/// (and its snapshots) 17.7 / 9.2; so 9 KB gzip holds for the guard, the authority, the codecs and
+/// the ledger with some of the rest, not with all of it in one module. Of what is left, 0.4 KB
+/// (0.13 KB gzip) is two refusals instead of a hang or a trap: a table restored from locks in any
+/// order is put in name order once (not by one insertion each, quadratic), and an input area the
+/// memory cannot hold answers 0 (see `input` in the bindings). Opt-level "s" is 1.6 KB bigger, "2"
+/// 11 KB; other wasm-opt passes (--converge, --gufa, -Os) change nothing; `-tnh` would save about 1
+/// KB only by letting wasm-opt assume a trap never happens, which this package does not assume, and
+/// minifying export names (about 0.3 / 0.2 KB) would leave the module's exports unreadable. This
+/// budget holds the line just above the measured size; it goes up only for a fix that needs the
+/// bytes.
 pub const CORE_BUDGET: Budget = Budget {
     file: "fencepost_bg.wasm",
     raw: 20 * 1024 + 256,
-    gzip: 10 * 1024,
+    gzip: 10 * 1024 + 512,
 };
 
 /// The simulator module's budget: the issue's 80 KB gzip, and a raw line just above the measured
