@@ -575,12 +575,13 @@ pub struct HistoryReport {
 }
 
 impl HistoryReport {
-    /// Most bytes the report holds: its vectors, and their names and messages counted as an
-    /// allocator that rounds up to powers of two would take them.
+    /// Most bytes the report holds: its vectors, and their names and messages, each block counted
+    /// as an allocator that rounds up to powers of two would take it.
     pub fn held_bytes(&self) -> u64 {
-        let findings = self.findings.capacity() as u64 * size_of::<Finding>() as u64
+        let vec = |cap: usize, size: usize| crate::block_bytes(cap as u64 * size as u64);
+        let findings = vec(self.findings.capacity(), size_of::<Finding>())
             + self.findings.len() as u64 * 3 * name_bytes(MAX_NAME);
-        let malformed = self.malformed.capacity() as u64 * size_of::<Malformed>() as u64
+        let malformed = vec(self.malformed.capacity(), size_of::<Malformed>())
             + self.malformed.len() as u64 * name_bytes(MAX_MESSAGE);
         findings + malformed
     }

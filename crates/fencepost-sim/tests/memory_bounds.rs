@@ -5,12 +5,15 @@
 //! and for write logs made to take as much as a line can (new resources with the longest names,
 //! findings with them, long malformed lines).
 //!
-//! A counting allocator measures; it counts what was asked for (the bounds count whole
-//! power-of-two blocks), so it checks that the tables grow no further than the bounds assume.
+//! A counting allocator measures; it counts every request as the block the module's allocator
+//! would take for it (a power of two of at least 16 bytes, see `block_bytes`), as the bounds do,
+//! so it checks both that the tables grow no further than the bounds assume and that the bounds
+//! round every block as the module does.
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::Mutex;
+use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use fencepost_sim::engine::run_bytes;
 use fencepost_sim::explore::{Scope, Search, SearchOptions, search_bytes, world_of};
@@ -24,16 +27,52 @@ static PEAK: AtomicUsize = AtomicUsize::new(0);
 /// One measurement at a time (tests run on several threads).
 static ONE: Mutex<()> = Mutex::new(());
 
+std::thread_local! {
+    /// Whether this thread's allocations are counted: only the measuring thread's are, so that
+    /// what the test harness's other threads allocate meanwhile is not taken for the measured
+    /// code's.
+    static COUNTED: Cell<bool> = const { Cell::new(false) };
+}
+
+fn counted() -> bool {
+    COUNTED.try_with(Cell::get).unwrap_or(false)
+}
+
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let live = LIVE.fetch_add(layout.size(), Ordering::SeqCst) + layout.size();
-        PEAK.fetch_max(live, Ordering::SeqCst);
+        if counted() {
+            let size = blk(layout.size());
+            let live = LIVE.fetch_add(size, Ordering::SeqCst) + size;
+            PEAK.fetch_max(live, Ordering::SeqCst);
+        }
         unsafe { System.alloc(layout) }
     }
     unsafe fn dealloc(&self, p: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Ordering::SeqCst);
+        if counted() {
+            LIVE.fetch_sub(blk(layout.size()), Ordering::SeqCst);
+        }
         unsafe { System.dealloc(p, layout) }
     }
+}
+
+/// Counts this thread's allocations (and no other's) until dropped.
+struct Measuring(#[allow(dead_code)] MutexGuard<'static, ()>);
+
+fn measuring() -> Measuring {
+    let one = ONE.lock().unwrap_or_else(PoisonError::into_inner);
+    COUNTED.set(true);
+    Measuring(one)
+}
+
+impl Drop for Measuring {
+    fn drop(&mut self) {
+        COUNTED.set(false);
+    }
+}
+
+/// What a request of `size` bytes takes from the WebAssembly module's allocator.
+fn blk(size: usize) -> usize {
+    fencepost_sim::block_bytes(size as u64) as usize
 }
 
 #[global_allocator]
@@ -76,7 +115,7 @@ fn growth_bytes_counts_every_power_of_two_block() {
 
 #[test]
 fn runs_stay_within_run_bytes() {
-    let _one = ONE.lock().unwrap();
+    let _one = measuring();
     let mut cases: Vec<Scenario> = vec![
         busy(64, 0, 1),
         busy(64, 20, 1),
@@ -126,7 +165,7 @@ fn runs_stay_within_run_bytes() {
 
 #[test]
 fn searches_stay_within_search_bytes() {
-    let _one = ONE.lock().unwrap();
+    let _one = measuring();
     for name in ["paused-worker", "delayed-write"] {
         let world = world_of(&preset(name).unwrap().scenario());
         for max_states in [2, 1_000, 30_000] {
@@ -191,7 +230,7 @@ fn long(c: char, i: u64) -> String {
 #[test]
 fn a_history_check_stays_within_its_bounds() {
     // Held throughout: building the logs allocates too.
-    let _one = ONE.lock().unwrap();
+    let _one = measuring();
     // New resources with short names, in order and out of order (the map's nodes).
     let ordered: String = (0..20_000u64)
         .map(|i| write_line(i, &format!("{i:06}"), "w", 1) + "\n")
