@@ -268,6 +268,12 @@ test("the history checker and checkHistory", () => {
   throwsExactly(() => c.check(HUGE), RangeError, "line must be at most 1048576 characters, got 2000000");
   throwsExactly(() => checkHistory([1]), TypeError, "lines[0] must be a string, got 1");
   throwsExactly(() => checkHistory(["ok", "a\nb"]), RangeError, "lines[1] must be one line, without a newline");
+  // An array of lines is held to the same length as the text they make, before they are joined
+  // (past what one string can hold, joining them would throw an error that names nothing).
+  const longest = "x".repeat(1 << 20);
+  throwsExactly(() => checkHistory(Array(257).fill(longest).join("\n")), RangeError, "lines must be at most 268435456 characters, got 269484288");
+  throwsExactly(() => checkHistory(Array(257).fill(longest)), RangeError, "lines must be at most 268435456 characters joined by newlines, got 269484289");
+  throwsExactly(() => checkHistory(Array(520).fill(longest)), RangeError, "lines must be at most 268435456 characters joined by newlines, got 545260040");
   throwsExactly(() => checkHistory(5), TypeError, "lines must be a string, got 5");
   throwsExactly(() => checkHistory("", { keep: -1 }), RangeError, "options.keep must be a whole number from 0 to 1000000, got -1");
   throwsExactly(() => checkHistory("", { kept: 1 }), TypeError, 'options has an unknown key "kept"; known keys: keep');

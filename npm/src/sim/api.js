@@ -1017,10 +1017,16 @@ export function checkHistory(lines, options) {
   if (Array.isArray(lines)) {
     // Each element is read once: what is checked is what is joined (a getter answers once).
     const copy = Array.from(lines);
+    let length = 0;
     copy.forEach((l, k) => {
       text(`lines[${k}]`, l, MAX_STRING);
       if (l.includes("\n")) throw new RangeError(`lines[${k}] must be one line, without a newline`);
+      length += l.length + 1;
     });
+    // The same limit as for the text they make, checked before they are joined.
+    if (length > MAX_HISTORY) {
+      throw new RangeError(`lines must be at most ${MAX_HISTORY} characters joined by newlines, got ${length}`);
+    }
     history = copy.length === 0 ? "" : `${copy.join("\n")}\n`;
   } else {
     history = text("lines", lines, MAX_HISTORY);
