@@ -274,6 +274,15 @@ test("the history checker and checkHistory", () => {
   throwsExactly(() => checkHistory(Array(257).fill(longest).join("\n")), RangeError, "lines must be at most 268435456 characters, got 269484288");
   throwsExactly(() => checkHistory(Array(257).fill(longest)), RangeError, "lines must be at most 268435456 characters joined by newlines, got 269484289");
   throwsExactly(() => checkHistory(Array(520).fill(longest)), RangeError, "lines must be at most 268435456 characters joined by newlines, got 545260040");
+  // A line that could need more memory than the simulator's objects may ever hold is refused
+  // as such: freeing other objects would not help.
+  const endless = `{"t":1,"resource":"r","writer":"w","token":1,"result":"ok","x":"${"y".repeat(40_000_000)}"}`;
+  assert.throws(
+    () => checkHistory(endless),
+    (e) =>
+      e instanceof RangeError &&
+      /^lines: checking a line of 40000066 characters could need up to \d+ MiB of the simulator's memory, more than its objects may ever hold \(3072 MiB\)$/.test(e.message),
+  );
   throwsExactly(() => checkHistory(5), TypeError, "lines must be a string, got 5");
   throwsExactly(() => checkHistory("", { keep: -1 }), RangeError, "options.keep must be a whole number from 0 to 1000000, got -1");
   throwsExactly(() => checkHistory("", { kept: 1 }), TypeError, 'options has an unknown key "kept"; known keys: keep');

@@ -156,6 +156,12 @@ function mib(bytes) {
 function room(argName, what, bytes, lower = argName) {
   const used = X.memory.buffer.byteLength;
   const left = Math.min(MEMORY_CAP - held, MEMORY_END - used - growing);
+  if (bytes > MEMORY_CAP) {
+    // Not even with every other object freed.
+    throw new RangeError(
+      `${argName}: ${what} could need up to ${mib(bytes)} MiB of the simulator's memory, more than its objects may ever hold (${mib(MEMORY_CAP)} MiB)${lower === null ? "" : `: lower ${lower}`}`,
+    );
+  }
   if (bytes > left) {
     throw new RangeError(
       `${argName}: ${what} could need up to ${mib(bytes)} MiB of the simulator's memory and ${Math.max(0, Math.floor(left / MIB))} MiB are left (live runs, sweeps, searches and history checkers hold up to ${mib(held)} MiB of the ${mib(MEMORY_CAP)} MiB they may have, and the memory has grown to ${mib(used)} MiB): free() those no longer needed${lower === null ? "" : `, or lower ${lower}`}`,
