@@ -90,20 +90,23 @@ pub fn line_bytes(bytes: u64, lines: u64, report_held: u64) -> u64 {
     32 * bytes + lines * per_line + 2 * report_held + MAP_BYTES
 }
 
-/// `message` cut to at most [`MAX_MESSAGE`] bytes: its start and its end around "…".
-fn shortened(message: String) -> String {
-    if message.len() <= MAX_MESSAGE {
-        return message;
+/// `message` cut to at most [`MAX_MESSAGE`] bytes: its start and its end around "…"; either way
+/// without spare capacity, so that it takes no more than [`name_bytes`]`(MAX_MESSAGE)` (a
+/// formatted message can have room for twice its length).
+fn shortened(mut message: String) -> String {
+    if message.len() > MAX_MESSAGE {
+        let mut head = 120;
+        while !message.is_char_boundary(head) {
+            head -= 1;
+        }
+        let mut tail = message.len() - (MAX_MESSAGE - head - '…'.len_utf8());
+        while !message.is_char_boundary(tail) {
+            tail += 1;
+        }
+        message = format!("{}…{}", &message[..head], &message[tail..]);
     }
-    let mut head = 120;
-    while !message.is_char_boundary(head) {
-        head -= 1;
-    }
-    let mut tail = message.len() - (MAX_MESSAGE - head - '…'.len_utf8());
-    while !message.is_char_boundary(tail) {
-        tail += 1;
-    }
-    format!("{}…{}", &message[..head], &message[tail..])
+    // A copy holds exactly its bytes (cheaper in the module's code than shrink_to_fit).
+    message.as_str().into()
 }
 
 /// What a storage did with a write.

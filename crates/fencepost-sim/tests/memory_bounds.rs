@@ -280,4 +280,16 @@ fn a_history_check_stays_within_its_bounds() {
         m.ends_with(r#"\u{1}", expected u64 (column 600045)"#),
         "{m}"
     );
+    // Malformed lines whose messages, quoting a value, stay just under the longest kept whole.
+    let value = "x".repeat(160);
+    let lines: String = (0..2_000u64)
+        .map(|i| {
+            format!(r#"{{"t":{i},"resource":"r","writer":"w","token":"{value}","result":"ok"}}"#)
+                + "\n"
+        })
+        .collect();
+    let near = check_in_pieces(&lines, 100, 10_000);
+    assert_eq!(near.malformed.len(), 2_000);
+    let m = &near.malformed[0].message;
+    assert!(m.len() > 200 && m.len() <= MAX_MESSAGE, "{m}");
 }
