@@ -623,7 +623,8 @@ export class HistoryChecker {
 }
 
 /** Checks a whole log: JSON Lines text or an array of lines; keeps the first `keep` (default 100)
- * findings and malformed lines. */
+ * findings and malformed lines. Text with a lone surrogate (not well-formed Unicode, which no
+ * log file holds) is refused with a RangeError naming its line, here and in `check`. */
 export function checkHistory(lines: string | readonly string[], options?: { keep?: number }): HistoryReport;
 
 // ---------------------------------------------------------------------------------------------

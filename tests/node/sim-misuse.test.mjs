@@ -274,6 +274,15 @@ test("the history checker and checkHistory", () => {
   throwsExactly(() => checkHistory(Array(257).fill(longest).join("\n")), RangeError, "lines must be at most 268435456 characters, got 269484288");
   throwsExactly(() => checkHistory(Array(257).fill(longest)), RangeError, "lines must be at most 268435456 characters joined by newlines, got 269484289");
   throwsExactly(() => checkHistory(Array(520).fill(longest)), RangeError, "lines must be at most 268435456 characters joined by newlines, got 545260040");
+  // A lone surrogate would reach the module as U+FFFD: "r\ud800" and "r\udbff" would be one
+  // resource, and A's write would be a stale write after B's. Such text is refused, as in a
+  // scenario.
+  const w = (resource, writer, token) => `{"t":1,"resource":"${resource}","writer":"${writer}","token":${token},"result":"ok"}`;
+  const surrogates = [w("r\ud800", "B", 34), w("r\udbff", "A", 33)];
+  throwsExactly(() => c.check(surrogates[0]), RangeError, "line must be well-formed Unicode, but has a lone surrogate");
+  throwsExactly(() => checkHistory(surrogates), RangeError, "lines[0] must be well-formed Unicode, but has a lone surrogate");
+  throwsExactly(() => checkHistory(`${w("s", "A", 1)}\n${surrogates.join("\r\n")}`), RangeError, "lines: line 2 must be well-formed Unicode, but has a lone surrogate");
+  assert.deepEqual(checkHistory([w("r\ud83d\ude00", "B", 34), w("r\ud83d\ude01", "A", 33)]).findings, []);
   // A line that could need more memory than the simulator's objects may ever hold is refused
   // as such: freeing other objects would not help.
   const endless = `{"t":1,"resource":"r","writer":"w","token":1,"result":"ok","x":"${"y".repeat(40_000_000)}"}`;

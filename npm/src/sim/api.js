@@ -233,6 +233,14 @@ function isPlainObject(v) {
 
 /** A UTF-16 surrogate without its other half: no JSON reader takes it. */
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+/** Why a history line with one is refused: it would reach the module as U+FFFD, so that two
+ * different names could be read as one. */
+const UNPAIRED = "must be well-formed Unicode, but has a lone surrogate";
+
+/** Whether `s` has no lone surrogate (String#isWellFormed where the runtime has it: faster). */
+function wellFormed(s) {
+  return typeof String.prototype.isWellFormed === "function" ? s.isWellFormed() : !LONE_SURROGATE.test(s);
+}
 
 /**
  * A copy of `value` that holds only plain data (objects, arrays, strings, finite numbers, bigints,
@@ -988,6 +996,7 @@ export class HistoryChecker {
     const i = this.#live();
     text("line", line, MAX_STRING);
     if (line.includes("\n")) throw new RangeError("line must be one line, without a newline");
+    if (!wellFormed(line)) throw new RangeError(`line ${UNPAIRED}`);
     const bytes = 3 * line.length;
     room("line", `checking a line of ${line.length} characters`, bytes + W.history_need(i, bytes, 1), null);
     const report = out(R.history_line(i, line));
@@ -1027,6 +1036,7 @@ export function checkHistory(lines, options) {
     copy.forEach((l, k) => {
       text(`lines[${k}]`, l, MAX_STRING);
       if (l.includes("\n")) throw new RangeError(`lines[${k}] must be one line, without a newline`);
+      if (!wellFormed(l)) throw new RangeError(`lines[${k}] ${UNPAIRED}`);
       length += l.length + 1;
     });
     // The same limit as for the text they make, checked before they are joined.
@@ -1036,6 +1046,12 @@ export function checkHistory(lines, options) {
     history = copy.length === 0 ? "" : `${copy.join("\n")}\n`;
   } else {
     history = text("lines", lines, MAX_HISTORY);
+    const bad = wellFormed(history) ? null : LONE_SURROGATE.exec(history);
+    if (bad !== null) {
+      let line = 1;
+      for (let nl = history.indexOf("\n"); nl >= 0 && nl < bad.index; nl = history.indexOf("\n", nl + 1)) line++;
+      throw new RangeError(`lines: line ${line} ${UNPAIRED}`);
+    }
   }
   const o = checkOptions("options", options, HISTORY_KEYS);
   const keep = o.keep === undefined ? 100 : count("options.keep", o.keep, 0, 1_000_000);
