@@ -206,7 +206,6 @@ function count(argName, v, min, max, why = "") {
 /** Why the largest sweep and search limits are what they are. */
 const MEMORY_BOUND = " (the most the simulator's memory can hold)";
 
-/** A time in milliseconds: a non-negative safe integer. */
 /** A seed: a number or bigint from 0 to 2^64 - 1, as a bigint. */
 function seed(argName, v) {
   if (typeof v === "number") {
