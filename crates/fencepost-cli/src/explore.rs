@@ -313,16 +313,21 @@ fn write_search(
 /// Longest line `check` reads; longer ones are reported and skipped without being held in memory.
 const MAX_LINE: usize = 1 << 20;
 
-/// Reads the next line into `buf` (without its newline), keeping at most `MAX_LINE` bytes.
-/// Returns `None` at the end, `Some(false)` for a line that was too long.
+/// Reads the next line into `buf` (without its newline), keeping at most `MAX_LINE` bytes (and
+/// the `\r` of a `\r\n` line ending, which the checker drops). Returns `None` at the end,
+/// `Some(false)` for a line that was too long.
 fn next_line(r: &mut impl BufRead, buf: &mut Vec<u8>) -> std::io::Result<Option<bool>> {
     buf.clear();
     let mut too_long = false;
     let mut any = false;
+    // Whether the line fits, its `\r` not counted.
+    let fits = |buf: &[u8], too_long: bool| {
+        !too_long && (buf.len() <= MAX_LINE || buf.last() == Some(&b'\r'))
+    };
     loop {
         let chunk = r.fill_buf()?;
         if chunk.is_empty() {
-            return Ok(any.then_some(!too_long));
+            return Ok(any.then_some(fits(buf, too_long)));
         }
         any = true;
         let (part, done) = match chunk.iter().position(|b| *b == b'\n') {
@@ -330,7 +335,7 @@ fn next_line(r: &mut impl BufRead, buf: &mut Vec<u8>) -> std::io::Result<Option<
             None => (chunk, None),
         };
         if !too_long {
-            if buf.len() + part.len() > MAX_LINE {
+            if buf.len() + part.len() > MAX_LINE + 1 {
                 too_long = true;
                 buf.clear();
             } else {
@@ -340,7 +345,11 @@ fn next_line(r: &mut impl BufRead, buf: &mut Vec<u8>) -> std::io::Result<Option<
         let used = done.unwrap_or(chunk.len());
         r.consume(used);
         if done.is_some() {
-            return Ok(Some(!too_long));
+            let ok = fits(buf, too_long);
+            if !ok {
+                buf.clear();
+            }
+            return Ok(Some(ok));
         }
     }
 }
@@ -422,4 +431,44 @@ pub(crate) fn check(args: &[String], out: &mut impl Write) -> Result<u8, Fail> {
     } else {
         0
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{MAX_LINE, next_line};
+    use std::io::{BufReader, Cursor};
+
+    /// Every line `next_line` reads from `text` (through a small buffer, so lines span reads):
+    /// whether it fits, and its length.
+    fn lines(text: &[u8]) -> Vec<(bool, usize)> {
+        let mut r = BufReader::with_capacity(4096, Cursor::new(text));
+        let mut buf = Vec::new();
+        let mut out = Vec::new();
+        while let Some(ok) = next_line(&mut r, &mut buf).unwrap() {
+            out.push((ok, if ok { buf.len() } else { 0 }));
+        }
+        out
+    }
+
+    #[test]
+    fn a_line_of_the_longest_length_fits_with_either_line_ending() {
+        let longest = vec![b'x'; MAX_LINE];
+        let with = |end: &[u8]| [longest.as_slice(), end, b"y\n"].concat();
+        assert_eq!(lines(&with(b"\n")), [(true, MAX_LINE), (true, 1)]);
+        // The `\r` of `\r\n` is kept for the checker to drop, and does not count.
+        assert_eq!(lines(&with(b"\r\n")), [(true, MAX_LINE + 1), (true, 1)]);
+        assert_eq!(lines(&longest), [(true, MAX_LINE)]);
+        // One byte more is too long, whatever ends it.
+        let over = [longest.as_slice(), b"x"].concat();
+        for end in [&b"\n"[..], b"\r\n", b""] {
+            let text = [over.as_slice(), end, b"y"].concat();
+            let got = lines(&text);
+            let want: &[(bool, usize)] = if end.is_empty() {
+                &[(false, 0)]
+            } else {
+                &[(false, 0), (true, 1)]
+            };
+            assert_eq!(got, want, "ending {end:?}");
+        }
+    }
 }
