@@ -663,6 +663,7 @@ pub fn test() -> Result {
             "story.test.cjs",
             "misuse.test.mjs",
             "api.test.mjs",
+            "transcript.test.mjs",
             "sim.test.mjs",
             "sim.test.cjs",
             "sim-misuse.test.mjs",
