@@ -37,21 +37,18 @@ const decoder = new TextDecoder();
 
 /**
  * Views of the module's memory, made again once the memory grew (the old ones are detached): its
- * bytes, and its 32-bit, 64-bit and float words (the module's memory is little-endian, as is
- * every platform these views run on).
+ * bytes, and its words through a DataView, read little-endian as the module writes them (a
+ * Uint32Array, BigUint64Array or Float64Array would read them in the host's byte order, swapped
+ * on a big-endian host such as s390x).
  */
 let mem = null;
-let u32s = null;
-let u64s = null;
-let f64s = null;
+let words = null;
 
 function memory() {
   if (mem === null || mem.byteLength === 0) {
     const b = W.memory.buffer;
     mem = new Uint8Array(b);
-    u32s = new Uint32Array(b);
-    u64s = new BigUint64Array(b);
-    f64s = new Float64Array(b);
+    words = new DataView(b);
   }
   return mem;
 }
@@ -144,32 +141,33 @@ function refreshed() {
 
 /** A token (a bigint) of the last result. */
 function outToken(at) {
-  const i = (record() + at) >>> 3;
-  return u64s[i];
+  // The address first: it brings `words` up to date.
+  const a = record() + at;
+  return words.getBigUint64(a, true);
 }
 
 /** A time (or count) of the last result. */
 function outTime(at) {
-  const i = (record() + at) >>> 3;
-  return f64s[i];
+  const a = record() + at;
+  return words.getFloat64(a, true);
 }
 
 /** A depth, limit or count of the last result. */
 function outDepth() {
-  const i = (record() + DEPTH) >>> 2;
-  return u32s[i];
+  const a = record() + DEPTH;
+  return words.getUint32(a, true);
 }
 
 /** A 32-bit field of the record that `out` brings up to date: the error, its detail, an address. */
 function outU32(at) {
-  const i = (refreshed() + at) >>> 2;
-  return u32s[i];
+  const a = refreshed() + at;
+  return words.getUint32(a, true);
 }
 
 /** The text at `at` (an address and a length) of the last result: its holder or lock name. */
 function outText(at) {
-  const r = refreshed();
-  return textAt(u32s[(r + at) >>> 2], u32s[(r + at + 4) >>> 2]);
+  const a = refreshed() + at;
+  return textAt(words.getUint32(a, true), words.getUint32(a + 4, true));
 }
 
 /** The holder of the last result. */

@@ -664,6 +664,7 @@ pub fn test() -> Result {
             "misuse.test.mjs",
             "api.test.mjs",
             "transcript.test.mjs",
+            "byte-order.test.mjs",
             "sim.test.mjs",
             "sim.test.cjs",
             "sim-misuse.test.mjs",
