@@ -360,7 +360,7 @@ struct Out {
     depth: u32,
     /// Offset 52: the code of the last error (only meaningful right after a call reported one).
     error: u32,
-    /// Offset 56: the number that goes with it (a byte offset, a length, a field index ...).
+    /// Offset 56: the number that goes with it (a byte offset, a length ...).
     detail: u32,
     /// Offsets 60 and 64: the address and length of `holder` (UTF-8).
     holder_at: u32,
