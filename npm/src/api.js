@@ -53,6 +53,9 @@ function memory() {
   return mem;
 }
 
+/** Whether the host lays out typed arrays big-endian (the module's memory is little-endian). */
+const BIG_ENDIAN = new Uint16Array(Uint8Array.of(0, 1).buffer)[0] === 1;
+
 /** Writes `s` as UTF-8 at `at` (with `room` bytes there); returns its length. */
 function write(s, at, room) {
   const m = memory();
@@ -854,9 +857,15 @@ export class FenceGuard {
     if (this.#i < 0) throw freed("FenceGuard");
     for (let at = 0; at < n; at += BATCH) {
       const m = Math.min(BATCH, n - at);
-      // The tokens' bytes, as they are (little-endian), into the input area.
+      // The tokens into the input area, little-endian: their bytes as they are, unless the host
+      // lays them out big-endian.
       const inAt = area(8 * m);
-      new Uint8Array(W.memory.buffer, inAt, 8 * m).set(new Uint8Array(all.buffer, all.byteOffset + 8 * at, 8 * m));
+      if (BIG_ENDIAN) {
+        memory();
+        for (let k = 0; k < m; k++) words.setBigUint64(inAt + 8 * k, all[at + k], true);
+      } else {
+        new Uint8Array(W.memory.buffer, inAt, 8 * m).set(new Uint8Array(all.buffer, all.byteOffset + 8 * at, 8 * m));
+      }
       const outAt = W.guard_admit_many(this.#i, m) >>> 0;
       codes.set(new Uint8Array(W.memory.buffer, outAt, m), at);
     }

@@ -1,12 +1,15 @@
 // The package on a big-endian host (Node runs on s390x, for one). WebAssembly memory is
-// little-endian everywhere, but a Uint32Array, BigUint64Array or Float64Array over it reads and
-// writes in the host's byte order, so there its words come out byte-swapped. Here those three
-// classes are made to behave as they do on such a host before the package loads; what the package
-// answers must not change (it reads the module's memory in the module's byte order).
+// little-endian everywhere, but a typed array of 16, 32 or 64-bit elements reads and writes in the
+// host's byte order: over the module's memory its words come out byte-swapped, and the bytes of a
+// caller's BigUint64Array of tokens are big-endian. Here those classes are made to behave as they
+// do on such a host before the package loads (element reads and writes; their methods stay
+// native); what the package answers must not change.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
+const NativeBigUint64Array = BigUint64Array;
 for (const [name, size] of [
+  ["Uint16Array", 2],
   ["Uint32Array", 4],
   ["BigUint64Array", 8],
   ["Float64Array", 8],
@@ -45,10 +48,17 @@ for (const [name, size] of [
   globalThis[name] = BigEndian;
 }
 
+/** A BigUint64Array of `tokens` laid out as on a big-endian host (of the native class: no Proxy). */
+function hostTokens(tokens) {
+  const dv = new DataView(new ArrayBuffer(8 * tokens.length));
+  tokens.forEach((t, i) => dv.setBigUint64(8 * i, t, false));
+  return new NativeBigUint64Array(dv.buffer);
+}
+
 // Loaded only now, with the classes above in place.
 const { FenceGuard, FencedResource, LeaseAuthority, LockTable, TokenSigner } = await import("fencepost");
 
-test("on a big-endian host, tokens, times, holders and counts come out as on any other", () => {
+test("on a big-endian host, tokens, times, holders, counts and batches come out as on any other", () => {
   const probe = new globalThis.Uint32Array(Uint8Array.of(1, 0, 0, 0).buffer);
   assert.equal(probe[0], 0x0100_0000, "the classes behave as on a big-endian host");
 
@@ -77,6 +87,9 @@ test("on a big-endian host, tokens, times, holders and counts come out as on any
   const guard = new FenceGuard();
   guard.admit(34n);
   assert.deepEqual(guard.admit(33n), { ok: false, reason: "stale", presented: 33n, highest: 34n });
+  // Byte-swapped, 2n would pass 256n.
+  assert.deepEqual([...guard.admitMany(hostTokens([35n, 256n, 2n, 256n, 0n]))], [1, 1, 0, 3, 2]);
+  assert.equal(guard.highest, 256n);
   const resource = new FencedResource();
   assert.deepEqual(resource.write(34n, 1, () => "x"), { ok: true, applied: true, outcome: "x" });
   assert.deepEqual(resource.write(34n, 1, () => "y"), { ok: true, applied: false, outcome: "x" });
