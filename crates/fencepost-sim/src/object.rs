@@ -141,10 +141,10 @@ macro_rules! object {
 pub(crate) use object;
 
 /// Reads one of `names` (the names of an enum's unit variants) as its index. Only a string is a
-/// name: anything else is refused with what it is ("invalid type: integer `5`, expected a string
-/// (a name)"), where serde's derived reader (through serde_json) said only "expected value" and
-/// took an object `{"name": null}` as the name too; an unknown string is "unknown variant", as
-/// with the derive.
+/// name: anything else is refused with what it is and the names there are ("invalid type:
+/// integer `5`, expected `ordered` or `uuid`"), where serde's derived reader (through
+/// serde_json) said only "expected value" and took an object `{"name": null}` as the name too;
+/// an unknown string is "unknown variant", as with the derive.
 #[inline(never)]
 pub(crate) fn variant<'de, D: Deserializer<'de>>(
     d: D,
@@ -158,8 +158,19 @@ struct Name(&'static [&'static str]);
 impl<'de> Visitor<'de> for Name {
     type Value = usize;
 
+    /// The names, as serde lists them after "unknown variant".
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a string (a name)")
+        if let [a, b] = self.0 {
+            return write!(f, "`{a}` or `{b}`");
+        }
+        f.write_str("one of ")?;
+        for (i, n) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "`{n}`")?;
+        }
+        Ok(())
     }
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<usize, E> {

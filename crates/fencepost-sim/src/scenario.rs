@@ -1250,21 +1250,21 @@ mod tests {
                 "\"workers\"",
                 "\"protections\":{\"token_kind\":5},\"workers\""
             )),
-            "invalid type: integer `5`, expected a string (a name)"
+            "invalid type: integer `5`, expected `ordered` or `uuid`"
         );
         assert_eq!(
             message(&OK.replace(
                 "]}",
                 r#"],"faults":[{"kind":{"pause":null},"worker":"A"}]}"#
             )),
-            "invalid type: map, expected a string (a name)"
+            "invalid type: map, expected one of `pause`, `pause_at`, `hold`, `partition`, `clock`, `crash`, `authority_restart`"
         );
         assert_eq!(
             message(&OK.replace(
                 "]}",
                 r#"],"faults":[{"kind":"pause_at","worker":"A","point":true,"for":1}]}"#
             )),
-            "invalid type: boolean `true`, expected a string (a name)"
+            "invalid type: boolean `true`, expected one of `after_acquire`, `after_renew_check`, `before_write`"
         );
         assert_eq!(
             message(&OK.replace(

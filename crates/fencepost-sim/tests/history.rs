@@ -140,11 +140,11 @@ fn malformed_lines_are_reported_and_skipped() {
             (8, "missing field `result` (column 46)"),
             (
                 9,
-                "invalid type: integer `1`, expected a string (a name) (column 56)"
+                "invalid type: integer `1`, expected `ok` or `rejected` (column 56)"
             ),
             (
                 10,
-                "invalid type: map, expected a string (a name) (column 55)"
+                "invalid type: map, expected `ok` or `rejected` (column 55)"
             ),
             (
                 11,
