@@ -430,9 +430,9 @@ impl Fault {
     }
 }
 
-/// The kinds of [`Fault`], as named by its `kind` field.
+/// The kinds of [`Fault`] (and of fault templates), as named by their `kind` field.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum FaultKind {
+pub(crate) enum FaultKind {
     Pause,
     PauseAt,
     Hold,

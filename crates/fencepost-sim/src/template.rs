@@ -76,11 +76,11 @@ use core::fmt;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
-use crate::object::{names, object};
+use crate::object::object;
 use crate::rng::SplitMix64;
 use crate::scenario::{
-    Fault, Job, Latency, MAX_FAULTS, MAX_TIME_MS, MAX_WRITES, Point, Protections, SCENARIO_VERSION,
-    Scenario, ScenarioError, Worker, check_clock, json_error,
+    Fault, FaultKind, Job, Latency, MAX_FAULTS, MAX_TIME_MS, MAX_WRITES, Point, Protections,
+    SCENARIO_VERSION, Scenario, ScenarioError, Worker, check_clock, json_error,
 };
 
 /// The template format version this crate reads.
@@ -509,40 +509,17 @@ pub enum FaultTemplate {
     },
 }
 
-/// The kinds of [`FaultTemplate`], as named by its `kind` field.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum TemplateKind {
-    Pause,
-    PauseAt,
-    Hold,
-    Partition,
-    Clock,
-    Crash,
-    AuthorityRestart,
-}
-
-names!(TemplateKind {
-    Pause = "pause",
-    PauseAt = "pause_at",
-    Hold = "hold",
-    Partition = "partition",
-    Clock = "clock",
-    Crash = "crash",
-    AuthorityRestart = "authority_restart",
-});
-
-impl TemplateKind {
-    /// The fields a fault template of this kind has, besides `kind`, in order.
-    const fn fields(self) -> &'static [&'static str] {
-        match self {
-            TemplateKind::Pause => &["probability", "at", "for"],
-            TemplateKind::PauseAt => &["probability", "points", "nth", "for"],
-            TemplateKind::Hold => &["probability", "nth_write", "for"],
-            TemplateKind::Partition => &["probability", "from", "for"],
-            TemplateKind::Clock => &["probability", "skew_ms", "drift_ppm", "jump_at", "jump_ms"],
-            TemplateKind::Crash => &["probability", "at", "restart_after"],
-            TemplateKind::AuthorityRestart => &["probability", "at", "persisted"],
-        }
+/// The fields a fault template of `kind` has, besides `kind`, in order (the kinds are those of
+/// faults).
+const fn template_fields(kind: FaultKind) -> &'static [&'static str] {
+    match kind {
+        FaultKind::Pause => &["probability", "at", "for"],
+        FaultKind::PauseAt => &["probability", "points", "nth", "for"],
+        FaultKind::Hold => &["probability", "nth_write", "for"],
+        FaultKind::Partition => &["probability", "from", "for"],
+        FaultKind::Clock => &["probability", "skew_ms", "drift_ppm", "jump_at", "jump_ms"],
+        FaultKind::Crash => &["probability", "at", "restart_after"],
+        FaultKind::AuthorityRestart => &["probability", "at", "persisted"],
     }
 }
 
@@ -583,7 +560,7 @@ impl<'de> Visitor<'de> for FaultTemplateVisitor {
         // The match below has an arm for each of the names: one more needs one more arm.
         const _: () = assert!(NAMES.len() == 14);
         let mut keys = Keys::new(NAMES);
-        let mut kind: Option<TemplateKind> = None;
+        let mut kind: Option<FaultKind> = None;
         let mut probability: Option<f64> = None;
         let (mut at, mut for_ms, mut from) = (None::<Between<u64>>, None, None);
         let (mut jump_at, mut restart_after) = (None::<Between<u64>>, None);
@@ -593,7 +570,7 @@ impl<'de> Visitor<'de> for FaultTemplateVisitor {
         let mut drift_ppm: Option<Between<i32>> = None;
         let mut persisted: Option<bool> = None;
         while let Some(key) = m.next_key_seed(Names(NAMES))? {
-            match keys.add(key, kind.map(TemplateKind::fields))? {
+            match keys.add(key, kind.map(template_fields))? {
                 Some(0) => kind = Some(m.next_value()?),
                 Some(1) => probability = Some(m.next_value()?),
                 Some(2) => at = Some(m.next_value()?),
@@ -615,43 +592,43 @@ impl<'de> Visitor<'de> for FaultTemplateVisitor {
             }
         }
         let kind = need(kind, "kind")?;
-        keys.only(kind.fields())?;
+        keys.only(template_fields(kind))?;
         let probability = need(probability, "probability")?;
         Ok(match kind {
-            TemplateKind::Pause => FaultTemplate::Pause {
+            FaultKind::Pause => FaultTemplate::Pause {
                 probability,
                 at: need(at, "at")?,
                 for_ms: need(for_ms, "for")?,
             },
-            TemplateKind::PauseAt => FaultTemplate::PauseAt {
+            FaultKind::PauseAt => FaultTemplate::PauseAt {
                 probability,
                 points: points.unwrap_or_else(all_points),
                 nth: nth.unwrap_or_else(one_write),
                 for_ms: need(for_ms, "for")?,
             },
-            TemplateKind::Hold => FaultTemplate::Hold {
+            FaultKind::Hold => FaultTemplate::Hold {
                 probability,
                 nth_write: nth_write.unwrap_or_else(one_write),
                 for_ms: need(for_ms, "for")?,
             },
-            TemplateKind::Partition => FaultTemplate::Partition {
+            FaultKind::Partition => FaultTemplate::Partition {
                 probability,
                 from: need(from, "from")?,
                 for_ms: need(for_ms, "for")?,
             },
-            TemplateKind::Clock => FaultTemplate::Clock {
+            FaultKind::Clock => FaultTemplate::Clock {
                 probability,
                 skew_ms: skew_ms.unwrap_or_default(),
                 drift_ppm: drift_ppm.unwrap_or_default(),
                 jump_at,
                 jump_ms: jump_ms.unwrap_or_default(),
             },
-            TemplateKind::Crash => FaultTemplate::Crash {
+            FaultKind::Crash => FaultTemplate::Crash {
                 probability,
                 at: need(at, "at")?,
                 restart_after,
             },
-            TemplateKind::AuthorityRestart => FaultTemplate::AuthorityRestart {
+            FaultKind::AuthorityRestart => FaultTemplate::AuthorityRestart {
                 probability,
                 at: need(at, "at")?,
                 persisted: need(persisted, "persisted")?,
