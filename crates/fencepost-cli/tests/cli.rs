@@ -184,6 +184,16 @@ fn stray_and_missing_arguments_are_named() {
     );
 }
 
+/// Text shown from names with control characters: no escape sequence reaches the terminal and
+/// no name's newline starts a line of its own (one that could pass for the verdict).
+fn no_raw_control(stdout: &str) {
+    assert!(!stdout.contains('\u{1b}'), "{stdout}");
+    assert!(
+        !stdout.lines().any(|l| l.starts_with("VERDICT")),
+        "{stdout}"
+    );
+}
+
 #[test]
 fn control_characters_in_names_are_escaped_in_text() {
     let dir = std::env::temp_dir().join(format!("fencepost-cli-ctl-{}", std::process::id()));
@@ -202,11 +212,7 @@ fn control_characters_in_names_are_escaped_in_text() {
     std::fs::remove_dir_all(&dir).ok();
     assert_eq!(out.status.code(), Some(1));
     let stdout = text(&out.stdout);
-    assert!(!stdout.contains('\u{1b}'), "{stdout}");
-    assert!(
-        !stdout.lines().any(|l| l.starts_with("VERDICT")),
-        "{stdout}"
-    );
+    no_raw_control(&stdout);
     assert!(
         stdout.contains("the storage applies A\\nVERDICT ok's write #1 with token 33"),
         "{stdout}"
@@ -236,11 +242,7 @@ fn control_characters_from_a_history_or_a_world_are_escaped_too() {
     let out = fencepost(&["check", history.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let stdout = text(&out.stdout);
-    assert!(!stdout.contains('\u{1b}'), "{stdout}");
-    assert!(
-        !stdout.lines().any(|l| l.starts_with("VERDICT")),
-        "{stdout}"
-    );
+    no_raw_control(&stdout);
     assert!(stdout.contains("r\\nVERDICT ok"), "{stdout}");
 
     let world = dir.join("w.json");
@@ -266,8 +268,5 @@ fn control_characters_from_a_history_or_a_world_are_escaped_too() {
         .collect::<Vec<_>>()
         .join("\n");
     assert!(report.contains("A\\nVERDICT ok"), "{stdout}");
-    assert!(
-        !report.lines().any(|l| l.starts_with("VERDICT")),
-        "{stdout}"
-    );
+    no_raw_control(&report);
 }

@@ -220,6 +220,16 @@ fn check_in_pieces(text: &str, lines: usize, keep: usize) -> HistoryReport {
     report
 }
 
+/// `n` malformed log lines, each with `value` (JSON string text) where its token belongs.
+fn string_tokens(n: u64, value: &str) -> String {
+    (0..n)
+        .map(|i| {
+            format!(r#"{{"t":{i},"resource":"r","writer":"w","token":"{value}","result":"ok"}}"#)
+                + "\n"
+        })
+        .collect()
+}
+
 /// A name of 80 three-byte characters and a number: 246 bytes.
 fn long(c: char, i: u64) -> String {
     let mut s: String = core::iter::repeat_n(c, 80).collect();
@@ -261,13 +271,7 @@ fn a_history_check_stays_within_its_bounds() {
     assert_eq!(r.findings.len(), 10_000);
     // Malformed lines quoting a long value of control characters (escaped twice over), kept.
     let value: String = core::iter::repeat_n(r"\u0001", 100_000).collect();
-    let bad: String = (0..40u64)
-        .map(|i| {
-            format!(r#"{{"t":{i},"resource":"r","writer":"w","token":"{value}","result":"ok"}}"#)
-                + "\n"
-        })
-        .collect();
-    let r = check_in_pieces(&bad, 7, 100);
+    let r = check_in_pieces(&string_tokens(40, &value), 7, 100);
     assert_eq!(r.malformed.len(), 40);
     let m = &r.malformed[0].message;
     assert!(
@@ -281,14 +285,7 @@ fn a_history_check_stays_within_its_bounds() {
         "{m}"
     );
     // Malformed lines whose messages, quoting a value, stay just under the longest kept whole.
-    let value = "x".repeat(160);
-    let lines: String = (0..2_000u64)
-        .map(|i| {
-            format!(r#"{{"t":{i},"resource":"r","writer":"w","token":"{value}","result":"ok"}}"#)
-                + "\n"
-        })
-        .collect();
-    let near = check_in_pieces(&lines, 100, 10_000);
+    let near = check_in_pieces(&string_tokens(2_000, &"x".repeat(160)), 100, 10_000);
     assert_eq!(near.malformed.len(), 2_000);
     let m = &near.malformed[0].message;
     assert!(m.len() > 200 && m.len() <= MAX_MESSAGE, "{m}");
