@@ -20,6 +20,18 @@ function fencepost(...args) {
   return { json: r.stdout.slice(0, -1), status: r.status };
 }
 
+/** Runs `f` with the path of a file holding `scenario` as JSON, removed afterwards. */
+function withScenarioFile(name, scenario, f) {
+  const dir = mkdtempSync(join(tmpdir(), "fencepost-sim-cli-"));
+  try {
+    const file = join(dir, name);
+    writeFileSync(file, toJson(scenario));
+    f(file);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 test("the CLI to compare with is named in FENCEPOST_CLI", () => {
   assert.ok(cli, "FENCEPOST_CLI must name the fencepost binary (cargo xtask test sets it)");
 });
@@ -40,26 +52,23 @@ test("every preset, fencing on and off: the same trace JSON as `fencepost sim <p
 });
 
 test("scenario files with seeds and tokens past 2^53 give the same JSON too", () => {
-  const dir = mkdtempSync(join(tmpdir(), "fencepost-sim-cli-"));
-  try {
-    const scenario = {
-      version: 1,
-      name: "big numbers",
-      seed: 18_446_744_073_709_551_615n,
-      lease_ttl_ms: 10_000,
-      first_token: 9_007_199_254_740_993n,
-      latency_ms: { min: 1, max: 400 },
-      workers: [
-        { name: "Zoë", job: { work_ms: 1_500, writes: 2, renew_every_ms: 3_000 } },
-        { name: "B", start_ms: 500, job: { work_ms: 700, retry_after_ms: 900 } },
-      ],
-      faults: [
-        { kind: "pause", worker: "Zoë", at: 1_200, for: 25_000 },
-        { kind: "clock", worker: "B", skew_ms: -40, drift_ppm: 20_000 },
-      ],
-    };
-    const file = join(dir, "big.json");
-    writeFileSync(file, toJson(scenario));
+  const scenario = {
+    version: 1,
+    name: "big numbers",
+    seed: 18_446_744_073_709_551_615n,
+    lease_ttl_ms: 10_000,
+    first_token: 9_007_199_254_740_993n,
+    latency_ms: { min: 1, max: 400 },
+    workers: [
+      { name: "Zoë", job: { work_ms: 1_500, writes: 2, renew_every_ms: 3_000 } },
+      { name: "B", start_ms: 500, job: { work_ms: 700, retry_after_ms: 900 } },
+    ],
+    faults: [
+      { kind: "pause", worker: "Zoë", at: 1_200, for: 25_000 },
+      { kind: "clock", worker: "B", skew_ms: -40, drift_ppm: 20_000 },
+    ],
+  };
+  withScenarioFile("big.json", scenario, (file) => {
     for (const fencing of [true, false]) {
       const { json } = fencepost(file, fencing ? "--fencing" : "--no-fencing");
       const r = run(scenario, { fencing });
@@ -68,24 +77,19 @@ test("scenario files with seeds and tokens past 2^53 give the same JSON too", ()
     }
     const { json } = fencepost(file, "--seed", "12345");
     assert.equal(run(scenario, { seed: 12_345 }).toJson(), json);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 test("a long run, whose trace the module writes in pieces: the same JSON as the CLI", () => {
-  const dir = mkdtempSync(join(tmpdir(), "fencepost-sim-cli-"));
-  try {
-    // Ten workers taking turns for a thousand writes each: more than two pieces of events and
-    // more than one piece of applied writes (8,192 each).
-    const scenario = {
-      version: 1,
-      name: "long",
-      lease_ttl_ms: 3_600_000,
-      workers: Array.from({ length: 10 }, (_, k) => ({ name: `W${k}`, start_ms: k, job: { work_ms: 2, writes: 1_000 } })),
-    };
-    const file = join(dir, "long.json");
-    writeFileSync(file, toJson(scenario));
+  // Ten workers taking turns for a thousand writes each: more than two pieces of events and
+  // more than one piece of applied writes (8,192 each).
+  const scenario = {
+    version: 1,
+    name: "long",
+    lease_ttl_ms: 3_600_000,
+    workers: Array.from({ length: 10 }, (_, k) => ({ name: `W${k}`, start_ms: k, job: { work_ms: 2, writes: 1_000 } })),
+  };
+  withScenarioFile("long.json", scenario, (file) => {
     const { json } = fencepost(file);
     const r = run(scenario);
     const { events, document } = r.trace;
@@ -97,7 +101,5 @@ test("a long run, whose trace the module writes in pieces: the same JSON as the 
     );
     assert.equal(toJson(r.trace), json);
     r.free();
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
