@@ -100,7 +100,7 @@ test("live objects hold at most 3 GiB between them: a new one that could pass th
   const sweep = new Sweep("paused-worker", { seeds: 1, maxEvents: 2_500_000 });
   refused(
     () => run(busy),
-    /^options\.maxEvents: a run of up to 1000000 events could need up to 1159 MiB of the simulator's memory and \d+ MiB are left \(live runs, sweeps, searches and history checkers hold up to 2936 MiB of the 3072 MiB they may have, and the memory has grown to \d+ MiB\): free\(\) those no longer needed, or lower options\.maxEvents$/,
+    /^options\.maxEvents: a run of up to 1000000 events could need up to 1127 MiB of the simulator's memory and \d+ MiB are left \(live runs, sweeps, searches and history checkers hold up to 2936 MiB of the 3072 MiB they may have, and the memory has grown to \d+ MiB\): free\(\) those no longer needed, or lower options\.maxEvents$/,
   );
   refused(() => new Search(wide, wideOptions), /^options\.maxStates: a search of up to 1000000 states could need up to 1349 MiB .* free\(\) those no longer needed, or lower options\.maxStates$/);
   refused(() => new Sweep("paused-worker", { seeds: 1, maxEvents: 500_000 }), /^options\.maxEvents: a sweep of runs of up to 500000 events could need up to \d+ MiB/);
@@ -123,7 +123,7 @@ test("runs at the event limit kept alive: the next one is refused, not a trap, a
     }
   }
   assert.ok(error instanceof RangeError, String(error));
-  assert.match(error.message, /^options\.maxEvents: a run of up to 1000000 events could need up to 1159 MiB .*free\(\) those no longer needed/);
+  assert.match(error.message, /^options\.maxEvents: a run of up to 1000000 events could need up to 1127 MiB .*free\(\) those no longer needed/);
   assert.ok(kept.length >= 4, `${kept.length} runs kept`);
   assert.equal(typeof kept[0].explain(999_999), "string");
   assert.throws(() => kept[0].explain(1_000_000), RangeError);
