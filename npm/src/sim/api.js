@@ -951,18 +951,18 @@ const checkers =
     : null;
 
 /**
- * Checks `text` (whole lines, `lines` of them) with checker `i`, keeping `keep` findings and
- * malformed lines, once the memory it may take is known to be left; then counts what the checker
- * holds.
+ * Runs `check` (which reads `text`, `lines` lines, with checker `i`) once the memory it may take
+ * is known to be left, then counts what the checker holds; returns what `check` returns.
  */
-function feed(argName, i, text, lines, keep) {
+function checking(argName, i, text, lines, check) {
   // The text is copied in as UTF-8 (up to 3 bytes a character), then read line by line.
   const bytes = 3 * text.length;
   const what = `checking ${lines === 1 ? "a line" : `${lines} lines`} of ${text.length} characters`;
   room(argName, what, bytes + W.history_need(i, bytes, lines), null);
-  R.history_feed(i, text, keep);
+  const result = check();
   release(`h${i}`);
   hold(`h${i}`, W.history_held(i), false);
+  return result;
 }
 
 /** Lines per piece of a whole history checked at once (and at most HISTORY_PIECE characters). */
@@ -996,12 +996,7 @@ export class HistoryChecker {
     text("line", line, MAX_STRING);
     if (line.includes("\n")) throw new RangeError("line must be one line, without a newline");
     if (!wellFormed(line)) throw new RangeError(`line ${UNPAIRED}`);
-    const bytes = 3 * line.length;
-    room("line", `checking a line of ${line.length} characters`, bytes + W.history_need(i, bytes, 1), null);
-    const report = out(R.history_line(i, line));
-    release(`h${i}`);
-    hold(`h${i}`, W.history_held(i), false);
-    return report;
+    return checking("line", i, line, 1, () => out(R.history_line(i, line)));
   }
 
   /** Totals so far: lines, accepted, rejected, malformed, token regressions, stale owners. */
@@ -1067,7 +1062,8 @@ export function checkHistory(lines, options) {
         end = nl < 0 ? history.length : nl + 1;
         lines++;
       }
-      feed("lines", i, history.slice(at, end), lines, keep);
+      const piece = history.slice(at, end);
+      checking("lines", i, piece, lines, () => R.history_feed(i, piece, keep));
       at = end;
     }
     return {
