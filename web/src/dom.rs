@@ -49,29 +49,30 @@ pub fn hash() -> String {
         .unwrap_or_default()
 }
 
-/// A note kept with a history entry, as its state.
-fn entry_state(note: Option<&str>) -> JsValue {
-    note.map_or(JsValue::NULL, JsValue::from_str)
+/// Sets the fragment, with `note` kept as the entry's state, without firing `hashchange`: in a
+/// new history entry if `push` (Back returns to the one before), else in the current one.
+fn set_hash(fragment: &str, note: &str, push: bool) {
+    let Some(h) = window().and_then(|w| w.history().ok()) else {
+        return;
+    };
+    let (state, url) = (JsValue::from_str(note), format!("#{fragment}"));
+    let _ = if push {
+        h.push_state_with_url(&state, "", Some(&url))
+    } else {
+        h.replace_state_with_url(&state, "", Some(&url))
+    };
 }
 
 /// Replaces the fragment (and the entry's note) without adding a history entry or firing
 /// `hashchange`.
-pub fn replace_hash(fragment: &str, note: Option<&str>) {
-    if let Some(w) = window()
-        && let Ok(h) = w.history()
-    {
-        let _ = h.replace_state_with_url(&entry_state(note), "", Some(&format!("#{fragment}")));
-    }
+pub fn replace_hash(fragment: &str, note: &str) {
+    set_hash(fragment, note, false);
 }
 
 /// Sets the fragment in a new history entry (Back returns to the one before), with a note,
 /// without firing `hashchange`.
-pub fn push_hash(fragment: &str, note: Option<&str>) {
-    if let Some(w) = window()
-        && let Ok(h) = w.history()
-    {
-        let _ = h.push_state_with_url(&entry_state(note), "", Some(&format!("#{fragment}")));
-    }
+pub fn push_hash(fragment: &str, note: &str) {
+    set_hash(fragment, note, true);
 }
 
 /// The note kept with the current history entry, if any.
@@ -91,12 +92,19 @@ pub fn history_back() {
     }
 }
 
+/// The first element of `doc` matching `selector`, if it is one that can take focus.
+fn focusable(doc: &web_sys::Document, selector: &str) -> Option<web_sys::HtmlElement> {
+    doc.query_selector(selector)
+        .ok()
+        .flatten()
+        .and_then(|el| el.dyn_into::<web_sys::HtmlElement>().ok())
+}
+
 /// Focuses the first element matching `selector`, if there is one.
 pub fn focus(selector: &str) {
     if let Some(el) = window()
         .and_then(|w| w.document())
-        .and_then(|d| d.query_selector(selector).ok().flatten())
-        .and_then(|el| el.dyn_into::<web_sys::HtmlElement>().ok())
+        .and_then(|d| focusable(&d, selector))
     {
         let _ = el.focus();
     }
@@ -120,11 +128,7 @@ pub fn refocus_soon(selectors: &'static [&'static str]) {
         if !lost {
             return;
         }
-        if let Some(el) = selectors
-            .iter()
-            .find_map(|s| doc.query_selector(s).ok().flatten())
-            .and_then(|el| el.dyn_into::<web_sys::HtmlElement>().ok())
-        {
+        if let Some(el) = selectors.iter().find_map(|s| focusable(&doc, s)) {
             let _ = el.focus();
         }
     });

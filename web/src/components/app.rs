@@ -182,8 +182,8 @@ pub fn App() -> Html {
                     .follow(scenario, *tour, *story, *origin, &dom::hash());
                 match entry {
                     Entry::Keep => {}
-                    Entry::Replace { fragment, note } => dom::replace_hash(&fragment, Some(note)),
-                    Entry::Push { fragment, note } => dom::push_hash(&fragment, Some(note)),
+                    Entry::Replace { fragment, note } => dom::replace_hash(&fragment, note),
+                    Entry::Push { fragment, note } => dom::push_hash(&fragment, note),
                     Entry::Back => dom::history_back(),
                 }
             },
