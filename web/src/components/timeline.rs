@@ -296,10 +296,7 @@ pub fn Timeline(props: &TimelineProps) -> Html {
     let clip_id = format!("past-{}", props.id);
     let px = geom.x(props.t);
     let head_text = fmt_secs(props.t);
-    let head_label = (
-        (px + 2.0).floor() as i64,
-        (px + 4.0 + head_label_width(&head_text)).ceil() as i64,
-    );
+    let head_label = head_label_span(px, &head_text);
     let label = format!(
         "Timeline of {}: {} lanes, {} events; playhead at {}",
         if trace.scenario.is_empty() {
@@ -487,6 +484,15 @@ fn tick_label_width(text: &str) -> f64 {
 /// Width of the playhead's time label (11 px bold text, left-aligned after the playhead).
 pub fn head_label_width(text: &str) -> f64 {
     text.chars().count() as f64 * 7.0 + 4.0
+}
+
+/// Where the playhead's label `text` spans (x from, x to) with the playhead at `px`: whole
+/// pixels, so that the axis redraws only when the label moves by one.
+pub fn head_label_span(px: f64, text: &str) -> (i64, i64) {
+    (
+        (px + 2.0).floor() as i64,
+        (px + 4.0 + head_label_width(text)).ceil() as i64,
+    )
 }
 
 /// One tick of the time axis.
@@ -918,14 +924,17 @@ mod tests {
         assert_eq!(all[0].x, PAD_LEFT);
         assert_eq!(all[1].half, tick_label_width("5 s") / 2.0);
         // The playhead's label at 30 s, starting 2 px right of it: it covers the 30 s label.
-        let x = g.x(30_000);
-        let head = ((x + 2.0) as i64, (x + 60.0) as i64);
-        let covered: Vec<&str> = all
-            .iter()
-            .filter(|t| t.covered(head))
-            .map(|t| t.label.as_str())
-            .collect();
-        assert_eq!(covered, ["30 s"]);
+        let covered_at = |t: u64| -> Vec<&str> {
+            let head = head_label_span(g.x(t), &fmt_secs(t));
+            all.iter()
+                .filter(|tick| tick.covered(head))
+                .map(|tick| tick.label.as_str())
+                .collect()
+        };
+        assert_eq!(covered_at(30_000), ["30 s"]);
+        // Between two ticks it covers neither label; just before one, the one it runs into.
+        assert!(covered_at(31_000).is_empty(), "{:?}", covered_at(31_000));
+        assert_eq!(covered_at(34_000), ["35 s"]);
     }
 
     #[test]
