@@ -413,9 +413,8 @@ impl State {
         }
     }
 
-    /// Why a pause of worker `worker` at `at` cannot be added, if it cannot.
-    fn pause_refused(&self, worker: usize, at: u64) -> Option<String> {
-        self.scenario.workers.get(worker)?;
+    /// Why a pause at `at` cannot be added, if it cannot (the worker is checked by the caller).
+    fn pause_refused(&self, at: u64) -> Option<String> {
         let end = self.end();
         if self.pause_ms == 0 {
             Some("Pause not added: set a pause length above 0 s first.".into())
@@ -598,7 +597,7 @@ impl State {
                 if self.scenario.workers.get(worker).is_none() {
                     return;
                 }
-                match self.pause_refused(worker, at) {
+                match self.pause_refused(at) {
                     Some(e) => self.field_error = Some((Field::Pause, e)),
                     None => {
                         self.add_pause(worker, at);
@@ -609,7 +608,7 @@ impl State {
                 if self.scenario.workers.get(worker).is_none() {
                     return;
                 }
-                if let Some(e) = self.pause_refused(worker, at) {
+                if let Some(e) = self.pause_refused(at) {
                     self.error = Some(e);
                     return;
                 }
