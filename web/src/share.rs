@@ -2,7 +2,8 @@
 //!
 //! The fragment carries the whole scenario (preset, edits, seed, protections, injected faults), so
 //! opening a link re-runs the very same trace. `#preset=<name>` is accepted too, for hand-written
-//! links. Anything else is an error to show, never a panic.
+//! links, and `#tour=<n>` names a chapter of the tour (whose story is the default). Anything else
+//! is an error to show, never a panic.
 
 use fencepost_sim::{Scenario, preset};
 
@@ -48,7 +49,10 @@ pub fn decode_fragment(fragment: &str) -> Result<Option<Scenario>, String> {
             crate::tour::CHAPTERS.len()
         ));
     }
-    Err("the link's fragment is not a fencepost scenario (expected #s=… or #preset=…)".into())
+    Err(
+        "the link's fragment is not a fencepost scenario (expected #s=…, #preset=… or #tour=…)"
+            .into(),
+    )
 }
 
 /// The tour chapter an address names (`#tour=3`: the third), if it names one that exists.
@@ -183,7 +187,13 @@ mod tests {
             decode_fragment("#preset=nope"),
             Err("there is no preset named `nope`".into())
         );
-        assert!(decode_fragment("#hello").is_err());
+        assert_eq!(
+            decode_fragment("#hello"),
+            Err(
+                "the link's fragment is not a fencepost scenario (expected #s=…, #preset=… or #tour=…)"
+                    .into()
+            )
+        );
         let latin1 = base64url_encode(&[0xff, 0xfe]);
         assert_eq!(
             decode_fragment(&format!("s={latin1}")),
