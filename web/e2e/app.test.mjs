@@ -50,8 +50,11 @@ async function xOf(svg, secs) {
   return ticks["0 s"] + ((ticks["10 s"] - ticks["0 s"]) / 10) * secs;
 }
 
-/// The top of lane `i` (0: the lock service, 1: worker A, 2: worker B, then the storage).
-const laneTop = (i) => 26 + i * 68;
+/// The top of lane `i` on a timeline's SVG (0: the lock service, 1: worker A, 2: worker B, then
+/// the storage), read from its lane bands as `xOf` reads the axis, not copied from the Rust.
+async function laneTop(svg, i) {
+  return Number(await svg.locator(".lane-band").nth(i).getAttribute("y"));
+}
 
 /// Whether an element lies wholly inside the window.
 const inView = (locator) =>
@@ -269,7 +272,7 @@ describe("the guided tour", () => {
     // So does a click on worker B's lane: what it added is said, not silent.
     tour = await openTourAt(p, 6);
     const svg = p.locator("#timeline-main svg.lanes");
-    await svg.click({ position: { x: await xOf(svg, 22.15), y: laneTop(2) + 4 } });
+    await svg.click({ position: { x: await xOf(svg, 22.15), y: (await laneTop(svg, 2)) + 4 } });
     assert.equal(await p.locator(".tour").count(), 0);
     assert.equal(
       await text(p, ".messages .notice-text"),
@@ -476,7 +479,7 @@ describe("editing without surprises", () => {
     assert.equal(await p.locator(".messages .notice").count(), 0);
 
     // A click on the lane itself adds a pause there, and says so.
-    await svg.click({ position: { x: await xOf(svg, 20.05), y: laneTop(2) + 4 } });
+    await svg.click({ position: { x: await xOf(svg, 20.05), y: (await laneTop(svg, 2)) + 4 } });
     const notice = p.locator(".messages .notice");
     assert.equal(await notice.locator(".notice-text").innerText(), "Pause added where you clicked: B freezes at 20 s for 45 s.");
     assert.equal(await inView(notice), true);
@@ -851,7 +854,7 @@ describe("a lane click, the play bar and odd links, as a person meets them", () 
     const clock = await text(p, ".playbar .clock");
     assert.equal(new URL(p.url()).hash, "#tour=6");
     const svg = p.locator("#timeline-main svg.lanes");
-    const clickB = async () => svg.click({ position: { x: await xOf(svg, 21.25), y: laneTop(2) + 4 } });
+    const clickB = async () => svg.click({ position: { x: await xOf(svg, 21.25), y: (await laneTop(svg, 2)) + 4 } });
 
     // Back after the click returns to the chapter it left.
     await clickB();
@@ -893,7 +896,7 @@ describe("a lane click, the play bar and odd links, as a person meets them", () 
   test("a lane click's notice goes when another story is loaded, and stays gone on Back", async () => {
     const p = await page();
     const svg = p.locator("#timeline-main svg.lanes");
-    await svg.click({ position: { x: await xOf(svg, 20.05), y: laneTop(2) + 4 } });
+    await svg.click({ position: { x: await xOf(svg, 20.05), y: (await laneTop(svg, 2)) + 4 } });
     assert.equal(await text(p, ".messages .notice-text"), "Pause added where you clicked: B freezes at 20 s for 45 s.");
     await p.getByLabel("Preset story").selectOption("gc-pause");
     assert.equal(await p.locator(".messages .notice").count(), 0);
@@ -902,7 +905,7 @@ describe("a lane click, the play bar and odd links, as a person meets them", () 
     await p.waitForFunction(() => document.querySelector(".scenario-panel select").value === "");
     assert.equal(await p.locator(".messages .notice").count(), 0);
     // Any other change of the scenario does the same.
-    await svg.click({ position: { x: await xOf(svg, 10.05), y: laneTop(1) + 4 } });
+    await svg.click({ position: { x: await xOf(svg, 10.05), y: (await laneTop(svg, 1)) + 4 } });
     assert.equal(await p.locator(".messages .notice").count(), 1);
     await p.getByLabel(/Idempotency keys on writes/).check();
     assert.equal(await p.locator(".messages .notice").count(), 0);
@@ -915,7 +918,7 @@ describe("a lane click, the play bar and odd links, as a person meets them", () 
     await svg.evaluate((el) => window.scrollTo(0, el.getBoundingClientRect().top + window.scrollY));
     assert.ok((await svg.boundingBox()).y < 5);
     const before = await text(p, ".playbar .clock");
-    await svg.click({ position: { x: await xOf(svg, 5.05), y: laneTop(1) + 4 } });
+    await svg.click({ position: { x: await xOf(svg, 5.05), y: (await laneTop(svg, 1)) + 4 } });
     const notice = p.locator(".messages .notice");
     await notice.waitFor();
     assert.notEqual(await text(p, ".playbar .clock"), before);
@@ -1033,7 +1036,7 @@ describe("the smaller things a learner meets", () => {
     const svg = p.locator("#timeline-main svg.lanes");
     const faults = () => p.locator(".faults ul li").allInnerTexts();
     const before = await faults();
-    for (const at of [5.05, 10.05, 15.05]) await svg.click({ position: { x: await xOf(svg, at), y: laneTop(2) + 4 } });
+    for (const at of [5.05, 10.05, 15.05]) await svg.click({ position: { x: await xOf(svg, at), y: (await laneTop(svg, 2)) + 4 } });
     assert.equal((await faults()).length, before.length + 3);
     const notice = p.locator(".messages .notice");
     const undo = notice.getByRole("button", { name: "Undo" });
@@ -1089,14 +1092,15 @@ describe("the smaller things a learner meets", () => {
   test("a lane click ahead of the playhead is marked where it landed, until the playhead gets there", async () => {
     const p = await page();
     const svg = p.locator("#timeline-main svg.lanes");
-    await svg.click({ position: { x: await xOf(svg, 20.05), y: laneTop(2) + 4 } });
+    await svg.click({ position: { x: await xOf(svg, 20.05), y: (await laneTop(svg, 2)) + 4 } });
     const mark = svg.locator(".pending-pause");
     assert.equal(await mark.count(), 1);
     assert.equal(await mark.locator("text").textContent(), "pause added here");
     const x = Number(await mark.locator("line").getAttribute("x1"));
     assert.ok(Math.abs(x - (await xOf(svg, 20))) < 0.6, `${x}`);
     const { y1, y2 } = await mark.locator("line").evaluate((l) => ({ y1: Number(l.getAttribute("y1")), y2: Number(l.getAttribute("y2")) }));
-    assert.ok(y1 > laneTop(2) && y2 < laneTop(3), `${y1} ${y2}`);
+    const [top, next] = [await laneTop(svg, 2), await laneTop(svg, 3)];
+    assert.ok(y1 > top && y2 < next, `${y1} ${y2} (lane ${top} to ${next})`);
     await setRange(p.getByRole("slider", { name: "Playhead" }), 19000);
     assert.equal(await mark.count(), 1);
     await setRange(p.getByRole("slider", { name: "Playhead" }), 21000);
@@ -1122,7 +1126,7 @@ describe("the smaller things a learner meets", () => {
     await p.waitForFunction(() => document.activeElement !== document.body);
     assert.equal(await p.evaluate(() => document.activeElement.className), "play primary");
     const svg = p.locator("#timeline-main svg.lanes");
-    await svg.click({ position: { x: await xOf(svg, 5.05), y: laneTop(2) + 4 } });
+    await svg.click({ position: { x: await xOf(svg, 5.05), y: (await laneTop(svg, 2)) + 4 } });
     await p.locator(".messages .notice").getByRole("button", { name: "Undo" }).click();
     await p.waitForFunction(() => document.activeElement !== document.body);
     assert.equal(await p.evaluate(() => document.activeElement.className), "play primary");
@@ -1139,7 +1143,7 @@ describe("the picker, the event list and the play bar, as a person leaves them",
     const p = await page();
     const picker = p.getByLabel("Preset story");
     const svg = p.locator("#timeline-main svg.lanes");
-    const clickB = async () => svg.click({ position: { x: await xOf(svg, 5.05), y: laneTop(2) + 4 } });
+    const clickB = async () => svg.click({ position: { x: await xOf(svg, 5.05), y: (await laneTop(svg, 2)) + 4 } });
 
     // A lane click, then Undo.
     await picker.selectOption("gc-pause");
