@@ -42,6 +42,10 @@ async function download(p, button) {
 
 const events = (p) => p.locator("ol.events li").allInnerTexts();
 
+/// The narration of the paused-worker story's first two events, as stepping reaches them.
+const FIRST_EVENT = "0 s — A sends acquire to lock, due at 0.050 s";
+const SECOND_EVENT = "0.050 s — acquire from A (sent at 0 s) reaches lock";
+
 /// Where virtual time `secs` is on a timeline's SVG (from its axis labels), in CSS pixels.
 async function xOf(svg, secs) {
   const ticks = await svg.locator(".tick text").evaluateAll((ts) =>
@@ -608,7 +612,7 @@ describe("the Explore panel", () => {
     await panel.getByRole("button", { name: "Run sweep" }).click();
     // The page keeps responding while the sweep runs.
     await p.getByRole("button", { name: "Next event" }).click();
-    assert.equal(await text(p, ".narration .now"), "0 s — A sends acquire to lock, due at 0.050 s");
+    assert.equal(await text(p, ".narration .now"), FIRST_EVENT);
     await p.waitForFunction(() => document.querySelector(".progress-text")?.textContent.includes("300 / 300 seeds — done"), null, { timeout: 60000 });
     const rows = panel.locator("table.sweep tbody tr");
     assert.match(await rows.nth(0).innerText(), /^on\s+0 of 300\s+—/);
@@ -701,12 +705,12 @@ describe("keyboard, embedding and small screens", () => {
     await p.keyboard.press("Home");
     assert.match(await now(), /^Nothing has happened yet/);
     await p.keyboard.press("ArrowRight");
-    assert.equal(await now(), "0 s — A sends acquire to lock, due at 0.050 s");
+    assert.equal(await now(), FIRST_EVENT);
     await p.keyboard.press("ArrowRight");
-    assert.equal(await now(), "0.050 s — acquire from A (sent at 0 s) reaches lock");
+    assert.equal(await now(), SECOND_EVENT);
     assert.equal(await p.locator("ol.events li.current").innerText().then((t) => t.includes("acquire from A")), true);
     await p.keyboard.press("ArrowLeft");
-    assert.equal(await now(), "0 s — A sends acquire to lock, due at 0.050 s");
+    assert.equal(await now(), FIRST_EVENT);
     await setRange(p.getByLabel("Playback speed"), -10);
     await p.locator("body").focus();
     await p.keyboard.press(" ");
@@ -742,9 +746,9 @@ describe("keyboard, embedding and small screens", () => {
     await p.keyboard.press("Home");
     assert.match(await now(), /^Nothing has happened yet/);
     await p.keyboard.press(" ");
-    assert.equal(await now(), "0 s — A sends acquire to lock, due at 0.050 s");
+    assert.equal(await now(), FIRST_EVENT);
     await p.keyboard.press("Enter");
-    assert.equal(await now(), "0.050 s — acquire from A (sent at 0 s) reaches lock");
+    assert.equal(await now(), SECOND_EVENT);
     assert.equal(await playing(), "Play");
     // In the event list, Space picks the event.
     await p.locator("ol.events li").nth(4).locator("button").focus();
