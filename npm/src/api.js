@@ -904,6 +904,15 @@ const guardMaps =
       })
     : null;
 
+/** A guard that has seen nothing, made once and never advanced: what the core says of a token for
+ * a resource a GuardMap has no guard for yet (checked there, never admitted). */
+let freshGuard = -1;
+
+function fresh() {
+  if (freshGuard === -1) freshGuard = adopt(null, null, W.object_new(GUARD, false, 0, 0n, 0, 0, 0, 0), "GuardMap");
+  return freshGuard;
+}
+
 /** One guard per resource name. */
 export class GuardMap {
   #index = new Map();
@@ -928,9 +937,10 @@ export class GuardMap {
 
   admit(resource, token) {
     if (typeof token !== "bigint" || BigInt.asUintN(64, token) !== token) throw badBigint("token", token);
-    if (token === 0n) {
-      this.#slot(resource, false);
-      return { ok: false, reason: "invalid", presented: token };
+    // A token a guard that has seen nothing refuses (0) makes no guard for a new resource.
+    if (this.#slot(resource, false) === -1) {
+      const code = W.guard_check(fresh(), token);
+      if ((code & 1) !== 1) return refused(code, token, fresh(), "GuardMap");
     }
     const i = this.#slot(resource, true);
     const code = W.guard_admit(i, token);
@@ -940,9 +950,8 @@ export class GuardMap {
 
   check(resource, token) {
     u64("token", token);
-    const i = this.#slot(resource, false);
-    if (token === 0n) return { ok: false, reason: "invalid", presented: token };
-    if (i === -1) return ACCEPTED;
+    const slot = this.#slot(resource, false);
+    const i = slot === -1 ? fresh() : slot;
     const code = W.guard_check(i, token);
     if ((code & 1) === 1) return ACCEPTED;
     return refused(code, token, i, "GuardMap");

@@ -239,6 +239,7 @@ test("a guard map keeps resources apart", () => {
   assert.deepEqual(m.admit("a", 9n), { ok: false, reason: "stale", presented: 9n, highest: 10n });
   assert.deepEqual(m.check("c", 1n), { ok: true });
   assert.deepEqual(m.admit("c", 0n), { ok: false, reason: "invalid", presented: 0n });
+  assert.deepEqual(m.check("d", 0n), { ok: false, reason: "invalid", presented: 0n });
   assert.equal(m.highest("a"), 10n);
   assert.equal(m.highest("c"), null);
   assert.equal(m.size, 2);
