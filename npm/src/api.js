@@ -1089,7 +1089,6 @@ export class TokenSigner {
   constructor(key) {
     ready();
     const k = bytes("key", key, MAX_TEXT);
-    if (k.length < 16) throw new RangeError(`key must be at least 16 bytes, got ${k.length}`);
     this.#i = adopt(signers, this, raw.object_new(SIGNER, false, putBytes(k), 0n, 0, 0, 0, 0), "key");
   }
 

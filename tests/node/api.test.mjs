@@ -298,7 +298,7 @@ test("signed tokens verify for their lock only and cannot poison a guard", () =>
   });
   assert.throws(() => new TokenSigner(new Uint8Array(15)), {
     name: "RangeError",
-    message: "key must be at least 16 bytes, got 15",
+    message: "key: signing key is 15 bytes; at least 16 are required",
   });
 });
 
