@@ -392,6 +392,19 @@ const EXPIRE_ALL = 5;
 const EXPIRED = 6;
 const SNAPSHOT = 7;
 
+// What an acquire answers (`acquire` in crates/fencepost-wasm).
+const GRANTED = 0;
+const HELD = 1;
+const LOCK_DELAY = 2;
+const REENTRY_LIMIT = 3;
+const NO_TOKENS_LEFT = 4;
+const BAD_NAME = 5;
+
+// What a resource's write answers (`write` in crates/fencepost-wasm); anything else is invalid.
+const APPLIED = 0;
+const DUPLICATE = 1;
+const STALE_WRITE = 2;
+
 /** A function that gives object `i` of `kind` back to the module. */
 function dropper(kind) {
   return (i) => W.free(kind, i);
@@ -523,17 +536,17 @@ function time(t) {
 
 function acquired(code) {
   switch (code) {
-    case 0:
+    case GRANTED:
       return { ok: true, token: outToken(TOKEN), expiresAt: time(outTime(TIME)) };
-    case 1:
+    case HELD:
       return { ok: false, reason: "held", holder: outHolder(), until: time(outTime(TIME)) };
-    case 2:
+    case LOCK_DELAY:
       return { ok: false, reason: "lockDelay", until: time(outTime(TIME)) };
-    case 3:
+    case REENTRY_LIMIT:
       return { ok: false, reason: "reentryLimit", max: outDepth() };
-    case 4:
+    case NO_TOKENS_LEFT:
       return EXHAUSTED;
-    case 5:
+    case BAD_NAME:
       throw new RangeError(coreMessage());
     default:
       throw new Error(`fencepost: unknown acquire result ${code}`);
@@ -808,11 +821,12 @@ export class LockTable {
 // The resource side.
 
 const GUARD_KEYS = ["highest"];
+const STALE = 0;
 const NO_GUARD = 8;
 
 /** A refusal (code not accepted) by guard `i`, or the error a freed guard gets. */
 function refused(code, presented, i, what) {
-  if (code === 0) return { ok: false, reason: "stale", presented, highest: BigInt.asUintN(64, W.guard_highest(i)) };
+  if (code === STALE) return { ok: false, reason: "stale", presented, highest: BigInt.asUintN(64, W.guard_highest(i)) };
   if (code === NO_GUARD) throw freed(what);
   return { ok: false, reason: "invalid", presented };
 }
@@ -1024,7 +1038,7 @@ export class FencedResource {
     const id = opId(op);
     if (typeof apply !== "function") throw new TypeError(`apply must be a function, got ${describe(apply)}`);
     switch (raw.resource_write(this.#live(), token, id)) {
-      case 0: {
+      case APPLIED: {
         const slot = outDepth();
         this.#outcomes.delete((slot - LEDGER_CAPACITY) >>> 0);
         // Marked until apply returns: a write of the same operation from inside apply finds it.
@@ -1039,7 +1053,7 @@ export class FencedResource {
         this.#outcomes.set(slot, { failed: false, outcome });
         return { ok: true, applied: true, outcome };
       }
-      case 1: {
+      case DUPLICATE: {
         const first = this.#outcomes.get(outDepth());
         if (first === APPLYING) {
           throw new TypeError(`op ${id} is still being applied: its apply called write for the same operation`);
@@ -1048,7 +1062,7 @@ export class FencedResource {
         if (first.failed) throw first.error;
         return { ok: true, applied: false, outcome: first.outcome };
       }
-      case 2:
+      case STALE_WRITE:
         return { ok: false, reason: "stale", presented: token, highest: outToken(TOKEN) };
       default:
         return { ok: false, reason: "invalid", presented: token };
