@@ -105,7 +105,7 @@ pub(crate) fn explore(args: &[String], out: &mut impl Write) -> Result<u8, Fail>
         (None, true) => None,
     };
     if let Some(n) = seeds {
-        let room = (u64::MAX - first_seed).saturating_add(1);
+        let room = fencepost_sim::sweep::seeds_from(first_seed);
         if n > room {
             return Err(bad(format!(
                 "--seeds: only {room} seeds from --first-seed {first_seed} to {}, got {n}",

@@ -179,11 +179,17 @@ pub struct Sweep {
     report: SweepReport,
 }
 
+/// How many seeds a sweep from `first_seed` can run: every one up to `u64::MAX`, which counts
+/// too (from 0 that is 2^64, given as `u64::MAX`).
+pub fn seeds_from(first_seed: u64) -> u64 {
+    (u64::MAX - first_seed).saturating_add(1)
+}
+
 impl Sweep {
-    /// A sweep over seeds `first_seed .. first_seed + seeds` (stopping after `u64::MAX`, which it
-    /// runs too).
+    /// A sweep over seeds `first_seed .. first_seed + seeds`, stopping after `u64::MAX`, which it
+    /// runs too (so it covers at most [`seeds_from`] seeds).
     pub fn new(source: Source, first_seed: u64, seeds: u64, opts: SweepOptions) -> Sweep {
-        let seeds = seeds.min((u64::MAX - first_seed).saturating_add(1));
+        let seeds = seeds.min(seeds_from(first_seed));
         let on = matches!(opts.modes, Modes::Both | Modes::FencingOn);
         let off = matches!(opts.modes, Modes::Both | Modes::FencingOff);
         let report = SweepReport {
@@ -286,5 +292,9 @@ mod tests {
             Sweep::new(source(), 0, u64::MAX, opts).progress().total,
             u64::MAX
         );
+        assert_eq!(seeds_from(u64::MAX), 1);
+        assert_eq!(seeds_from(u64::MAX - 4), 5);
+        assert_eq!(seeds_from(1), u64::MAX);
+        assert_eq!(seeds_from(0), u64::MAX);
     }
 }

@@ -756,11 +756,6 @@ export class Sweep {
     if (o.seeds === undefined) throw new TypeError("options.seeds is required (how many seeds to run)");
     const seeds = count("options.seeds", o.seeds, 0, Number.MAX_SAFE_INTEGER);
     const first = o.firstSeed === undefined ? 0n : seed("options.firstSeed", o.firstSeed);
-    if (BigInt(seeds) > U64_MAX - first + 1n) {
-      throw new RangeError(
-        `options.seeds: only ${U64_MAX - first + 1n} seeds from options.firstSeed ${first}n to ${U64_MAX}n, got ${seeds}`,
-      );
-    }
     let modes = 0;
     if (o.modes !== undefined) {
       if (typeof o.modes !== "string") throw new TypeError(`options.modes must be a string, got ${describe(o.modes)}`);
@@ -778,9 +773,17 @@ export class Sweep {
     room("options.maxEvents", `a sweep of runs of up to ${maxEvents} events`, bytes);
     const i = R.sweep_new(json, template, first, BigInt(seeds), modes, keep, maxEvents) >>> 0;
     if (i === NONE) throw failure(["source", written]);
+    // The sweep stops after seed 2^64 - 1: fewer seeds than asked for is a bad argument.
+    const total = W.sweep_total(i);
+    if (total < seeds) {
+      W.sweep_drop(i);
+      throw new RangeError(
+        `options.seeds: only ${total} seeds from options.firstSeed ${first}n to ${U64_MAX}n, got ${seeds}`,
+      );
+    }
     hold(`w${i}`, bytes, true);
     this.#i = i;
-    this.#total = W.sweep_total(i);
+    this.#total = total;
     sweeps?.register(this, i, this);
   }
 
