@@ -614,7 +614,8 @@ export interface HistoryReport {
 /** Checks a storage's write log line by line. */
 export class HistoryChecker {
   constructor();
-  /** Checks the next line, e.g. `{"t":1000,"resource":"r","writer":"A","token":33,"result":"ok"}`. */
+  /** Checks the next line, e.g. `{"t":1000,"resource":"r","writer":"A","token":33,"result":"ok"}`.
+   * A line longer than 1 MiB of UTF-8 is malformed, as in `checkHistory` and `fencepost check`. */
   check(line: string): LineReport;
   readonly summary: HistorySummary;
   free(): void;
@@ -623,7 +624,8 @@ export class HistoryChecker {
 }
 
 /** Checks a whole log: JSON Lines text or an array of lines; keeps the first `keep` (default 100)
- * findings and malformed lines. Text with a lone surrogate (not well-formed Unicode, which no
+ * findings and malformed lines. A line longer than 1 MiB of UTF-8 is malformed ("longer than
+ * 1048576 bytes"), and the lines after it are checked. Text with a lone surrogate (not well-formed Unicode, which no
  * log file holds) is refused with a RangeError naming its line, here and in `check`. */
 export function checkHistory(lines: string | readonly string[], options?: { keep?: number }): HistoryReport;
 

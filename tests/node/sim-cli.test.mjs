@@ -1,6 +1,7 @@
 // fencepost/sim returns the same trace JSON as the Rust CLI, byte for byte: every preset with
-// fencing forced on and off, and scenario files with huge seeds and tokens. `cargo xtask test`
-// builds the CLI and names it in FENCEPOST_CLI.
+// fencing forced on and off, and scenario files with huge seeds and tokens; and its history
+// checks report what `fencepost check` does. `cargo xtask test` builds the CLI and names it in
+// FENCEPOST_CLI.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -102,4 +103,56 @@ test("a long run, whose trace the module writes in pieces: the same JSON as the 
     assert.equal(toJson(r.trace), json);
     r.free();
   });
+});
+
+test("a line over 1 MiB is malformed for `fencepost check`, checkHistory and HistoryChecker alike", async () => {
+  const { checkHistory, HistoryChecker } = await import("fencepost/sim");
+  const MIB = 1 << 20;
+  const write = (t, writer, token, extra = "") =>
+    `{"t":${t},"resource":"r","writer":"${writer}","token":${token},"result":"ok"${extra}}`;
+  const padded = (line, bytes) => line + " ".repeat(bytes - line.length);
+  const lines = [
+    padded(write(1, "A", 33), MIB), // exactly 1 MiB: read
+    padded(write(2, "B", 34), MIB + 1), // one byte over
+    write(3, "B", 34, `,"note":"${"é".repeat(600_000)}"`), // fewer than 1 Mi characters, 1.2 MB of UTF-8
+    write(4, "B", 34),
+    write(5, "A", 33), // a stale write, after the long lines
+  ];
+  const text = `${lines.join("\n")}\n`;
+  const dir = mkdtempSync(join(tmpdir(), "fencepost-check-cli-"));
+  let cliOut;
+  try {
+    const file = join(dir, "history.jsonl");
+    writeFileSync(file, text);
+    const r = spawnSync(cli, ["check", file, "--format", "json"], { encoding: "utf8", maxBuffer: 64 << 20 });
+    assert.equal(r.status, 1, r.stderr);
+    cliOut = r.stdout.trimEnd().split("\n").map((l) => JSON.parse(l));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const cliMalformed = cliOut.filter((o) => o.malformed).map((o) => [o.malformed.line, o.malformed.message]);
+  const cliFindings = cliOut.filter((o) => o.finding).map((o) => [o.finding.line, o.finding.kind]);
+  const cliSummary = cliOut.find((o) => o.summary).summary;
+  const long = "longer than 1048576 bytes";
+  assert.deepEqual(cliMalformed, [
+    [2, long],
+    [3, long],
+  ]);
+  assert.deepEqual(cliFindings, [
+    [5, "token_regression"],
+    [5, "stale_owner"],
+  ]);
+  const c = new HistoryChecker();
+  const oneByOne = lines.map((l) => c.check(l));
+  const lineByLine = {
+    malformed: oneByOne.map((r) => r.malformed).filter((m) => m !== null),
+    findings: oneByOne.flatMap((r) => r.findings),
+    summary: c.summary,
+  };
+  for (const report of [checkHistory(text), checkHistory(lines), lineByLine]) {
+    assert.deepEqual(report.malformed.map((m) => [m.line, m.message]), cliMalformed);
+    assert.deepEqual(report.findings.map((f) => [f.line, f.kind]), cliFindings);
+    assert.deepEqual(report.summary, cliSummary);
+  }
+  c.free();
 });

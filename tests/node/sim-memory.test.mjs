@@ -49,11 +49,14 @@ test("history checks are counted and refused, not trapped, when the memory they 
   const checker = new HistoryChecker();
   refused(() => checker.check(long.slice(0, 1_000_000)), /^line: checking a line of 1000000 characters could need up to \d+ MiB/);
   sweep.free();
-  // With the sweep gone both run; the long value is quoted short.
-  const report = checkHistory(`${long}\n${long}`);
+  // With the sweep gone both run. The 2-million-byte line is too long to read; in a line under
+  // 1 MiB, a long value is quoted short.
+  const under = long.replace("x".repeat(2_000_000), "x".repeat(1_000_000));
+  const report = checkHistory(`${long}\n${under}`);
   assert.deepEqual(report.summary, { lines: 2, accepted: 0, rejected: 0, malformed: 2, token_regressions: 0, stale_owners: 0, resources: 0 });
+  assert.deepEqual(report.malformed[0], { line: 1, message: "longer than 1048576 bytes" });
   assert.equal(report.malformed[1].line, 2);
-  assert.match(report.malformed[1].message, /^invalid type: string "x+…x+", expected u64 \(column 2000045\)$/);
+  assert.match(report.malformed[1].message, /^invalid type: string "x+…x+", expected u64 \(column 1000045\)$/);
   assert.equal(checker.check(long.slice(0, 1_000_000)).malformed.line, 1);
   // A checker's resources count as held (496 bytes each here): the largest sweep no longer fits
   // beside 50,000 of them, and fits again once the checker is freed.

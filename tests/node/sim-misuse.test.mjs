@@ -265,12 +265,14 @@ test("the history checker and checkHistory", () => {
   const c = new HistoryChecker();
   throwsExactly(() => c.check(5), TypeError, "line must be a string, got 5");
   throwsExactly(() => c.check("a\nb"), RangeError, "line must be one line, without a newline");
-  throwsExactly(() => c.check(HUGE), RangeError, "line must be at most 1048576 characters, got 2000000");
+  // A line is held to a whole history's length; one over 1 MiB is malformed, not refused.
+  const longest = "x".repeat(1 << 20);
+  throwsExactly(() => c.check(Array(257).fill(longest).join("")), RangeError, "line must be at most 268435456 characters, got 269484032");
+  assert.deepEqual(c.check(HUGE).malformed, { line: 1, message: "longer than 1048576 bytes" });
   throwsExactly(() => checkHistory([1]), TypeError, "lines[0] must be a string, got 1");
   throwsExactly(() => checkHistory(["ok", "a\nb"]), RangeError, "lines[1] must be one line, without a newline");
   // An array of lines is held to the same length as the text they make, before they are joined
   // (past what one string can hold, joining them would throw an error that names nothing).
-  const longest = "x".repeat(1 << 20);
   throwsExactly(() => checkHistory(Array(257).fill(longest).join("\n")), RangeError, "lines must be at most 268435456 characters, got 269484288");
   throwsExactly(() => checkHistory(Array(257).fill(longest)), RangeError, "lines must be at most 268435456 characters joined by newlines, got 269484289");
   throwsExactly(() => checkHistory(Array(520).fill(longest)), RangeError, "lines must be at most 268435456 characters joined by newlines, got 545260040");
@@ -296,7 +298,8 @@ test("the history checker and checkHistory", () => {
   throwsExactly(() => checkHistory("", { keep: -1 }), RangeError, "options.keep must be a whole number from 0 to 1000000, got -1");
   throwsExactly(() => checkHistory("", { kept: 1 }), TypeError, 'options has an unknown key "kept"; known keys: keep');
   assert.equal(c.check('{"t":1,"resource":"r","writer":"A","token":0,"result":"ok"}').malformed.message, "token: must be at least 1 (token 0 is never granted)");
-  assert.equal(c.summary.malformed, 1);
+  // The long line and this one: nothing refused above was counted.
+  assert.deepEqual([c.summary.lines, c.summary.malformed], [2, 2]);
   throwsExactly(() => sim.initSync("x"), TypeError, 'module must be a WebAssembly.Module, an ArrayBuffer or a typed array, got "x"');
   storyStillHolds();
 });

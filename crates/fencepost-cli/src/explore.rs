@@ -310,8 +310,9 @@ fn write_search(
     Ok(())
 }
 
-/// Longest line `check` reads; longer ones are reported and skipped without being held in memory.
-const MAX_LINE: usize = 1 << 20;
+/// Longest line `check` reads (the history checker's); longer ones are reported and skipped
+/// without being held in memory.
+const MAX_LINE: usize = fencepost_sim::history::MAX_LINE_BYTES;
 
 /// Reads the next line into `buf` (without its newline), keeping at most `MAX_LINE` bytes (and
 /// the `\r` of a `\r\n` line ending, which the checker drops). Returns `None` at the end,
@@ -381,7 +382,7 @@ pub(crate) fn check(args: &[String], out: &mut impl Write) -> Result<u8, Fail> {
             None => break,
             Some(true) => checker.check_line(&buf),
             Some(false) => fencepost_sim::history::LineReport {
-                malformed: Some(checker.skip_line(&format!("longer than {MAX_LINE} bytes"))),
+                malformed: Some(checker.skip_long_line()),
                 findings: Vec::new(),
             },
         };

@@ -64,6 +64,9 @@ pub const OWNERS_PER_TOKEN: usize = 8;
 /// value it could not read, which can be most of the line) keeps its start and its end, joined by
 /// "…".
 pub const MAX_MESSAGE: usize = 240;
+/// Longest line of a history, in bytes without its line ending: a longer one is malformed,
+/// whether the log is read from a file, from text or line by line.
+pub const MAX_LINE_BYTES: usize = 1 << 20;
 
 /// Bytes one resource's entry takes besides its names: its state and its share of the map's
 /// nodes (a node holds 11 entries and is at least 5/11 full), on 32- and 64-bit targets.
@@ -407,33 +410,40 @@ impl HistoryChecker {
         self.held + MAP_BYTES
     }
 
-    /// Counts a line the caller could not even hand over (too long, unreadable) as malformed.
-    pub fn skip_line(&mut self, message: &str) -> Malformed {
+    /// Counts a line longer than [`MAX_LINE_BYTES`] as malformed, for a reader that skipped its
+    /// bytes rather than hold them: the same as [`HistoryChecker::check_line`] says of it.
+    pub fn skip_long_line(&mut self) -> Malformed {
         self.summary.lines += 1;
+        self.malformed(format!("longer than {MAX_LINE_BYTES} bytes"))
+    }
+
+    /// Counts the current line as malformed, for `message`.
+    fn malformed(&mut self, message: String) -> Malformed {
         self.summary.malformed += 1;
         Malformed {
             line: self.summary.lines,
-            message: shortened(message.to_string()),
+            message: shortened(message),
         }
     }
 
-    /// Checks the next line (without its line ending; a trailing `\r` is tolerated).
+    /// Checks the next line (without its line ending; a trailing `\r` is tolerated). A line
+    /// longer than [`MAX_LINE_BYTES`] is malformed.
     pub fn check_line(&mut self, bytes: &[u8]) -> LineReport {
         self.summary.lines += 1;
         let no = self.summary.lines;
         let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
-        if bytes.iter().all(u8::is_ascii_whitespace) {
+        let parsed = if bytes.len() > MAX_LINE_BYTES {
+            Err(format!("longer than {MAX_LINE_BYTES} bytes"))
+        } else if bytes.iter().all(u8::is_ascii_whitespace) {
             return LineReport::default();
-        }
-        let line = match parse(bytes) {
+        } else {
+            parse(bytes)
+        };
+        let line = match parsed {
             Ok(l) => l,
             Err(message) => {
-                self.summary.malformed += 1;
                 return LineReport {
-                    malformed: Some(Malformed {
-                        line: no,
-                        message: shortened(message),
-                    }),
+                    malformed: Some(self.malformed(message)),
                     findings: Vec::new(),
                 };
             }

@@ -182,3 +182,45 @@ fn owners_sharing_a_token_beyond_the_memory_bound_are_forgotten_oldest_first() {
     assert_eq!(c.check_line(line(2).as_bytes()).findings.len(), 1);
     assert!(c.check_line(line(0).as_bytes()).findings.is_empty());
 }
+
+#[test]
+fn a_line_longer_than_the_limit_is_malformed_however_it_is_read() {
+    use fencepost_sim::history::MAX_LINE_BYTES;
+    // A well-formed write padded with spaces to exactly the limit, then one byte longer.
+    let line = |len: usize| {
+        let w = "{\"t\":1,\"resource\":\"r\",\"writer\":\"A\",\"token\":33,\"result\":\"ok\"}";
+        format!("{w}{}", " ".repeat(len - w.len()))
+    };
+    let (at, over) = (line(MAX_LINE_BYTES), line(MAX_LINE_BYTES + 1));
+    let mut c = HistoryChecker::new();
+    assert_eq!(c.check_line(at.as_bytes()).malformed, None);
+    // The `\r` of a CRLF ending does not count.
+    assert_eq!(c.check_line(format!("{at}\r").as_bytes()).malformed, None);
+    let m = c.check_line(over.as_bytes()).malformed.unwrap();
+    assert_eq!(
+        (m.line, m.message.as_str()),
+        (3, "longer than 1048576 bytes")
+    );
+    // A reader that skips the line's bytes is told the same.
+    let skipped = c.skip_long_line();
+    assert_eq!(
+        (skipped.line, skipped.message.as_str()),
+        (4, "longer than 1048576 bytes")
+    );
+    let s = *c.summary();
+    assert_eq!((s.lines, s.accepted, s.malformed), (4, 2, 2));
+    // Checked as a whole text: the long line is skipped, the lines around it are checked.
+    let text = format!(
+        "{over}\n{at}\n{{\"t\":2,\"resource\":\"r\",\"writer\":\"B\",\"token\":32,\"result\":\"ok\"}}\n"
+    );
+    let (findings, malformed, summary, _) = check(&text);
+    assert_eq!(malformed, [1]);
+    assert_eq!(
+        findings,
+        [
+            (3, FindingKind::TokenRegression),
+            (3, FindingKind::StaleOwner)
+        ]
+    );
+    assert_eq!((summary.lines, summary.accepted), (3, 2));
+}

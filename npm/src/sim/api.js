@@ -20,7 +20,7 @@ import { NONE, U64_MAX, checkOptions, describe, freed, ms, text, wasmLoader } fr
 const MAX_DEPTH = 16;
 /** Most values (objects, arrays and leaves) one of them may hold. */
 const MAX_VALUES = 100_000;
-/** Longest string in one of them, and longest history line. */
+/** Longest string in one of them. */
 const MAX_STRING = 1 << 20;
 /** Most events a recorded run may have. */
 const MAX_RUN_EVENTS = 1_000_000;
@@ -996,7 +996,9 @@ export class HistoryChecker {
   /** Checks the next line (without its line ending): `{ malformed, findings }`. */
   check(line) {
     const i = this.#live();
-    text("line", line, MAX_STRING);
+    // A line over 1 MiB of UTF-8 is malformed (the module's checker says so, as for a log), so
+    // the argument is held only to the length of a whole history.
+    text("line", line, MAX_HISTORY);
     if (line.includes("\n")) throw new RangeError("line must be one line, without a newline");
     if (!wellFormed(line)) throw new RangeError(`line ${UNPAIRED}`);
     return checking("line", i, line, 1, () => out(R.history_line(i, line)));
@@ -1031,7 +1033,7 @@ export function checkHistory(lines, options) {
     const copy = Array.from(lines);
     let length = 0;
     copy.forEach((l, k) => {
-      text(`lines[${k}]`, l, MAX_STRING);
+      text(`lines[${k}]`, l, MAX_HISTORY);
       if (l.includes("\n")) throw new RangeError(`lines[${k}] must be one line, without a newline`);
       if (!wellFormed(l)) throw new RangeError(`lines[${k}] ${UNPAIRED}`);
       length += l.length + 1;
