@@ -803,7 +803,7 @@ pub fn test() -> Result {
     Cmd::cargo(&["build", "-p", "fencepost-cli"]).run()?;
     let cli = target().join("debug").join("fencepost");
 
-    step("npm package: Node (ESM, CommonJS, misuse, the simulator) and TypeScript");
+    step("npm package: Node (ESM, CommonJS, misuse, the simulator, the README) and TypeScript");
     let node = fixture("node", &tarball)?;
     Cmd::new("node")
         .args([
@@ -819,6 +819,7 @@ pub fn test() -> Result {
             "sim-misuse.test.mjs",
             "sim-memory.test.mjs",
             "sim-cli.test.mjs",
+            "readme.test.mjs",
         ])
         .env("FENCEPOST_CLI", &cli)
         .cwd(&node)
