@@ -70,11 +70,12 @@ pub struct Budget {
 /// 6), Timeline::observe itself out of line (the helper is smaller), `#[inline(never)]` on
 /// Out::counters (35 less raw, 14 more gzip), an iterator chain for the signed header (+540), a
 /// shared parse of the header's token for the unsigned and signed forms (+89 / +41), wasm-opt's
-/// -ocimfs/-aimfs, --monomorphize, --dae-optimizing, a third round of re-looping. Earlier, by
-/// leaving one group of exports out at a time (gzip -9, on the 24.6 KB build): without
-/// snapshot/restore it was 17.8 / 8.8, without signed tokens 19.9 / 9.5, without the lock table
-/// (and its snapshots) 17.7 / 9.2; so 9 KB gzip holds for the guard, the authority, the codecs and
-/// the ledger with some of the rest, not with all of it in one module. Of what is left, 0.4 KB
+/// -ocimfs/-aimfs, --monomorphize, --dae-optimizing, a third round of re-looping. Leaving one
+/// group out of the bindings at a time (measured on the 20386 B build, in B raw / gzip): without
+/// snapshot and restore 13924 / 7338, without signed tokens 16720 / 8239, without both 10206 /
+/// 5137 (earlier, on the 24.6 KB build, without the lock table and its snapshots: 17.7 / 9.2 KB);
+/// so 9 KB gzip holds for the guard, the authority, the table, the codecs and the ledger with
+/// snapshots or with signed tokens, not with both in one module. Of what is left, 0.4 KB
 /// (0.13 KB gzip) is two refusals instead of a hang or a trap: a table restored from locks in any
 /// order is put in name order once (not by one insertion each, quadratic), and an input area the
 /// memory cannot hold answers 0 (see `input` in the bindings). Opt-level "s" is 1.6 KB bigger, "2"
