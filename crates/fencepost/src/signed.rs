@@ -232,25 +232,24 @@ impl TokenSigner {
         })
     }
 
-    fn mac(&self, lock: &[u8], token: Token) -> Result<[u8; MAC_LEN], SignatureError> {
+    /// Signs `token` for the lock named `lock`.
+    pub fn sign(&self, lock: &[u8], token: Token) -> Result<SignedToken, SignatureError> {
         let len = u16::try_from(lock.len()).map_err(|_| SignatureError::LockNameTooLong)?;
         let mut m: Sha256 = self.keyed.start();
         m.update(DOMAIN);
         m.update_be(len.into(), 2);
         m.update(lock);
         m.update_be(token.get(), 8);
-        Ok(self.keyed.finish(m))
-    }
-
-    /// Signs `token` for the lock named `lock`.
-    pub fn sign(&self, lock: &[u8], token: Token) -> Result<SignedToken, SignatureError> {
-        let mac = self.mac(lock, token)?;
-        Ok(SignedToken { token, mac })
+        Ok(SignedToken {
+            token,
+            mac: self.keyed.finish(m),
+        })
     }
 
     /// Verifies a signed token for `lock` in constant time; returns the token if genuine.
     pub fn verify(&self, lock: &[u8], signed: &SignedToken) -> Result<Token, SignatureError> {
-        if sha256::ct_eq(&self.mac(lock, signed.token)?, &signed.mac) {
+        let genuine = self.sign(lock, signed.token)?;
+        if sha256::ct_eq(&genuine.mac, &signed.mac) {
             Ok(signed.token)
         } else {
             Err(SignatureError::Forged)
