@@ -86,16 +86,20 @@ impl SignedToken {
 
     /// Writes the header value (ASCII) into `buf`; returns its length.
     pub fn write_header(&self, buf: &mut [u8; SIGNED_HEADER_MAX]) -> usize {
-        let mut dec = [0; MAX_DECIMAL_LEN];
-        let start = self.token.write_decimal(&mut dec);
-        let n = MAX_DECIMAL_LEN - start;
-        buf[..n].copy_from_slice(&dec[start..]);
-        buf[n] = b'.';
-        for (pair, b) in buf[n + 1..].chunks_exact_mut(2).zip(&self.mac) {
+        // Written as for a token of the most digits, then moved left over the places left empty.
+        let start = buf
+            .first_chunk_mut()
+            .map_or(0, |dec| self.token.write_decimal(dec));
+        buf[MAX_DECIMAL_LEN] = b'.';
+        for (pair, b) in buf[MAX_DECIMAL_LEN + 1..]
+            .chunks_exact_mut(2)
+            .zip(&self.mac)
+        {
             pair[0] = HEX[usize::from(b >> 4)];
             pair[1] = HEX[usize::from(b & 15)];
         }
-        n + 1 + 2 * MAC_LEN
+        buf.copy_within(start.., 0);
+        SIGNED_HEADER_MAX - start
     }
 
     /// Parses a header value `<decimal>.<64 lowercase hex>`.
