@@ -128,11 +128,7 @@ impl Sha256 {
             }
         }
         self.update_be(bits, 8);
-        let mut out = [0; DIGEST_LEN];
-        for (i, o) in out.iter_mut().enumerate() {
-            *o = (self.state[i / 4] >> (24 - 8 * (i % 4))) as u8;
-        }
-        out
+        core::array::from_fn(|i| (self.state[i / 4] >> (24 - 8 * (i % 4))) as u8)
     }
 }
 
