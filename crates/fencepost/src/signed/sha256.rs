@@ -82,6 +82,7 @@ impl Sha256 {
     }
 
     /// Continues from `state`, the chaining value after `len` bytes (a multiple of 64).
+    #[inline(never)]
     fn resume(state: [u32; 8], len: u64) -> Sha256 {
         Sha256 {
             state,
