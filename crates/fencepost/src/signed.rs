@@ -111,7 +111,8 @@ impl SignedToken {
             return Err(ParseSignedError::MissingMac);
         };
         let hex = value.get(dot + 1..).unwrap_or(&[]);
-        // One pass: the first non-hex character is the error; the first 64 digits are the MAC.
+        // One pass: the first non-hex character is the error; the first 64 digits are the MAC,
+        // shifted into each byte high digit first.
         let mut mac = [0; MAC_LEN];
         for (i, &c) in hex.iter().enumerate() {
             let nibble = match c {
@@ -120,7 +121,7 @@ impl SignedToken {
                 _ => return Err(ParseSignedError::BadHex { at: dot + 1 + i }),
             };
             if let Some(m) = mac.get_mut(i / 2) {
-                *m |= nibble << (4 * (1 - i % 2));
+                *m = *m << 4 | nibble;
             }
         }
         if hex.len() < 2 * MAC_LEN {
