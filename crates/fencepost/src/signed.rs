@@ -253,11 +253,10 @@ impl TokenSigner {
 
     /// Verifies a signed token for `lock` in constant time; returns the token if genuine.
     pub fn verify(&self, lock: &[u8], signed: &SignedToken) -> Result<Token, SignatureError> {
-        let genuine = self.sign(lock, signed.token)?;
-        if sha256::ct_eq(&genuine.mac, &signed.mac) {
-            Ok(signed.token)
-        } else {
-            Err(SignatureError::Forged)
+        match self.sign(lock, signed.token) {
+            Ok(genuine) if sha256::ct_eq(&genuine.mac, &signed.mac) => Ok(signed.token),
+            Ok(_) => Err(SignatureError::Forged),
+            Err(e) => Err(e),
         }
     }
 }
