@@ -1148,8 +1148,9 @@ pub fn signer_sign(i: u32, lock: usize, token: u64) -> usize {
             parse_error(ParseTokenError::Zero);
             return 0;
         };
+        // By reference: the signed token is read where it was made, not copied out first.
         match s.sign(names(&st.input, lock, 0).0, token) {
-            Ok(signed) => {
+            Ok(ref signed) => {
                 // Written in place: the output area is made long enough, then cut to the value.
                 st.output.resize(SIGNED_HEADER_MAX, 0);
                 let n = st
