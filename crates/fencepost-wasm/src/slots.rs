@@ -4,31 +4,42 @@
 
 use alloc::vec::Vec;
 
-/// A table of objects known by their index, with the indices given back for reuse.
+/// One place in the table: an object, or a freed index with the next freed one after it.
+enum Entry<T> {
+    Full(T),
+    Free { next: u32 },
+}
+
+/// A table of objects known by their index, with the indices given back for reuse (the last
+/// one freed first). The freed indices are chained through their own places, so freeing an
+/// object never allocates.
 pub(crate) struct Slots<T> {
-    items: Vec<Option<T>>,
-    unused: Vec<u32>,
+    items: Vec<Entry<T>>,
+    /// The last index freed (`u32::MAX`: none), the head of the chain.
+    free: u32,
 }
 
 impl<T> Slots<T> {
     pub(crate) const fn new() -> Slots<T> {
         Slots {
             items: Vec::new(),
-            unused: Vec::new(),
+            free: u32::MAX,
         }
     }
 
     /// Stores `item`; returns its index (`u32::MAX` if the table is full).
     pub(crate) fn add(&mut self, item: T) -> u32 {
-        if let Some(i) = self.unused.pop()
-            && let Some(slot) = self.items.get_mut(i as usize)
+        let i = self.free;
+        if let Some(slot) = self.items.get_mut(i as usize)
+            && let Entry::Free { next } = *slot
         {
-            *slot = Some(item);
+            self.free = next;
+            *slot = Entry::Full(item);
             return i;
         }
         match u32::try_from(self.items.len()) {
             Ok(i) if i < u32::MAX => {
-                self.items.push(Some(item));
+                self.items.push(Entry::Full(item));
                 i
             }
             _ => u32::MAX,
@@ -37,14 +48,18 @@ impl<T> Slots<T> {
 
     #[inline(always)]
     pub(crate) fn get(&mut self, i: u32) -> Option<&mut T> {
-        self.items.get_mut(i as usize).and_then(Option::as_mut)
+        match self.items.get_mut(i as usize) {
+            Some(Entry::Full(item)) => Some(item),
+            _ => None,
+        }
     }
 
     pub(crate) fn remove(&mut self, i: u32) {
         if let Some(slot) = self.items.get_mut(i as usize)
-            && slot.take().is_some()
+            && let Entry::Full(_) = slot
         {
-            self.unused.push(i);
+            *slot = Entry::Free { next: self.free };
+            self.free = i;
         }
     }
 }
