@@ -75,6 +75,12 @@ impl<O: Copy, const N: usize> IdempotencyLedger<O, N> {
         if let Idempotency::Duplicate(_) = self.lookup(token, op) {
             return None;
         }
+        self.push(token, op, outcome)
+    }
+
+    /// Records an outcome for a key the caller has just looked up and found fresh; returns the
+    /// key evicted to make room, if any.
+    fn push(&mut self, token: Token, op: u64, outcome: O) -> Option<(Token, u64)> {
         let evicted = self.entries[self.cursor].map(|e| (e.token, e.op));
         self.entries[self.cursor] = Some(Entry { token, op, outcome });
         self.cursor = (self.cursor + 1) % N;
@@ -150,7 +156,8 @@ impl<O: Copy, const N: usize> FencedResource<O, N> {
         match self.guard.admit(token) {
             Admission::Advanced { .. } | Admission::Current => {
                 let outcome = apply();
-                self.ledger.record(token, op, outcome);
+                // Looked up above, and fresh: the guard does not touch the ledger.
+                self.ledger.push(token, op, outcome);
                 WriteOutcome::Applied(outcome)
             }
             Admission::Stale { presented, highest } => WriteOutcome::Stale { presented, highest },
