@@ -14,7 +14,9 @@ use core::ptr;
 const PAGE: usize = 65_536;
 /// Smallest block: room for the free-list link and 16-byte alignment for everything smaller.
 const MIN_BLOCK: usize = 16;
-const CLASSES: usize = usize::BITS as usize;
+/// Classes 0 to 32: every class [`class_of`] can answer. Rust asks for at most `isize::MAX` bytes,
+/// so class 32 (a block of 4 GiB, which a 32-bit memory cannot hold) is never carved.
+const CLASSES: usize = usize::BITS as usize + 1;
 
 struct State {
     /// Head of each class's free list (0: empty). Class `c` holds blocks of `1 << c` bytes.
@@ -41,17 +43,18 @@ impl SizeClasses {
 }
 
 /// The class of a block that can hold `size` bytes (blocks are aligned to their size up to
-/// [`MIN_BLOCK`]).
-fn class_of(size: usize) -> Option<usize> {
-    let block = size.max(MIN_BLOCK).checked_next_power_of_two()?;
-    Some(block.trailing_zeros() as usize)
+/// [`MIN_BLOCK`]): the smallest power of two at least `size` and `MIN_BLOCK`, as its exponent.
+fn class_of(size: usize) -> usize {
+    (usize::BITS - (size.max(MIN_BLOCK) - 1).leading_zeros()) as usize
 }
 
 impl State {
     /// A fresh block of `1 << class` bytes from the end of the heap, aligned to `MIN_BLOCK`
     /// (null when the memory cannot grow that far: a 32-bit memory ends at 4 GiB).
     fn carve(&mut self, class: usize) -> *mut u8 {
-        let size = 1usize << class;
+        let Some(size) = 1usize.checked_shl(class as u32) else {
+            return ptr::null_mut();
+        };
         if self.end == 0 {
             // Start above everything the module was instantiated with (data and stack).
             let Some(end) = wasm32::memory_size(0).checked_mul(PAGE) else {
@@ -106,19 +109,15 @@ unsafe impl GlobalAlloc for SizeClasses {
         if layout.align() > MIN_BLOCK {
             return ptr::null_mut();
         }
-        match class_of(layout.size()) {
-            Some(class) => unsafe { take(st, class) },
-            None => ptr::null_mut(),
-        }
+        unsafe { take(st, class_of(layout.size())) }
     }
 
     unsafe fn dealloc(&self, p: *mut u8, layout: Layout) {
         // SAFETY: as in `alloc`.
         let st = unsafe { &mut *self.0.get() };
-        if let Some(class) = class_of(layout.size()) {
-            unsafe { ptr::write(p as *mut usize, st.free[class]) };
-            st.free[class] = p as usize;
-        }
+        let class = class_of(layout.size());
+        unsafe { ptr::write(p as *mut usize, st.free[class]) };
+        st.free[class] = p as usize;
     }
 
     unsafe fn realloc(&self, p: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
