@@ -121,16 +121,16 @@ unsafe impl GlobalAlloc for SizeClasses {
     }
 
     unsafe fn realloc(&self, p: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        // Every block was allocated with an alignment of at most MIN_BLOCK (see `alloc`).
-        if class_of(layout.size()) == class_of(new_size) {
+        // Every block was allocated with an alignment of at most MIN_BLOCK (see `alloc`), which
+        // a block of any class has: only the size decides.
+        let class = class_of(new_size);
+        if class_of(layout.size()) == class {
             return p;
         }
-        // SAFETY: the caller's contract for `realloc` covers these calls.
+        // SAFETY: as in `alloc`; the caller's contract for `realloc` covers the copy and the
+        // `dealloc`.
         unsafe {
-            let Ok(new_layout) = Layout::from_size_align(new_size, layout.align()) else {
-                return ptr::null_mut();
-            };
-            let q = self.alloc(new_layout);
+            let q = take(&mut *self.0.get(), class);
             if !q.is_null() {
                 ptr::copy_nonoverlapping(p, q, layout.size().min(new_size));
                 self.dealloc(p, layout);
