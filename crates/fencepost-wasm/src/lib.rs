@@ -949,18 +949,19 @@ fn look(op: u32, i: u32, lock: usize, now: f64) -> u32 {
             st.out.name.clone_from(lock);
             return st.out.expired(Some(e));
         }
-        match st.objects.0.get(i) {
-            Some(Object::Authority(a)) if expire => st.out.expired(a.expire(now).as_ref()),
-            Some(Object::Authority(a)) => st.out.lease(a.lease(now)),
+        // Either way the expiry is noticed first: reading the lease is `lease(now)`.
+        let (expired, lease) = match st.objects.0.get(i) {
+            Some(Object::Authority(a)) => (a.expire(now), a.recorded_lease()),
             Some(Object::Table(t)) => {
                 let lock = name_at(&st.input, 0, lock);
-                if expire {
-                    st.out.expired(t.inner.expire(&lock, now).as_ref())
-                } else {
-                    st.out.lease(t.inner.lease(&lock, now))
-                }
+                (t.inner.expire(&lock, now), t.inner.recorded_lease(&lock))
             }
-            _ => 0,
+            _ => return 0,
+        };
+        if expire {
+            st.out.expired(expired.as_ref())
+        } else {
+            st.out.lease(lease)
         }
     })
 }

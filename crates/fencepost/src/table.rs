@@ -166,6 +166,12 @@ impl<K: Ord + Clone, H: Clone + Eq> LockTable<K, H> {
     /// The live lease on `lock` at `now`.
     pub fn lease(&mut self, lock: &K, now: u64) -> Option<&Lease<H>> {
         self.expire(lock, now);
+        self.recorded_lease(lock)
+    }
+
+    /// The lease on `lock` as last recorded, without looking at the time (it may have expired
+    /// since).
+    pub fn recorded_lease(&self, lock: &K) -> Option<&Lease<H>> {
         let i = self.find(lock).ok()?;
         self.locks[i].1.lease.as_ref()
     }
