@@ -214,7 +214,7 @@ impl<K: Ord + Clone, H: Clone + Eq> LockTable<K, H> {
     }
 
     fn forget_if_idle(&mut self, i: usize, now: u64) {
-        if self.locks[i].1.is_idle(now) {
+        if self.locks.get(i).is_some_and(|(_, slot)| slot.is_idle(now)) {
             self.locks.remove(i);
         }
     }
