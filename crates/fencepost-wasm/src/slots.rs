@@ -34,7 +34,8 @@ impl<T> Slots<T> {
             && let Entry::Free { next } = *slot
         {
             self.free = next;
-            *slot = Entry::Full(item);
+            // A freed place holds only a number: nothing to drop.
+            core::mem::forget(core::mem::replace(slot, Entry::Full(item)));
             return i;
         }
         match u32::try_from(self.items.len()) {
