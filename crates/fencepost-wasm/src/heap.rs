@@ -21,7 +21,7 @@ const CLASSES: usize = usize::BITS as usize + 1;
 struct State {
     /// Head of each class's free list (0: empty). Class `c` holds blocks of `1 << c` bytes.
     free: [usize; CLASSES],
-    /// Next unused byte of grown memory, and the end of grown memory.
+    /// Next unused byte of grown memory (a multiple of `MIN_BLOCK`), and the end of grown memory.
     top: usize,
     end: usize,
 }
@@ -63,15 +63,11 @@ impl State {
             self.end = end;
             self.top = end;
         }
-        let Some(stop) = self
-            .top
-            .checked_add(MIN_BLOCK - 1)
-            .map(|t| t & !(MIN_BLOCK - 1))
-            .and_then(|start| start.checked_add(size))
-        else {
+        // `top` is a multiple of MIN_BLOCK: it starts at a page boundary and moves by whole blocks.
+        let start = self.top;
+        let Some(stop) = start.checked_add(size) else {
             return ptr::null_mut();
         };
-        let start = stop - size;
         if stop > self.end {
             let pages = (stop - self.end).div_ceil(PAGE);
             let before = wasm32::memory_grow(0, pages);
