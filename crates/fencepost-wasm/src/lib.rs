@@ -283,14 +283,20 @@ fn config(ttl: f64, lock_delay: f64, max_reentry: u32, first: u64, block: f64) -
         fail(code::ZERO_FIRST_TOKEN, 0);
         return None;
     };
-    // Validated by the constructor it goes to (`new`, `restore_bytes`), before anything else.
-    Some(
-        Config::new(ms(ttl))
-            .with_lock_delay(ms(lock_delay))
-            .with_max_reentry(max_reentry)
-            .with_first_token(first)
-            .with_reserve_block(ms(block)),
-    )
+    let cfg = Config::new(ms(ttl))
+        .with_lock_delay(ms(lock_delay))
+        .with_max_reentry(max_reentry)
+        .with_first_token(first)
+        .with_reserve_block(ms(block));
+    // Checked here once, for a fresh object and a restored one alike (their constructors, `new`
+    // and `restore_bytes`, check it first too).
+    match cfg.validate() {
+        Ok(()) => Some(cfg),
+        Err(e) => {
+            config_error(e);
+            None
+        }
+    }
 }
 
 /// Admission codes: bit 0 set means accepted, so every refusal must be even.
@@ -770,7 +776,8 @@ pub fn object_new(
     with(NONE, |st| {
         let bytes = names(&st.input, n, 0).0;
         let authority = |a| Object::Authority(Box::new(a));
-        // A bad config is a SnapshotError::Config from a restore: the same codes either way.
+        // `config` refused a bad config already; the constructors' own check answers the same
+        // codes (a SnapshotError::Config from a restore).
         let made = match (k, cfg) {
             (kind::GUARD, _) => Ok(Object::Guard(fencepost::Guard::with_highest(Token::new(
                 token,
