@@ -783,7 +783,9 @@ pub fn object_new(
                 token,
             )))),
             (kind::RESOURCE, _) => Ok(Object::Resource(Resource {
-                inner: Box::default(),
+                // A constant: the new box is filled in place, not from a 1.5 KB ledger built on
+                // the stack and copied.
+                inner: Box::new(const { FencedResource::new() }),
                 next_slot: 0,
             })),
             (kind::SIGNER, _) => match TokenSigner::new(bytes) {
