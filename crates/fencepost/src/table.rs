@@ -606,6 +606,21 @@ mod tests {
     }
 
     #[test]
+    fn the_recorded_lease_is_read_without_settling() {
+        let mut tb: LockTable<u32, u32> = LockTable::new(Config::new(100)).unwrap();
+        assert_eq!(tb.recorded_lease(&1), None);
+        tb.try_acquire(&1, &7, 0).unwrap();
+        // Past its expiry, but nothing noticed it yet.
+        assert_eq!(
+            tb.recorded_lease(&1).map(|l| (l.holder, l.token)),
+            Some((7, t(1)))
+        );
+        assert_eq!(tb.lease(&1, 100), None);
+        assert_eq!(tb.recorded_lease(&1), None);
+        assert!(tb.is_empty());
+    }
+
+    #[test]
     fn free_locks_are_forgotten() {
         let mut tb: LockTable<u32, u32> =
             LockTable::new(Config::new(100).with_lock_delay(10)).unwrap();
