@@ -47,7 +47,6 @@ impl<T> Slots<T> {
         }
     }
 
-    #[inline(always)]
     pub(crate) fn get(&mut self, i: u32) -> Option<&mut T> {
         match self.items.get_mut(i as usize) {
             Some(Entry::Full(item)) => Some(item),
