@@ -351,9 +351,10 @@ impl<'a> Reader<'a> {
     fn invalid(&mut self, field: &'static str) {
         self.fail(SnapshotError::Invalid(field));
     }
-    fn check(&mut self, r: Result<(), SnapshotError>) {
-        if let Err(e) = r {
-            self.fail(e);
+    /// Records [`SnapshotError::BadId`] for an id a sink could not decode (`None`).
+    fn decoded(&mut self, id: Option<()>) {
+        if id.is_none() {
+            self.fail(SnapshotError::BadId);
         }
     }
     fn take(&mut self, n: usize) -> &'a [u8] {
@@ -488,20 +489,17 @@ pub(crate) struct RawLease<'a> {
 }
 
 impl RawLease<'_> {
-    pub(crate) fn decode<H: SnapshotCodec>(self) -> Result<Lease<H>, SnapshotError> {
+    /// The lease; `None` if its holder does not decode.
+    pub(crate) fn decode<H: SnapshotCodec>(self) -> Option<Lease<H>> {
         let h = self.head;
-        Ok(Lease {
-            holder: decode_id(self.holder)?,
+        Some(Lease {
+            holder: H::decode_from(self.holder)?,
             token: h.token,
             granted_at: h.granted_at,
             expires_at: h.expires_at,
             depth: h.depth,
         })
     }
-}
-
-pub(crate) fn decode_id<T: SnapshotCodec>(bytes: &[u8]) -> Result<T, SnapshotError> {
-    T::decode_from(bytes).ok_or(SnapshotError::BadId)
 }
 
 /// The token bookkeeping both kinds of snapshot carry, and its consistency checks.
@@ -546,14 +544,15 @@ pub(crate) fn invalid(fault: Option<&'static str>) -> Result<(), SnapshotError> 
     }
 }
 
-/// Receives what [`scan`] reads, lock by lock, to build the snapshot of one holder type.
+/// Receives what [`scan`] reads, lock by lock, to build the snapshot of one holder type. Each
+/// method answers `None` for a name or holder that does not decode ([`SnapshotError::BadId`]).
 pub(crate) trait Sink<'a> {
     /// A lock's name (tables only), before the rest of the lock is read.
-    fn name(&mut self, _name: &'a [u8]) -> Result<(), SnapshotError> {
-        Ok(())
+    fn name(&mut self, _name: &'a [u8]) -> Option<()> {
+        Some(())
     }
     /// The rest of a lock (the authority's one lock has no name).
-    fn lock(&mut self, free_at: u64, lease: Option<RawLease<'a>>) -> Result<(), SnapshotError>;
+    fn lock(&mut self, free_at: u64, lease: Option<RawLease<'a>>) -> Option<()>;
 }
 
 /// Reads and checks a binary snapshot of either kind, handing each lock to `sink`.
@@ -594,7 +593,7 @@ pub(crate) fn scan<'a>(
         }
         let (flags, free_at) = if table {
             let name = r.id_bytes();
-            r.check(sink.name(name));
+            r.decoded(sink.name(name));
             let lflags = r.u8();
             if lflags & !FLAG_LEASE != 0 {
                 r.invalid("locks.flags");
@@ -612,7 +611,7 @@ pub(crate) fn scan<'a>(
         } else {
             None
         };
-        r.check(sink.lock(free_at, lease));
+        r.decoded(sink.lock(free_at, lease));
     }
     r.finish()?;
     invalid(fault)?;
@@ -667,12 +666,12 @@ fn write_authority<'o, H: SnapshotCodec>(
 struct OneLock<H>(Option<Lease<H>>, u64);
 
 impl<'a, H: SnapshotCodec> Sink<'a> for OneLock<H> {
-    fn lock(&mut self, free_at: u64, lease: Option<RawLease<'a>>) -> Result<(), SnapshotError> {
+    fn lock(&mut self, free_at: u64, lease: Option<RawLease<'a>>) -> Option<()> {
         self.1 = free_at;
         if let Some(l) = lease {
             self.0 = Some(l.decode()?);
         }
-        Ok(())
+        Some(())
     }
 }
 

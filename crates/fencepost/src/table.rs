@@ -21,7 +21,7 @@ use crate::authority::{
 };
 use crate::snapshot::{
     FLAG_LEASE, KIND_TABLE, LeaseHead, RawLease, Sink, SnapshotCodec, SnapshotError, Tokens,
-    Writer, decode_id, invalid, scan, to_vec,
+    Writer, invalid, scan, to_vec,
 };
 use crate::time::Timeline;
 use crate::token::Token;
@@ -405,11 +405,11 @@ where
     H: SnapshotCodec,
     F: FnMut(K, Option<Lease<H>>, u64),
 {
-    fn name(&mut self, name: &'a [u8]) -> Result<(), SnapshotError> {
-        self.name = Some(decode_id(name)?);
-        Ok(())
+    fn name(&mut self, name: &'a [u8]) -> Option<()> {
+        self.name = Some(K::decode_from(name)?);
+        Some(())
     }
-    fn lock(&mut self, free_at: u64, lease: Option<RawLease<'a>>) -> Result<(), SnapshotError> {
+    fn lock(&mut self, free_at: u64, lease: Option<RawLease<'a>>) -> Option<()> {
         let lease = match lease {
             Some(l) => Some(l.decode()?),
             None => None,
@@ -417,7 +417,7 @@ where
         if let Some(name) = self.name.take() {
             (self.put)(name, lease, free_at);
         }
-        Ok(())
+        Some(())
     }
 }
 
