@@ -351,12 +351,6 @@ impl<'a> Reader<'a> {
     fn invalid(&mut self, field: &'static str) {
         self.fail(SnapshotError::Invalid(field));
     }
-    /// Records [`SnapshotError::BadId`] for an id a sink could not decode (`None`).
-    fn decoded(&mut self, id: Option<()>) {
-        if id.is_none() {
-            self.fail(SnapshotError::BadId);
-        }
-    }
     fn take(&mut self, n: usize) -> &'a [u8] {
         let rest = self.b.get(self.pos..).unwrap_or_default();
         match rest.get(..n) {
@@ -400,21 +394,29 @@ impl<'a> Reader<'a> {
         }
         self.take(len)
     }
-    /// A lease, its holder still as bytes.
-    fn lease(&mut self) -> RawLease<'a> {
+    /// A holder id or lock name; `None`, recorded as [`SnapshotError::BadId`], if it does not
+    /// decode.
+    fn id<T: SnapshotCodec>(&mut self) -> Option<T> {
+        let id = T::decode_from(self.id_bytes());
+        if id.is_none() {
+            self.fail(SnapshotError::BadId);
+        }
+        id
+    }
+    /// A lease; `None` if its holder does not decode.
+    fn lease<H: SnapshotCodec>(&mut self) -> Option<Lease<H>> {
         let token = Token::new(self.u64()).unwrap_or_else(|| {
             self.invalid("lease.token");
             Token::MIN
         });
-        RawLease {
-            head: LeaseHead {
-                token,
-                granted_at: self.u64(),
-                expires_at: self.u64(),
-                depth: self.u32(),
-            },
-            holder: self.id_bytes(),
-        }
+        let (granted_at, expires_at, depth) = (self.u64(), self.u64(), self.u32());
+        Some(Lease {
+            holder: self.id()?,
+            token,
+            granted_at,
+            expires_at,
+            depth,
+        })
     }
     fn next_token(&mut self, flags: u8) -> Option<Token> {
         let raw = self.u64();
@@ -482,26 +484,6 @@ impl LeaseHead {
     }
 }
 
-/// A decoded lease whose holder is still bytes.
-pub(crate) struct RawLease<'a> {
-    head: LeaseHead,
-    holder: &'a [u8],
-}
-
-impl RawLease<'_> {
-    /// The lease; `None` if its holder does not decode.
-    pub(crate) fn decode<H: SnapshotCodec>(self) -> Option<Lease<H>> {
-        let h = self.head;
-        Some(Lease {
-            holder: H::decode_from(self.holder)?,
-            token: h.token,
-            granted_at: h.granted_at,
-            expires_at: h.expires_at,
-            depth: h.depth,
-        })
-    }
-}
-
 /// The token bookkeeping both kinds of snapshot carry, and its consistency checks.
 pub(crate) struct Tokens {
     pub(crate) next_token: Option<Token>,
@@ -544,26 +526,19 @@ pub(crate) fn invalid(fault: Option<&'static str>) -> Result<(), SnapshotError> 
     }
 }
 
-/// Receives what [`scan`] reads, lock by lock, to build the snapshot of one holder type. Each
-/// method answers `None` for a name or holder that does not decode ([`SnapshotError::BadId`]).
-pub(crate) trait Sink<'a> {
-    /// A lock's name (tables only), before the rest of the lock is read.
-    fn name(&mut self, _name: &'a [u8]) -> Option<()> {
-        Some(())
-    }
-    /// The rest of a lock (the authority's one lock has no name).
-    fn lock(&mut self, free_at: u64, lease: Option<RawLease<'a>>) -> Option<()>;
-}
-
-/// Reads and checks a binary snapshot of either kind, handing each lock to `sink`.
+/// Reads and checks a binary snapshot of either kind, handing each lock to `put`: its name and
+/// its slot. The name is `None` for the authority's one lock, which has none, and for a name
+/// that does not decode (the snapshot is then refused). The authority reads with `K = H`, so
+/// one copy of this serves both kinds where names and holders are one type (as in the npm
+/// package's module).
 ///
 /// Reading errors come first, in byte order; the consistency checks run afterwards, in the
 /// order of [`Tokens::fault`] and then each lease.
 #[inline(never)]
-pub(crate) fn scan<'a>(
-    bytes: &'a [u8],
+pub(crate) fn scan<K: SnapshotCodec, H: SnapshotCodec>(
+    bytes: &[u8],
     kind: u8,
-    sink: &mut dyn Sink<'a>,
+    put: &mut dyn FnMut(Option<K>, Slot<H>),
 ) -> Result<Tokens, SnapshotError> {
     let table = kind != KIND_AUTHORITY;
     let mut r = Reader::open(bytes, kind);
@@ -591,27 +566,25 @@ pub(crate) fn scan<'a>(
         if r.err.is_some() {
             break;
         }
-        let (flags, free_at) = if table {
-            let name = r.id_bytes();
-            r.decoded(sink.name(name));
+        let (name, flags, free_at) = if table {
+            let name = r.id();
             let lflags = r.u8();
             if lflags & !FLAG_LEASE != 0 {
                 r.invalid("locks.flags");
             }
-            (lflags, r.u64())
+            (name, lflags, r.u64())
         } else {
-            (flags, free_at)
+            (None, flags, free_at)
         };
         let lease = if flags & FLAG_LEASE != 0 {
-            let l = r.lease();
-            if fault.is_none() {
-                fault = tokens.lease_fault(&l.head);
-            }
-            Some(l)
+            r.lease()
         } else {
             None
         };
-        r.decoded(sink.lock(free_at, lease));
+        if let (None, Some(l)) = (fault, &lease) {
+            fault = tokens.lease_fault(&LeaseHead::of(l));
+        }
+        put(name, Slot { lease, free_at });
     }
     r.finish()?;
     invalid(fault)?;
@@ -662,17 +635,11 @@ fn write_authority<'o, H: SnapshotCodec>(
     w
 }
 
-/// The one lock of an authority snapshot, as it is read.
-struct OneLock<H>(Option<Lease<H>>, u64);
-
-impl<'a, H: SnapshotCodec> Sink<'a> for OneLock<H> {
-    fn lock(&mut self, free_at: u64, lease: Option<RawLease<'a>>) -> Option<()> {
-        self.1 = free_at;
-        if let Some(l) = lease {
-            self.0 = Some(l.decode()?);
-        }
-        Some(())
-    }
+/// Reads an authority snapshot's tokens and its one lock (see [`scan`]).
+fn scan_authority<H: SnapshotCodec>(bytes: &[u8]) -> Result<(Tokens, Slot<H>), SnapshotError> {
+    let mut slot = Slot::default();
+    let t = scan::<H, H>(bytes, KIND_AUTHORITY, &mut |_, s| slot = s)?;
+    Ok((t, slot))
 }
 
 impl<H: SnapshotCodec> AuthoritySnapshot<H> {
@@ -706,13 +673,12 @@ impl<H: SnapshotCodec> AuthoritySnapshot<H> {
 
     /// Decodes and checks a binary snapshot.
     pub fn decode(bytes: &[u8]) -> Result<AuthoritySnapshot<H>, SnapshotError> {
-        let mut one = OneLock(None, 0);
-        let t = scan(bytes, KIND_AUTHORITY, &mut one)?;
+        let (t, slot) = scan_authority(bytes)?;
         Ok(AuthoritySnapshot {
             next_token: t.next_token,
             reserved_through: t.reserved_through,
-            lease: one.0,
-            free_at: one.1,
+            lease: slot.lease,
+            free_at: slot.free_at,
             latest_now: t.latest_now,
             clamps: t.clamps,
         })
@@ -759,15 +725,11 @@ impl<H: Clone + Eq + SnapshotCodec> Authority<H> {
     /// config is reported before anything about the bytes.
     pub fn restore_bytes(cfg: Config, bytes: &[u8]) -> Result<Authority<H>, SnapshotError> {
         cfg.validate()?;
-        let mut one = OneLock(None, 0);
-        let t = scan(bytes, KIND_AUTHORITY, &mut one)?;
+        let (t, slot) = scan_authority(bytes)?;
         Ok(Authority {
             cfg,
             seq: TokenSequence::resume(t.reserved_through, cfg.first_token),
-            slot: Slot {
-                lease: one.0,
-                free_at: one.1,
-            },
+            slot,
             time: Timeline::resume(t.latest_now, t.clamps),
         })
     }

@@ -20,8 +20,8 @@ use crate::authority::{
     TokenSequence,
 };
 use crate::snapshot::{
-    FLAG_LEASE, KIND_TABLE, LeaseHead, RawLease, Sink, SnapshotCodec, SnapshotError, Tokens,
-    Writer, invalid, scan, to_vec,
+    FLAG_LEASE, KIND_TABLE, LeaseHead, SnapshotCodec, SnapshotError, Tokens, Writer, invalid, scan,
+    to_vec,
 };
 use crate::time::Timeline;
 use crate::token::Token;
@@ -296,13 +296,11 @@ impl<K: Ord + Clone + SnapshotCodec, H: Clone + Eq + SnapshotCodec> LockTable<K,
         let mut locks = Vec::new();
         // `insert` at the end, not `push`: the table's one way to grow its list, where a second
         // costs the WebAssembly build about 150 bytes.
-        let t = scan(
-            bytes,
-            KIND_TABLE,
-            &mut Locks::new(|name, lease, free_at| {
-                locks.insert(locks.len(), (name, Slot { lease, free_at }))
-            }),
-        )?;
+        let t = scan(bytes, KIND_TABLE, &mut |name, slot| {
+            if let Some(name) = name {
+                locks.insert(locks.len(), (name, slot));
+            }
+        })?;
         in_order(&mut locks)?;
         Ok(LockTable {
             cfg,
@@ -379,45 +377,6 @@ fn sift_down<K: Ord, V>(heap: &mut [(K, V)], mut node: usize) {
         }
         heap.swap(node, child);
         node = child;
-    }
-}
-
-/// Reads the locks of a table snapshot, handing each (name, lease, free at) to `put`.
-struct Locks<K, H, F> {
-    name: Option<K>,
-    put: F,
-    holder: core::marker::PhantomData<H>,
-}
-
-impl<K, H, F> Locks<K, H, F> {
-    fn new(put: F) -> Self {
-        Locks {
-            name: None,
-            put,
-            holder: core::marker::PhantomData,
-        }
-    }
-}
-
-impl<'a, K, H, F> Sink<'a> for Locks<K, H, F>
-where
-    K: SnapshotCodec,
-    H: SnapshotCodec,
-    F: FnMut(K, Option<Lease<H>>, u64),
-{
-    fn name(&mut self, name: &'a [u8]) -> Option<()> {
-        self.name = Some(K::decode_from(name)?);
-        Some(())
-    }
-    fn lock(&mut self, free_at: u64, lease: Option<RawLease<'a>>) -> Option<()> {
-        let lease = match lease {
-            Some(l) => Some(l.decode()?),
-            None => None,
-        };
-        if let Some(name) = self.name.take() {
-            (self.put)(name, lease, free_at);
-        }
-        Some(())
     }
 }
 
@@ -535,17 +494,15 @@ impl<K: SnapshotCodec, H: SnapshotCodec> TableSnapshot<K, H> {
     pub fn decode(bytes: &[u8]) -> Result<TableSnapshot<K, H>, SnapshotError> {
         // The list grows as locks are read: a count is never trusted to size it.
         let mut locks = Vec::new();
-        let t = scan(
-            bytes,
-            KIND_TABLE,
-            &mut Locks::new(|name, lease, free_at| {
+        let t = scan(bytes, KIND_TABLE, &mut |name, slot: Slot<H>| {
+            if let Some(name) = name {
                 locks.push(LockState {
                     name,
-                    lease,
-                    free_at,
-                })
-            }),
-        )?;
+                    lease: slot.lease,
+                    free_at: slot.free_at,
+                });
+            }
+        })?;
         Ok(TableSnapshot {
             next_token: t.next_token,
             reserved_through: t.reserved_through,
