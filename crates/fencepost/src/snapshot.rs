@@ -439,7 +439,7 @@ impl<'a> Reader<'a> {
         match bytes.len().checked_sub(4).filter(|&n| n >= r.pos) {
             Some(n) => {
                 let (data, crc) = bytes.split_at(n);
-                if u64::from(crc32(data)) != Reader::new(crc).uint(4) {
+                if crc != crc32(data).to_be_bytes() {
                     r.fail(SnapshotError::Checksum);
                 }
                 if got_kind != kind {
