@@ -237,23 +237,25 @@ impl SnapshotCodec for Name {
 fn utf8(bytes: &[u8]) -> bool {
     let mut it = bytes.iter();
     while let Some(&lead) = it.next() {
-        let lead = u32::from(lead);
-        // Continuation bytes that follow, and the smallest code point that needs them.
-        let (n, min) = match lead {
-            0..0x80 => continue,
-            0xc0..0xe0 => (1, 0x80),
-            0xe0..0xf0 => (2, 0x800),
-            0xf0..0xf8 => (3, 0x1_0000),
+        // A lead byte's leading ones count the bytes of its character (none: ASCII; one: a
+        // stray continuation byte). `n` continuation bytes follow it, and `min` is the smallest
+        // code point that needs them (below it, the encoding is overlong).
+        let (n, min) = match lead.leading_ones() {
+            0 => continue,
+            2 => (1, 0x80),
+            3 => (2, 0x800),
+            4 => (3, 0x1_0000),
             _ => return false,
         };
-        let mut c = lead & (0x3f >> n);
+        let mut c = u32::from(lead) & (0x3f >> n);
         for _ in 0..n {
             match it.next() {
                 Some(&b) if b & 0xc0 == 0x80 => c = c << 6 | u32::from(b & 0x3f),
                 _ => return false,
             }
         }
-        if c < min || c > 0x10_ffff || (0xd800..0xe000).contains(&c) {
+        // Not overlong, not a surrogate, not beyond U+10FFFF.
+        if c < min || char::from_u32(c).is_none() {
             return false;
         }
     }
