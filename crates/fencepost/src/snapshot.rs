@@ -278,15 +278,11 @@ impl<'a> Writer<'a> {
             v.encode_into(dst);
         }
     }
-    #[inline(never)]
-    fn lease_head(&mut self, l: &LeaseHead) {
+    pub(crate) fn lease<H: SnapshotCodec>(&mut self, l: &Lease<H>) {
         self.u64(l.token.get());
         self.u64(l.granted_at);
         self.u64(l.expires_at);
         self.u32(l.depth);
-    }
-    pub(crate) fn lease<H: SnapshotCodec>(&mut self, l: &Lease<H>) {
-        self.lease_head(&LeaseHead::of(l));
         self.id(&l.holder);
     }
     /// The length of the whole snapshot, checksum included.
@@ -465,25 +461,6 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// A lease apart from its holder: what the consistency checks look at.
-pub(crate) struct LeaseHead {
-    token: Token,
-    granted_at: u64,
-    expires_at: u64,
-    depth: u32,
-}
-
-impl LeaseHead {
-    pub(crate) fn of<H>(l: &Lease<H>) -> LeaseHead {
-        LeaseHead {
-            token: l.token,
-            granted_at: l.granted_at,
-            expires_at: l.expires_at,
-            depth: l.depth,
-        }
-    }
-}
-
 /// The token bookkeeping both kinds of snapshot carry, and its consistency checks.
 pub(crate) struct Tokens {
     pub(crate) next_token: Option<Token>,
@@ -506,7 +483,7 @@ impl Tokens {
 
     /// The field that is wrong, if `l` cannot have been granted by this sequence.
     #[inline(never)]
-    pub(crate) fn lease_fault(&self, l: &LeaseHead) -> Option<&'static str> {
+    pub(crate) fn lease_fault<H>(&self, l: &Lease<H>) -> Option<&'static str> {
         if l.token.get() > self.reserved_through || self.next_token.is_some_and(|n| l.token >= n) {
             Some("lease.token")
         } else if l.depth == 0 {
@@ -582,7 +559,7 @@ pub(crate) fn scan<K: SnapshotCodec, H: SnapshotCodec>(
             None
         };
         if let (None, Some(l)) = (fault, &lease) {
-            fault = tokens.lease_fault(&LeaseHead::of(l));
+            fault = tokens.lease_fault(l);
         }
         put(name, Slot { lease, free_at });
     }
@@ -694,11 +671,10 @@ impl<H> AuthoritySnapshot<H> {
             latest_now: self.latest_now,
             clamps: self.clamps,
         };
-        invalid(t.fault().or_else(|| {
-            self.lease
-                .as_ref()
-                .and_then(|l| t.lease_fault(&LeaseHead::of(l)))
-        }))
+        invalid(
+            t.fault()
+                .or_else(|| self.lease.as_ref().and_then(|l| t.lease_fault(l))),
+        )
     }
 }
 

@@ -20,8 +20,7 @@ use crate::authority::{
     TokenSequence,
 };
 use crate::snapshot::{
-    FLAG_LEASE, KIND_TABLE, LeaseHead, SnapshotCodec, SnapshotError, Tokens, Writer, invalid, scan,
-    to_vec,
+    FLAG_LEASE, KIND_TABLE, SnapshotCodec, SnapshotError, Tokens, Writer, invalid, scan, to_vec,
 };
 use crate::time::Timeline;
 use crate::token::Token;
@@ -420,7 +419,7 @@ impl<K, H> TableSnapshot<K, H> {
         let mut fault = t.fault();
         for l in &self.locks {
             if let (None, Some(lease)) = (fault, &l.lease) {
-                fault = t.lease_fault(&LeaseHead::of(lease));
+                fault = t.lease_fault(lease);
             }
         }
         invalid(fault)
