@@ -266,15 +266,12 @@ impl<'a> Writer<'a> {
     pub(crate) fn u64(&mut self, v: u64) {
         self.uint(v, 8);
     }
-    /// The length of an id, then room for its bytes.
-    #[inline(never)]
-    fn id_slot(&mut self, len: usize) -> Option<&mut [u8]> {
+    /// The length of an id, then its bytes.
+    pub(crate) fn id<T: SnapshotCodec>(&mut self, v: &T) {
+        let len = v.encoded_len();
         self.bad_id |= len > MAX_ID_LEN;
         self.uint(len as u64, 2);
-        self.reserve(len)
-    }
-    pub(crate) fn id<T: SnapshotCodec>(&mut self, v: &T) {
-        if let Some(dst) = self.id_slot(v.encoded_len()) {
+        if let Some(dst) = self.reserve(len) {
             v.encode_into(dst);
         }
     }
