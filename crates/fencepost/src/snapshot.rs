@@ -609,13 +609,6 @@ fn write_authority<'o, H: SnapshotCodec>(
     w
 }
 
-/// Reads an authority snapshot's tokens and its one lock (see [`scan`]).
-fn scan_authority<H: SnapshotCodec>(bytes: &[u8]) -> Result<(Tokens, Slot<H>), SnapshotError> {
-    let mut slot = Slot::default();
-    let t = scan::<H, H>(bytes, KIND_AUTHORITY, &mut |_, s| slot = s)?;
-    Ok((t, slot))
-}
-
 impl<H: SnapshotCodec> AuthoritySnapshot<H> {
     fn write<'o>(&self, out: &'o mut [u8]) -> Writer<'o> {
         write_authority(
@@ -647,7 +640,9 @@ impl<H: SnapshotCodec> AuthoritySnapshot<H> {
 
     /// Decodes and checks a binary snapshot.
     pub fn decode(bytes: &[u8]) -> Result<AuthoritySnapshot<H>, SnapshotError> {
-        let (t, slot) = scan_authority(bytes)?;
+        // The one lock, which has no name (so `K = H`, see `scan`).
+        let mut slot = Slot::default();
+        let t = scan::<H, H>(bytes, KIND_AUTHORITY, &mut |_, s| slot = s)?;
         Ok(AuthoritySnapshot {
             next_token: t.next_token,
             reserved_through: t.reserved_through,
@@ -698,7 +693,9 @@ impl<H: Clone + Eq + SnapshotCodec> Authority<H> {
     /// config is reported before anything about the bytes.
     pub fn restore_bytes(cfg: Config, bytes: &[u8]) -> Result<Authority<H>, SnapshotError> {
         cfg.validate()?;
-        let (t, slot) = scan_authority(bytes)?;
+        // The one lock, which has no name (so `K = H`, see `scan`).
+        let mut slot = Slot::default();
+        let t = scan::<H, H>(bytes, KIND_AUTHORITY, &mut |_, s| slot = s)?;
         Ok(Authority {
             cfg,
             seq: TokenSequence::resume(t.reserved_through, cfg.first_token),
