@@ -303,12 +303,18 @@ impl<'a> Writer<'a> {
 }
 
 /// Measures, allocates and writes a snapshot; `write` lays it out over the buffer it is given.
+///
+/// The buffer is made with `resize` rather than `vec![0; len]`: the WebAssembly bindings grow
+/// their byte buffers with it already, and a zeroing allocation would be a second way to
+/// allocate in the core module (about 200 bytes).
 #[cfg(feature = "alloc")]
 #[inline(never)]
+#[allow(clippy::slow_vector_initialization)]
 pub(crate) fn to_vec(
     write: &dyn for<'o> Fn(&'o mut [u8]) -> Writer<'o>,
 ) -> Result<alloc::vec::Vec<u8>, SnapshotError> {
-    let mut v = alloc::vec![0; write(&mut []).len()];
+    let mut v = alloc::vec::Vec::new();
+    v.resize(write(&mut []).len(), 0);
     write(&mut v).finish()?;
     Ok(v)
 }
