@@ -453,13 +453,18 @@ impl<'a> Reader<'a> {
         }
         r
     }
-    fn finish(&self) -> Result<(), SnapshotError> {
-        if let Some(e) = self.err {
-            return Err(e);
-        }
+    /// The first error: of reading, else bytes left over, else `fault` (see [`Tokens`]).
+    fn finish(&mut self, fault: Option<&'static str>) -> Result<(), SnapshotError> {
         match self.b.len() - self.pos {
-            0 => Ok(()),
-            n => Err(SnapshotError::TrailingBytes(n)),
+            0 => {}
+            n => self.fail(SnapshotError::TrailingBytes(n)),
+        }
+        if let Some(field) = fault {
+            self.invalid(field);
+        }
+        match self.err {
+            Some(e) => Err(e),
+            None => Ok(()),
         }
     }
 }
@@ -566,8 +571,7 @@ pub(crate) fn scan<K: SnapshotCodec, H: SnapshotCodec>(
         }
         put(name, Slot { lease, free_at });
     }
-    r.finish()?;
-    invalid(fault)?;
+    r.finish(fault)?;
     Ok(tokens)
 }
 
