@@ -351,15 +351,15 @@ impl<'a> Reader<'a> {
         self.fail(SnapshotError::Invalid(field));
     }
     fn take(&mut self, n: usize) -> &'a [u8] {
-        let rest = self.b.get(self.pos..).unwrap_or_default();
-        match rest.get(..n) {
+        let end = self.pos.saturating_add(n);
+        match self.b.get(self.pos..end) {
             Some(s) => {
-                self.pos += n;
+                self.pos = end;
                 s
             }
             None => {
                 self.fail(SnapshotError::Truncated {
-                    needed: self.pos.saturating_add(n),
+                    needed: end,
                     got: self.b.len(),
                 });
                 &[]
