@@ -81,9 +81,11 @@ impl<O: Copy, const N: usize> IdempotencyLedger<O, N> {
     /// Records an outcome for a key the caller has just looked up and found fresh; returns the
     /// key evicted to make room, if any.
     fn push(&mut self, token: Token, op: u64, outcome: O) -> Option<(Token, u64)> {
-        let evicted = self.entries[self.cursor].map(|e| (e.token, e.op));
-        self.entries[self.cursor] = Some(Entry { token, op, outcome });
-        self.cursor = (self.cursor + 1) % N;
+        // `cursor` is always below N; taken modulo N again so indexing needs no bounds check.
+        let at = self.cursor % N;
+        let evicted = self.entries[at].map(|e| (e.token, e.op));
+        self.entries[at] = Some(Entry { token, op, outcome });
+        self.cursor = (at + 1) % N;
         self.len = (self.len + 1).min(N);
         evicted
     }
