@@ -172,7 +172,7 @@ impl<K: Ord + Clone, H: Clone + Eq> LockTable<K, H> {
     /// since).
     pub fn recorded_lease(&self, lock: &K) -> Option<&Lease<H>> {
         let i = self.find(lock).ok()?;
-        self.locks[i].1.lease.as_ref()
+        self.locks.get(i)?.1.lease.as_ref()
     }
 
     /// Locks the table is remembering (held, or in lock-delay, or not yet noticed as free).
