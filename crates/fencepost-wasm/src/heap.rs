@@ -11,7 +11,7 @@ use core::arch::wasm32;
 use core::cell::UnsafeCell;
 use core::ptr;
 
-const PAGE: usize = 65_536;
+const PAGE: u64 = 65_536;
 /// Smallest block: room for the free-list link and 16-byte alignment for everything smaller.
 const MIN_BLOCK: usize = 16;
 /// Classes 0 to 32: every class [`class_of`] can answer. Rust asks for at most `isize::MAX` bytes,
@@ -22,8 +22,10 @@ struct State {
     /// Head of each class's free list (0: empty). Class `c` holds blocks of `1 << c` bytes.
     free: [usize; CLASSES],
     /// Next unused byte of grown memory (a multiple of `MIN_BLOCK`), and the end of grown memory.
-    top: usize,
-    end: usize,
+    /// Counted in 64 bits: a 32-bit memory ends at 4 GiB, one past the last `usize`, and no sum or
+    /// product below can overflow.
+    top: u64,
+    end: u64,
 }
 
 /// The global allocator of the module.
@@ -52,35 +54,25 @@ impl State {
     /// A fresh block of `1 << class` bytes from the end of the heap, aligned to `MIN_BLOCK`
     /// (null when the memory cannot grow that far: a 32-bit memory ends at 4 GiB).
     fn carve(&mut self, class: usize) -> *mut u8 {
-        let Some(size) = 1usize.checked_shl(class as u32) else {
-            return ptr::null_mut();
-        };
+        // At most 1 << 32 (class 32, which no memory can hold).
+        let size = 1u64 << class;
         if self.end == 0 {
             // Start above everything the module was instantiated with (data and stack).
-            let Some(end) = wasm32::memory_size(0).checked_mul(PAGE) else {
-                return ptr::null_mut();
-            };
-            self.end = end;
-            self.top = end;
+            self.end = wasm32::memory_size(0) as u64 * PAGE;
+            self.top = self.end;
         }
         // `top` is a multiple of MIN_BLOCK: it starts at a page boundary and moves by whole blocks.
         let start = self.top;
-        let Some(stop) = start.checked_add(size) else {
-            return ptr::null_mut();
-        };
+        let stop = start + size;
         if stop > self.end {
             let pages = (stop - self.end).div_ceil(PAGE);
-            let before = wasm32::memory_grow(0, pages);
+            // At most 2^17 pages (`stop` is under 8 GiB): the cast keeps it.
+            let before = wasm32::memory_grow(0, pages as usize);
             if before == usize::MAX {
                 return ptr::null_mut();
             }
-            let (Some(old_end), Some(grown)) = (before.checked_mul(PAGE), pages.checked_mul(PAGE))
-            else {
-                return ptr::null_mut();
-            };
-            let Some(new_end) = old_end.checked_add(grown) else {
-                return ptr::null_mut();
-            };
+            let old_end = before as u64 * PAGE;
+            let new_end = old_end + pages * PAGE;
             if old_end != self.end {
                 // Something else grew the memory since: what lies between is not ours. Carry on
                 // from the start of the pages just grown.
@@ -91,7 +83,8 @@ impl State {
             self.end = new_end;
         }
         self.top = stop;
-        start as *mut u8
+        // Below 4 GiB: the block ends within the memory.
+        start as usize as *mut u8
     }
 }
 
