@@ -431,48 +431,48 @@ impl<H: Clone + Eq> Slot<H> {
     ) -> Result<Grant, AcquireError<H>> {
         self.settle(now, cfg);
         let expires_at = now.saturating_add(ttl_ms.max(1));
-        if let Some(lease) = &mut self.lease {
-            if lease.holder != *holder {
-                return Err(AcquireError::Held {
-                    holder: lease.holder.clone(),
-                    until: lease.expires_at,
-                });
+        // The lease after this acquire: the holder's own, re-entered, or a fresh one.
+        let (lease, reservation) = match &mut self.lease {
+            Some(lease) => {
+                if lease.holder != *holder {
+                    return Err(AcquireError::Held {
+                        holder: lease.holder.clone(),
+                        until: lease.expires_at,
+                    });
+                }
+                if lease.depth >= cfg.max_reentry {
+                    return Err(AcquireError::ReentryLimit {
+                        max: cfg.max_reentry,
+                    });
+                }
+                lease.depth += 1;
+                lease.expires_at = lease.expires_at.max(expires_at);
+                (lease, None)
             }
-            if lease.depth >= cfg.max_reentry {
-                return Err(AcquireError::ReentryLimit {
-                    max: cfg.max_reentry,
+            None => {
+                if now < self.free_at {
+                    return Err(AcquireError::LockDelay {
+                        until: self.free_at,
+                    });
+                }
+                let (token, reservation) = seq
+                    .issue(cfg.reserve_block)
+                    .map_err(|_| AcquireError::Exhausted)?;
+                let lease = self.lease.insert(Lease {
+                    holder: holder.clone(),
+                    token,
+                    granted_at: now,
+                    expires_at,
+                    depth: 1,
                 });
+                (lease, reservation)
             }
-            lease.depth += 1;
-            lease.expires_at = lease.expires_at.max(expires_at);
-            return Ok(Grant {
-                token: lease.token,
-                granted_at: now,
-                expires_at: lease.expires_at,
-                depth: lease.depth,
-                reservation: None,
-            });
-        }
-        if now < self.free_at {
-            return Err(AcquireError::LockDelay {
-                until: self.free_at,
-            });
-        }
-        let (token, reservation) = seq
-            .issue(cfg.reserve_block)
-            .map_err(|_| AcquireError::Exhausted)?;
-        self.lease = Some(Lease {
-            holder: holder.clone(),
-            token,
-            granted_at: now,
-            expires_at,
-            depth: 1,
-        });
+        };
         Ok(Grant {
-            token,
+            token: lease.token,
             granted_at: now,
-            expires_at,
-            depth: 1,
+            expires_at: lease.expires_at,
+            depth: lease.depth,
             reservation,
         })
     }
