@@ -910,33 +910,27 @@ pub fn lock_call(
         }
         let (holder, now) = (name_at(&st.input, lock, holder), ms(now));
         let out = &mut st.out;
-        match (st.objects.0.get(i), token) {
-            (Some(Object::Authority(a)), _) if acquiring => {
-                out.acquired(a.try_acquire_for(&holder, ttl_ms(a.config(), ttl), now))
+        match st.objects.0.get(i) {
+            Some(Object::Authority(a)) => {
+                let ttl = ttl_ms(a.config(), ttl);
+                match token {
+                    _ if acquiring => out.acquired(a.try_acquire_for(&holder, ttl, now)),
+                    Some(token) if op == call::RENEW => {
+                        out.renewed(a.renew_for(&holder, token, ttl, now))
+                    }
+                    Some(token) => out.released(a.release(&holder, token, now)),
+                    None => lost,
+                }
             }
-            (Some(Object::Authority(a)), Some(token)) if op == call::RENEW => {
-                out.renewed(a.renew_for(&holder, token, ttl_ms(a.config(), ttl), now))
-            }
-            (Some(Object::Authority(a)), Some(token)) => {
-                out.released(a.release(&holder, token, now))
-            }
-            (Some(Object::Table(t)), token) => {
+            Some(Object::Table(t)) => {
                 let t = &mut t.inner;
+                let ttl = ttl_ms(t.config(), ttl);
                 let lock = name_at(&st.input, 0, lock);
                 match token {
-                    _ if acquiring => out.acquired(t.try_acquire_for(
-                        &lock,
-                        &holder,
-                        ttl_ms(t.config(), ttl),
-                        now,
-                    )),
-                    Some(token) if op == call::RENEW => out.renewed(t.renew_for(
-                        &lock,
-                        &holder,
-                        token,
-                        ttl_ms(t.config(), ttl),
-                        now,
-                    )),
+                    _ if acquiring => out.acquired(t.try_acquire_for(&lock, &holder, ttl, now)),
+                    Some(token) if op == call::RENEW => {
+                        out.renewed(t.renew_for(&lock, &holder, token, ttl, now))
+                    }
                     Some(token) => out.released(t.release(&lock, &holder, token, now)),
                     None => lost,
                 }
