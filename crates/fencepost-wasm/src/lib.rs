@@ -904,10 +904,8 @@ pub fn lock_call(
     }
     let lost = if acquiring { acquire::OTHER } else { 1 };
     with(lost, |st| {
+        // Token 0 is never held: a renewal or release with it is lost.
         let token = Token::new(token);
-        if !acquiring && token.is_none() {
-            return lost;
-        }
         let (holder, now) = (name_at(&st.input, lock, holder), ms(now));
         let out = &mut st.out;
         match st.objects.0.get(i) {
