@@ -153,12 +153,12 @@ impl<K: Ord + Clone, H: Clone + Eq> LockTable<K, H> {
         let now = self.time.now(now);
         let cfg = self.cfg;
         let mut out = Vec::new();
-        self.locks.retain_mut(|(name, slot)| {
+        for (name, slot) in &mut self.locks {
             if let Some(e) = slot.settle(now, &cfg) {
                 out.push((name.clone(), e));
             }
-            !slot.is_idle(now)
-        });
+        }
+        self.locks.retain(|(_, slot)| !slot.is_idle(now));
         out
     }
 
