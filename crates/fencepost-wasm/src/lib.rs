@@ -993,15 +993,14 @@ pub fn state(i: u32) -> u32 {
     with(0, |st| match st.objects.0.get(i) {
         Some(Object::Authority(a)) => {
             let (next, last, reserved) = (a.next_token(), a.last_issued(), a.reserved_through());
-            let (free_at, time) = (a.free_at(), *a.timeline());
-            st.out.counters(next, last, reserved, free_at, &time)
+            st.out
+                .counters(next, last, reserved, a.free_at(), a.timeline())
         }
         Some(Object::Table(t)) => {
             let t = &t.inner;
             let (next, last, reserved) = (t.next_token(), t.last_issued(), t.reserved_through());
-            let (len, time) = (t.len(), *t.timeline());
-            st.out.depth = u32::try_from(len).unwrap_or(u32::MAX);
-            st.out.counters(next, last, reserved, 0, &time)
+            st.out.depth = u32::try_from(t.len()).unwrap_or(u32::MAX);
+            st.out.counters(next, last, reserved, 0, t.timeline())
         }
         Some(Object::Resource(r)) => {
             st.out.token = r.inner.guard().highest().map_or(0, Token::get);
