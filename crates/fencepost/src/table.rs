@@ -90,10 +90,9 @@ impl<K: Ord + Clone, H: Clone + Eq> LockTable<K, H> {
         let result = self.locks[i]
             .1
             .acquire(&mut self.seq, &self.cfg, holder, ttl_ms, now);
-        if result.is_err() {
-            // A refusal can leave a lock that was only just named (or just expired) free: forget it.
-            self.forget_if_idle(i, now);
-        }
+        // A refusal can leave a lock that was only just named (or just expired) free: forget it
+        // (a grant never leaves it free).
+        self.forget_if_idle(i, now);
         result
     }
 
