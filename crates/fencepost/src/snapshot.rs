@@ -424,34 +424,34 @@ impl<'a> Reader<'a> {
         }
         Token::new(raw)
     }
-    /// Checks magic, version, kind and checksum; returns a reader over the body.
-    fn open(bytes: &'a [u8], kind: u8) -> Reader<'a> {
-        let mut r = Reader::new(bytes);
-        if r.take(4) != MAGIC {
-            r.fail(SnapshotError::BadMagic);
+    /// Checks magic, version, kind and checksum, and narrows the reader (new, over the whole
+    /// snapshot) to the body. In place: a reader returned by value was copied into the caller.
+    fn open(&mut self, kind: u8) {
+        let bytes = self.b;
+        if self.take(4) != MAGIC {
+            self.fail(SnapshotError::BadMagic);
         }
-        let version = r.u8();
+        let version = self.u8();
         if version != FORMAT_VERSION {
-            r.fail(SnapshotError::UnsupportedVersion(version));
+            self.fail(SnapshotError::UnsupportedVersion(version));
         }
-        let got_kind = r.u8();
-        match bytes.len().checked_sub(4).filter(|&n| n >= r.pos) {
+        let got_kind = self.u8();
+        match bytes.len().checked_sub(4).filter(|&n| n >= self.pos) {
             Some(n) => {
                 let (data, crc) = bytes.split_at(n);
                 if crc != crc32(data).to_be_bytes() {
-                    r.fail(SnapshotError::Checksum);
+                    self.fail(SnapshotError::Checksum);
                 }
                 if got_kind != kind {
-                    r.fail(SnapshotError::WrongKind(got_kind));
+                    self.fail(SnapshotError::WrongKind(got_kind));
                 }
-                r.b = data;
+                self.b = data;
             }
-            None => r.fail(SnapshotError::Truncated {
-                needed: r.pos + 4,
+            None => self.fail(SnapshotError::Truncated {
+                needed: self.pos + 4,
                 got: bytes.len(),
             }),
         }
-        r
     }
     /// The first error: of reading, else bytes left over, else `fault` (see [`Tokens`]).
     fn finish(&mut self, fault: Option<&'static str>) -> Result<(), SnapshotError> {
@@ -526,7 +526,8 @@ pub(crate) fn scan<K: SnapshotCodec, H: SnapshotCodec>(
     put: &mut dyn FnMut(Option<K>, Slot<H>),
 ) -> Result<Tokens, SnapshotError> {
     let table = kind != KIND_AUTHORITY;
-    let mut r = Reader::open(bytes, kind);
+    let mut r = Reader::new(bytes);
+    r.open(kind);
     let flags = r.u8();
     let known = if table {
         FLAG_EXHAUSTED
