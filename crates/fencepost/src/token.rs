@@ -121,11 +121,13 @@ impl Token {
     /// [`ParseTokenError::Signed`]; parse it with `SignedToken::from_header` instead.
     pub fn from_header(value: &[u8]) -> Result<Token, ParseTokenError> {
         // With a MAC part, report the first real problem with the number before it, if any.
-        let dot = value.iter().position(|&b| b == b'.');
-        let token = parse_decimal_bytes(value.get(..dot.unwrap_or(value.len())).unwrap_or(value))?;
-        match dot {
-            Some(_) => Err(ParseTokenError::Signed),
-            None => Ok(token),
+        // The number runs to a dot, if any, else to the end.
+        let end = value.iter().position(|&b| b == b'.').unwrap_or(value.len());
+        let token = parse_decimal_bytes(value.get(..end).unwrap_or(value))?;
+        if end < value.len() {
+            Err(ParseTokenError::Signed)
+        } else {
+            Ok(token)
         }
     }
 
