@@ -104,13 +104,13 @@ impl SignedToken {
 
     /// Parses a header value `<decimal>.<64 lowercase hex>`.
     pub fn from_header(value: &[u8]) -> Result<SignedToken, ParseSignedError> {
-        let dot = value.iter().position(|&b| b == b'.');
-        let head = value.get(..dot.unwrap_or(value.len())).unwrap_or(value);
-        let token = parse_decimal_bytes(head).map_err(ParseSignedError::Token)?;
-        let Some(dot) = dot else {
+        // The token runs to the dot, or to the end where there is none (and then no MAC).
+        let dot = value.iter().position(|&b| b == b'.').unwrap_or(value.len());
+        let token = parse_decimal_bytes(value.get(..dot).unwrap_or(value))
+            .map_err(ParseSignedError::Token)?;
+        let Some(hex) = value.get(dot + 1..) else {
             return Err(ParseSignedError::MissingMac);
         };
-        let hex = value.get(dot + 1..).unwrap_or(&[]);
         // One pass: the first non-hex character is the error; the first 64 digits are the MAC,
         // shifted into each byte high digit first.
         let mut mac = [0; MAC_LEN];
