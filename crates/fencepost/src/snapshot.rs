@@ -287,7 +287,6 @@ impl<'a> Writer<'a> {
         self.pos + 4
     }
     /// Appends the checksum; returns the length written.
-    #[inline(never)]
     pub(crate) fn finish(mut self) -> Result<usize, SnapshotError> {
         if self.bad_id {
             return Err(SnapshotError::BadId);
