@@ -479,7 +479,6 @@ pub(crate) struct Tokens {
 impl Tokens {
     /// The field that is wrong, if the sequence is inconsistent: nothing issued above the
     /// reservation.
-    #[inline(never)]
     pub(crate) fn fault(&self) -> Option<&'static str> {
         match self.next_token {
             Some(next) if next.get() - 1 > self.reserved_through => Some("next_token"),
@@ -489,7 +488,6 @@ impl Tokens {
     }
 
     /// The field that is wrong, if `l` cannot have been granted by this sequence.
-    #[inline(never)]
     pub(crate) fn lease_fault<H>(&self, l: &Lease<H>) -> Option<&'static str> {
         if l.token.get() > self.reserved_through || self.next_token.is_some_and(|n| l.token >= n) {
             Some("lease.token")
