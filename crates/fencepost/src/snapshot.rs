@@ -383,19 +383,15 @@ impl<'a> Reader<'a> {
     fn u64(&mut self) -> u64 {
         self.uint(8)
     }
-    /// The bytes of a holder id or lock name.
-    fn id_bytes(&mut self) -> &'a [u8] {
-        let len = self.uint(2) as usize;
-        if len > MAX_ID_LEN {
-            self.fail(SnapshotError::BadId);
-            return &[];
-        }
-        self.take(len)
-    }
-    /// A holder id or lock name; `None`, recorded as [`SnapshotError::BadId`], if it does not
-    /// decode.
+    /// A holder id or lock name; `None`, recorded as [`SnapshotError::BadId`], if it is too
+    /// long or does not decode.
     fn id<T: SnapshotCodec>(&mut self) -> Option<T> {
-        let id = T::decode_from(self.id_bytes());
+        let len = self.uint(2) as usize;
+        let id = if len > MAX_ID_LEN {
+            None
+        } else {
+            T::decode_from(self.take(len))
+        };
         if id.is_none() {
             self.fail(SnapshotError::BadId);
         }
