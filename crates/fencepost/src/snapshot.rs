@@ -338,7 +338,6 @@ impl<'a> Reader<'a> {
         }
     }
     /// Records `e` unless an earlier error was recorded.
-    #[inline(never)]
     fn fail(&mut self, e: SnapshotError) {
         if self.err.is_none() {
             self.err = Some(e);
