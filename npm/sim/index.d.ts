@@ -330,7 +330,8 @@ export interface RunOptions {
   fencing?: boolean;
   /** Use this seed instead of the scenario's. */
   seed?: U64;
-  /** Stop after this many events (1 to 1,000,000, the default). A run that could need more
+  /** Stop at the first step that reaches this many events (1 to 1,000,000, the default), keeping
+   * that step's events (a few at most, so a trace may hold slightly more). A run that could need more
    * memory than is left is refused (see the top of this file); one that ends within 10,000
    * events never is, while there is room for that many. */
   maxEvents?: number;

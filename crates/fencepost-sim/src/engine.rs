@@ -44,7 +44,8 @@ pub struct RunOptions {
     pub fencing: Option<bool>,
     /// Use this seed instead of the scenario's.
     pub seed: Option<u64>,
-    /// Stop after this many events (the trace says it was truncated).
+    /// Stop at the first step that reaches this many events (the trace says it was truncated).
+    /// The events of that step are all kept, so a trace may hold up to [`STEP_EVENTS`] more.
     pub max_events: usize,
     /// Record the events (off: only the verdict and document are kept; faster for sweeps).
     pub record: bool,
@@ -60,6 +61,11 @@ impl Default for RunOptions {
         }
     }
 }
+
+/// Most events one step of a run can emit. A step is one scheduled action: a delivery, say, with
+/// what it causes (a grant, an applied write) and the message it sends makes three, the most any
+/// step emits today; the bound leaves room, and debug builds check it after every step.
+pub const STEP_EVENTS: usize = 16;
 
 /// Runs a scenario (already validated) and returns its trace.
 pub fn run(scenario: &Scenario) -> Trace {
@@ -85,11 +91,12 @@ const fn live_actions(events: u64) -> u64 {
 /// module's allocator (see [`crate::growth_bytes`]) while it runs: every table that grows with
 /// its events (each event sends at most one message and applies at most one write and one fresh
 /// grant), its queued and held-back actions (one table per worker for those), and its trace
-/// (see [`trace_bytes`]) when it records one. One step may emit a few events past the limit.
+/// (see [`trace_bytes`]) when it records one. The last step may emit up to [`STEP_EVENTS`] events
+/// past the limit.
 pub fn run_bytes(max_events: usize, record: bool) -> u64 {
     use crate::growth_bytes as g;
     use core::mem::size_of;
-    let n = max_events as u64 + 16;
+    let n = (max_events + STEP_EVENTS) as u64;
     let q = live_actions(n);
     // Per worker at most 8 bytes per action and a few blocks of growth (see growth_bytes).
     let held = 8 * q * size_of::<Action>() as u64 + MAX_WORKERS as u64 * 1024;
@@ -556,7 +563,15 @@ impl<'s> Sim<'s> {
                     continue;
                 }
             }
+            #[cfg(debug_assertions)]
+            let before = self.event_count;
             self.step(s.action);
+            #[cfg(debug_assertions)]
+            debug_assert!(
+                (self.event_count - before) as usize <= STEP_EVENTS,
+                "{} events in one step",
+                self.event_count - before
+            );
         }
     }
 
