@@ -6,6 +6,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import * as fencepost from "fencepost";
+import { resealed } from "./snapshot-checksum.mjs";
 import {
   AdmitCode,
   FencedResource,
@@ -67,17 +68,6 @@ test("refusals are values with their reasons", () => {
   assert.equal(last.nextToken, null);
 });
 
-/** The CRC-32 that closes a snapshot (big-endian in its last 4 bytes). */
-function crc32(b) {
-  let c = ~0 >>> 0;
-  for (const x of b) {
-    c ^= x;
-    for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1));
-    c >>>= 0;
-  }
-  return ~c >>> 0;
-}
-
 test("snapshots restore above every token handed out, from bytes or a string", () => {
   const auth = new LeaseAuthority({ ttlMs: 30_000, firstToken: 33n, reserveBlock: 10 });
   auth.acquire("A", 0);
@@ -111,7 +101,7 @@ test("snapshots restore above every token handed out, from bytes or a string", (
   ]) {
     const odd = bytes.slice();
     odd[6] = flags;
-    new DataView(odd.buffer).setUint32(odd.length - 4, crc32(odd.subarray(0, odd.length - 4)));
+    resealed(odd);
     assert.throws(() => LeaseAuthority.restore(odd, { ttlMs: 1 }), {
       name: "RangeError",
       message: `snapshot: snapshot field \`${field}\` is inconsistent`,

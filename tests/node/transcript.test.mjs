@@ -9,6 +9,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
+import { resealed } from "./snapshot-checksum.mjs";
 
 const P = await import(process.env.FENCEPOST_TRANSCRIPT_MODULE ?? "fencepost");
 const FILE = new URL("./transcript.json", import.meta.url);
@@ -91,22 +92,12 @@ function run(fn) {
   }
 }
 
-function crc32(b) {
-  let c = ~0 >>> 0;
-  for (const x of b) {
-    c ^= x;
-    for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1));
-    c >>>= 0;
-  }
-  return ~c >>> 0;
-}
-
 /** `snap` with bytes replaced (`spec`: [position, value] pairs), its checksum fixed if asked. */
 function mutate(snap, spec) {
   const b = Uint8Array.from(snap);
   if (b.length === 0) return b;
   for (const [pos, val] of spec) b[pos % b.length] = val;
-  if (spec.fixCrc && b.length >= 4) new DataView(b.buffer).setUint32(b.length - 4, crc32(b.subarray(0, b.length - 4)));
+  if (spec.fixCrc && b.length >= 4) resealed(b);
   return b;
 }
 
