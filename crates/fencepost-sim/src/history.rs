@@ -83,14 +83,21 @@ fn name_bytes(len: usize) -> u64 {
 /// what the checker and the report it adds to held before ([`HistoryChecker::held_bytes`],
 /// [`HistoryReport::held_bytes`]): a new resource per line, two findings and a malformed line per
 /// line for the report, a doubling of the report's vectors, and while a line is read, up to 32
-/// bytes per byte of it (a value quoted in an error message, escaped, three times over).
+/// bytes per byte of it (a value quoted in an error message, escaped, three times over). A line
+/// longer than [`MAX_LINE_BYTES`] is not read, so each line is counted at most at that length.
 pub fn line_bytes(bytes: u64, lines: u64, report_held: u64) -> u64 {
     let per_line = ENTRY_BYTES
         + 3 * name_bytes(MAX_NAME)
         + 2 * (size_of::<Finding>() as u64 + 3 * name_bytes(MAX_NAME))
         + size_of::<Malformed>() as u64
         + name_bytes(MAX_MESSAGE);
-    32 * bytes + lines * per_line + 2 * report_held + MAP_BYTES
+    let read = bytes.min(lines.saturating_mul(MAX_LINE_BYTES as u64));
+    32 * read + lines * per_line + 2 * report_held + MAP_BYTES
+}
+
+/// What a line longer than [`MAX_LINE_BYTES`] is reported with.
+fn too_long() -> String {
+    format!("longer than {MAX_LINE_BYTES} bytes")
 }
 
 /// `message` cut to at most [`MAX_MESSAGE`] bytes: its start and its end around "…"; either way
@@ -414,7 +421,7 @@ impl HistoryChecker {
     /// bytes rather than hold them: the same as [`HistoryChecker::check_line`] says of it.
     pub fn skip_long_line(&mut self) -> Malformed {
         self.summary.lines += 1;
-        self.malformed(format!("longer than {MAX_LINE_BYTES} bytes"))
+        self.malformed(too_long())
     }
 
     /// Counts the current line as malformed, for `message`.
@@ -433,7 +440,7 @@ impl HistoryChecker {
         let no = self.summary.lines;
         let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
         let parsed = if bytes.len() > MAX_LINE_BYTES {
-            Err(format!("longer than {MAX_LINE_BYTES} bytes"))
+            Err(too_long())
         } else if bytes.iter().all(u8::is_ascii_whitespace) {
             return LineReport::default();
         } else {

@@ -17,7 +17,9 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use fencepost_sim::engine::run_bytes;
 use fencepost_sim::explore::{Scope, Search, SearchOptions, search_bytes, world_of};
-use fencepost_sim::history::{HistoryChecker, HistoryReport, MAX_MESSAGE, line_bytes};
+use fencepost_sim::history::{
+    HistoryChecker, HistoryReport, MAX_LINE_BYTES, MAX_MESSAGE, line_bytes,
+};
 use fencepost_sim::{RunOptions, Scenario, growth_bytes, preset, run_with};
 
 struct Counting;
@@ -289,4 +291,12 @@ fn a_history_check_stays_within_its_bounds() {
     assert_eq!(near.malformed.len(), 2_000);
     let m = &near.malformed[0].message;
     assert!(m.len() > 200 && m.len() <= MAX_MESSAGE, "{m}");
+    // Lines of escapes right at the longest a line may be (each one read), and lines four times
+    // that (not read: counted at the longest, not at their length).
+    let at_limit = r"\u0001".repeat((MAX_LINE_BYTES - 100) / 6);
+    let text = string_tokens(3, &at_limit);
+    assert!(text.lines().all(|l| l.len() <= MAX_LINE_BYTES));
+    assert_eq!(check_in_pieces(&text, 3, 100).malformed.len(), 3);
+    let over = check_in_pieces(&string_tokens(2, &at_limit.repeat(4)), 2, 100);
+    assert_eq!(over.malformed[1].message, "longer than 1048576 bytes");
 }
