@@ -38,3 +38,24 @@ fn every_seed_gives_its_expected_verdict() {
     let want: Vec<(String, usize)> = EXPECTED.iter().map(|(n, v)| (n.to_string(), *v)).collect();
     assert_eq!(seen, want);
 }
+
+#[test]
+fn a_run_that_reaches_its_limit_inside_a_step_keeps_the_whole_step() {
+    use fencepost_sim::engine::STEP_EVENTS;
+    use fencepost_sim::{RunOptions, Scenario, run_with};
+    let text = include_str!("../../../fuzz/corpus/scenario/limit-mid-step.json");
+    let s = Scenario::from_json(text).expect("the seed is a valid scenario");
+    let t = run_with(
+        &s,
+        RunOptions {
+            max_events: 20_000,
+            ..RunOptions::default()
+        },
+    );
+    // Event 19,999 (0-based) is a renew answered in the same step by its send.
+    assert_eq!(t.events.len(), 20_001);
+    assert!(t.truncated);
+    let last = &t.events[20_000];
+    assert_eq!((last.seq, last.t_ms), (20_000, t.events[19_999].t_ms));
+    assert!(t.events.len() <= 20_000 + STEP_EVENTS);
+}
