@@ -302,8 +302,9 @@ pub struct WasmModule {
 /// 67 B gzip smaller, the simulator 1170 / 420). The two differ only when the addition wraps past
 /// 4 GiB, and then the folded access traps instead of landing in the lowest kilobyte of memory.
 /// Rust lays a module out stack first: the stack grows down from 1 MiB, so the lowest kilobyte is
-/// only reached by a stack nearly 1 MiB deep, and data and heap lie above it, which
-/// [`check_low_memory_unused`] verifies on every build. A valid access never wraps, so the option
+/// only reached by a stack nearly 1 MiB deep; data lies above the stack, and the heap above all
+/// the memory the module starts with. [`check_low_memory_unused`] verifies the stack and the data
+/// on every build. A valid access never wraps, so the option
 /// changes nothing a correct program does.
 const SIZE_PASSES: &[&str] = &[
     "--low-memory-unused",
@@ -405,9 +406,12 @@ fn build_module(module: &WasmModule, wasm_opt: &Path, dist: &Path) -> Result<Str
 /// wasm-opt's `--low-memory-unused` assumes the first kilobyte.
 const LOW_MEMORY: u64 = 1024;
 
+/// Where Rust's linker starts the stack by default (it grows down to address 0).
+const STACK: u64 = 1 << 20;
+
 /// Checks that `wasm` places no data below [`LOW_MEMORY`] and that its stack pointer (its first
-/// global, as Rust's linker lays it out) starts above it, so that only a stack nearly as deep as
-/// its start reaches the low kilobyte.
+/// global, as Rust's linker lays it out) starts at [`STACK`] or above, so that only a stack
+/// nearly 1 MiB deep reaches the low kilobyte.
 fn check_low_memory_unused(wasm: &[u8]) -> Result {
     let layout = memory_layout(wasm)?;
     if let Some(&(at, len)) = layout.data.iter().find(|&&(at, _)| at < LOW_MEMORY) {
@@ -417,10 +421,10 @@ fn check_low_memory_unused(wasm: &[u8]) -> Result {
         ));
     }
     match layout.stack_pointer {
-        Some(sp) if sp >= 64 * LOW_MEMORY => Ok(()),
+        Some(sp) if sp >= STACK => Ok(()),
         sp => Err(format!(
-            "the stack starts at {sp:?}, not at least 64 KiB up: its low end may be in use, \
-             which wasm-opt --low-memory-unused assumes it is not"
+            "the stack starts at {sp:?}, below {STACK}: a shallower call chain reaches the low \
+             kilobyte that wasm-opt --low-memory-unused assumes unused"
         )),
     }
 }
@@ -456,7 +460,7 @@ fn memory_layout(wasm: &[u8]) -> Result<MemoryLayout> {
             6 if s.uleb()? > 0 => {
                 let (ty, mutable) = (s.byte()?, s.byte()?);
                 if ty == 0x7f && mutable == 1 && s.byte()? == 0x41 {
-                    layout.stack_pointer = Some(s.sleb()? as u64);
+                    layout.stack_pointer = Some(s.sleb()? as u64 & 0xffff_ffff);
                 }
             }
             // Data: active segments of memory 0 (flags 0) or of a named memory (flags 2).
@@ -935,7 +939,8 @@ mod tests {
         let m = module(&[(6, &sp), (11, &low)]);
         let e = check_low_memory_unused(&m).unwrap_err();
         assert!(e.contains("1 bytes lies at address 1023"), "{e}");
-        // Data at 1024 is fine; a stack that starts at 4096 is not (its low end is in use).
+        // Data at 1024 is fine; a stack that starts below 1 MiB is not (a shallower call chain
+        // reaches the low kilobyte).
         let at_1024 = [1, 0, 0x41, 0x80, 0x08, 0x0b, 1, 7];
         assert_eq!(
             check_low_memory_unused(&module(&[(6, &sp), (11, &at_1024)])),
@@ -943,7 +948,16 @@ mod tests {
         );
         let small = [1, 0x7f, 1, 0x41, 0x80, 0x20, 0x0b];
         let e = check_low_memory_unused(&module(&[(6, &small)])).unwrap_err();
-        assert!(e.contains("starts at Some(4096)"), "{e}");
+        assert!(e.contains("starts at Some(4096), below 1048576"), "{e}");
+        let just_below = [1, 0x7f, 1, 0x41, 0xf0, 0xff, 0x3f, 0x0b];
+        let e = check_low_memory_unused(&module(&[(6, &just_below)])).unwrap_err();
+        assert!(e.contains("starts at Some(1048560)"), "{e}");
+        // An address is unsigned: -16 as an i32 constant is 16 bytes below 4 GiB.
+        let top = [1, 0x7f, 1, 0x41, 0x70, 0x0b];
+        assert_eq!(
+            memory_layout(&module(&[(6, &top)])).unwrap().stack_pointer,
+            Some(0xffff_fff0)
+        );
         // No stack pointer to read, a computed address, a truncated module: refused.
         assert!(check_low_memory_unused(&module(&[])).is_err());
         let computed = [1, 0, 0x23, 0, 0x0b, 0];
