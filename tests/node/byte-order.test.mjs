@@ -3,7 +3,9 @@
 // host's byte order: over the module's memory its words come out byte-swapped, and the bytes of a
 // caller's BigUint64Array of tokens are big-endian. Here those classes are made to behave as they
 // do on such a host before the package loads (element reads and writes; their methods stay
-// native); what the package answers must not change.
+// native, so a read through at(), subarray() or iteration is not emulated: the package reads the
+// module's memory only by index and through a DataView); what the package answers must not
+// change.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 

@@ -4,7 +4,8 @@
 // batch size, tables large enough to grow the module's memory) whose results and thrown errors
 // (type and message) must hash to what transcript.json holds. That file was recorded from the
 // package as built before its WebAssembly exports were merged (commit 2db745a), so a change of any
-// result or message shows here. To record it again after an intended change:
+// result or message shows here; it was recorded again once since, for the one intended change of
+// message (a short TokenSigner key, commit c439768). To record it again after an intended change:
 //   FENCEPOST_TRANSCRIPT_RECORD=1 node transcript.test.mjs
 import { test } from "node:test";
 import assert from "node:assert/strict";

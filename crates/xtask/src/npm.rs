@@ -85,10 +85,11 @@ pub struct Budget {
 /// shared parse of the header's token for the unsigned and signed forms (+89 / +41), the HMAC pads
 /// built through the hash (+20 gzip), a rolling 16-word message schedule (+4), the writer passed
 /// by reference to the layout closures (+11), wasm-opt's -ocimfs/-aimfs, --monomorphize,
-/// --dae-optimizing, a third round of re-looping. Of what is left, 0.4 KB (0.13 KB gzip) is two
-/// refusals instead of a hang or a trap: a table restored from locks in any order is put in name
-/// order once (not by one insertion each, quadratic), and an input area the memory cannot hold
-/// answers 0 (see `input` in the bindings). Opt-level "s" is 1.6 KB bigger, "2" 11 KB; other
+/// --dae-optimizing, a third round of re-looping. Of what is left, about 0.4 KB (0.13 KB gzip,
+/// measured on the 24.6 KB build) is two refusals instead of a hang or a trap: a table restored
+/// from locks in any order is put in name order once (not by one insertion each, quadratic), and
+/// an input area the memory cannot hold answers 0 (see `input` in the bindings). On the 17339 B
+/// build, opt-level "s" is 1889 / 867 B bigger, "2" 9568 / 3597; other
 /// wasm-opt passes (--converge, --gufa, -Os) change nothing; `-tnh` would save about 1 KB only by
 /// letting wasm-opt assume a trap never happens, which this package does not assume, and minifying
 /// export names (about 0.3 / 0.2 KB) would leave the module's exports unreadable. The raw line is
@@ -788,8 +789,10 @@ fn free_port() -> Result<u16> {
 }
 
 /// Everything `cargo xtask test` checks about the npm package: the build, the size budget, and
-/// the story (plus misuse and types) in Node ESM and CJS, TypeScript, workerd, Deno and Chromium,
-/// each from the packed tarball in a fresh fixture project.
+/// the story in Node ESM and CJS, TypeScript, workerd, Deno and Chromium, each from the packed
+/// tarball in a fresh fixture project; in Node also misuse, the API in detail, the transcript of
+/// recorded behaviour, a big-endian host, the simulator (against the CLI too) and the README's
+/// examples.
 pub fn test() -> Result {
     let started = std::time::Instant::now();
     step("clippy on the bindings as built for wasm32 (allocator, single-threaded state)");

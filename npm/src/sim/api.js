@@ -89,7 +89,7 @@ const ready = loader.ready;
 // must stay below MEMORY_END.
 
 const MIB = 2 ** 20;
-/** Most bytes live runs, sweeps and searches may hold between them. */
+/** Most bytes live runs, sweeps, searches and history checkers may hold between them. */
 const MEMORY_CAP = 3072 * MIB;
 /** Most bytes one search may take. */
 const SEARCH_SHARE = 2048 * MIB;
