@@ -21,16 +21,21 @@ function fencepost(...args) {
   return { json: r.stdout.slice(0, -1), status: r.status };
 }
 
-/** Runs `f` with the path of a file holding `scenario` as JSON, removed afterwards. */
-function withScenarioFile(name, scenario, f) {
+/** Runs `f` with the path of a file named `name` holding `text`, removed afterwards. */
+function withFile(name, text, f) {
   const dir = mkdtempSync(join(tmpdir(), "fencepost-sim-cli-"));
   try {
     const file = join(dir, name);
-    writeFileSync(file, toJson(scenario));
+    writeFileSync(file, text);
     f(file);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** Runs `f` with the path of a file holding `scenario` as JSON, removed afterwards. */
+function withScenarioFile(name, scenario, f) {
+  withFile(name, toJson(scenario), f);
 }
 
 test("the CLI to compare with is named in FENCEPOST_CLI", () => {
@@ -119,17 +124,12 @@ test("a line over 1 MiB is malformed for `fencepost check`, checkHistory and His
     write(5, "A", 33), // a stale write, after the long lines
   ];
   const text = `${lines.join("\n")}\n`;
-  const dir = mkdtempSync(join(tmpdir(), "fencepost-check-cli-"));
   let cliOut;
-  try {
-    const file = join(dir, "history.jsonl");
-    writeFileSync(file, text);
+  withFile("history.jsonl", text, (file) => {
     const r = spawnSync(cli, ["check", file, "--format", "json"], { encoding: "utf8", maxBuffer: 64 << 20 });
     assert.equal(r.status, 1, r.stderr);
     cliOut = r.stdout.trimEnd().split("\n").map((l) => JSON.parse(l));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
   const cliMalformed = cliOut.filter((o) => o.malformed).map((o) => [o.malformed.line, o.malformed.message]);
   const cliFindings = cliOut.filter((o) => o.finding).map((o) => [o.finding.line, o.finding.kind]);
   const cliSummary = cliOut.find((o) => o.summary).summary;
