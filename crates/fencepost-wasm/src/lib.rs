@@ -1,7 +1,8 @@
 //! WebAssembly bindings of the fencepost core, for the npm package `fencepost`.
 //!
 //! These bindings are deliberately thin and speak only numbers and bigints: strings and bytes cross
-//! through the module's memory (see [`input`] and [`output`]).
+//! through the module's memory (see [`input`], and [`out`] for the record that gives the output
+//! area's address).
 //! Every lease and fence rule lives in the `fencepost` crate; this crate turns its results into
 //! small integer codes, and the package's hand-written JavaScript (`npm/src/api.js`) turns those
 //! into the objects, `TypeError`s and `RangeError`s its users see.
@@ -320,7 +321,7 @@ pub mod admit {
     pub const CURRENT: u32 = 3;
     /// Refused: the signature does not verify.
     pub const FORGED: u32 = 4;
-    /// Refused: the signed token could not be parsed (see `error` in [`Out`]).
+    /// Refused: the signed token could not be parsed (see `error` in [`Out`](super::Out)).
     pub const MALFORMED: u32 = 6;
     /// The index is not a guard (it was freed).
     pub const NO_GUARD: u32 = 8;
@@ -348,7 +349,7 @@ pub mod acquire {
     pub const REENTRY_LIMIT: u32 = 3;
     /// Every token was issued.
     pub const EXHAUSTED: u32 = 4;
-    /// The holder id (or lock name) is too long: see `error` in [`Out`].
+    /// The holder id (or lock name) is too long: see `error` in [`Out`](super::Out).
     pub const BAD_NAME: u32 = 5;
     /// A refusal this build does not know.
     pub const OTHER: u32 = 6;
