@@ -40,19 +40,16 @@ const BIG = new Set(["seed", "first_seed", "first_token", "token", "previous", "
 // -------------------------------------------------------------------------------------------
 // Calls into the module.
 
-/** The module's exports (numbers only; `memory` for the memory checks), once instantiated. */
-let X = null;
 /** The glue's functions (strings in, JSON text and strings out). No JavaScript of the program
  * runs during a call into the module: values leave as JSON text, parsed once the call returned. */
 const R = raw;
-/** The module's own exports, once instantiated. */
+/** The module's own exports (numbers only; `memory` for the memory checks), once instantiated. */
 let W = null;
 
 // -------------------------------------------------------------------------------------------
 // Loading the module.
 
 const loader = wasmLoader(raw, "fencepost_sim_bg.js", "fencepost/sim", "fencepost/sim/slim", "sweep_step", (exports) => {
-  X = exports;
   W = exports;
 });
 
@@ -96,17 +93,9 @@ const SEARCH_SHARE = 2048 * MIB;
 /** Where the objects' memory must end: 4 GiB less room for arguments and values written out. */
 const MEMORY_END = 3840 * MIB;
 
-/** `run_bytes(limit, true)` by limit: every run asks for it, mostly with the same limit or two. */
-const recordedRunBytes = new Map();
-
 /** A recorded run stopped at `maxEvents` events, while it runs (`run_bytes`). */
 function recordedRun(maxEvents) {
-  let bytes = recordedRunBytes.get(maxEvents);
-  if (bytes === undefined) {
-    bytes = W.memory_bound(0, maxEvents);
-    if (recordedRunBytes.size < 64) recordedRunBytes.set(maxEvents, bytes);
-  }
-  return bytes;
+  return W.memory_bound(0, maxEvents);
 }
 
 /** A sweep whose runs stop at `maxEvents` events (`sweep_bytes`). */
@@ -154,7 +143,7 @@ function mib(bytes) {
 
 /** Refuses to make an object that could need `bytes` bytes when they may not be left. */
 function room(argName, what, bytes, lower = argName) {
-  const used = X.memory.buffer.byteLength;
+  const used = W.memory.buffer.byteLength;
   const left = Math.min(MEMORY_CAP - held, MEMORY_END - used - growing);
   if (bytes > MEMORY_CAP) {
     // Not even with every other object freed.
