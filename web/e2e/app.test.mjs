@@ -765,7 +765,16 @@ describe("keyboard, embedding and small screens", () => {
       await p.keyboard.press(" ");
       assert.equal(await playing(), "Play");
     }
-    await p.getByLabel("Playback speed").focus();
+    // On a slider, the arrows and Home move the slider, not the story.
+    const speed = p.getByLabel("Playback speed");
+    await speed.focus();
+    const [story, slow] = [await now(), await speed.inputValue()];
+    await p.keyboard.press("ArrowRight");
+    assert.equal(await now(), story);
+    assert.equal(Number(await speed.inputValue()), Number(slow) + 1);
+    await p.keyboard.press("Home");
+    assert.equal(await now(), story);
+    assert.equal(await speed.inputValue(), await speed.getAttribute("min"));
     await p.keyboard.press("f");
     assert.equal(await fencing.isChecked(), false);
     await p.keyboard.press("?");
