@@ -314,21 +314,17 @@ fn write_search(
 /// without being held in memory.
 const MAX_LINE: usize = fencepost_sim::history::MAX_LINE_BYTES;
 
-/// Reads the next line into `buf` (without its newline), keeping at most `MAX_LINE` bytes (and
-/// the `\r` of a `\r\n` line ending, which the checker drops). Returns `None` at the end,
-/// `Some(false)` for a line that was too long.
+/// Reads the next line into `buf` (without its newline), keeping at most `MAX_LINE + 1` bytes:
+/// a line at the limit with the `\r` of a `\r\n` ending, which the checker drops. Returns `None`
+/// at the end, `Some(false)` for a longer line, which is not kept; the checker judges the rest.
 fn next_line(r: &mut impl BufRead, buf: &mut Vec<u8>) -> std::io::Result<Option<bool>> {
     buf.clear();
     let mut too_long = false;
     let mut any = false;
-    // Whether the line fits, its `\r` not counted.
-    let fits = |buf: &[u8], too_long: bool| {
-        !too_long && (buf.len() <= MAX_LINE || buf.last() == Some(&b'\r'))
-    };
     loop {
         let chunk = r.fill_buf()?;
         if chunk.is_empty() {
-            return Ok(any.then_some(fits(buf, too_long)));
+            return Ok(any.then_some(!too_long));
         }
         any = true;
         let (part, done) = match chunk.iter().position(|b| *b == b'\n') {
@@ -346,11 +342,7 @@ fn next_line(r: &mut impl BufRead, buf: &mut Vec<u8>) -> std::io::Result<Option<
         let used = done.unwrap_or(chunk.len());
         r.consume(used);
         if done.is_some() {
-            let ok = fits(buf, too_long);
-            if !ok {
-                buf.clear();
-            }
-            return Ok(Some(ok));
+            return Ok(Some(!too_long));
         }
     }
 }
@@ -437,39 +429,52 @@ pub(crate) fn check(args: &[String], out: &mut impl Write) -> Result<u8, Fail> {
 #[cfg(test)]
 mod tests {
     use super::{MAX_LINE, next_line};
+    use fencepost_sim::history::HistoryChecker;
     use std::io::{BufReader, Cursor};
 
-    /// Every line `next_line` reads from `text` (through a small buffer, so lines span reads):
-    /// whether it fits, and its length.
-    fn lines(text: &[u8]) -> Vec<(bool, usize)> {
+    /// Every line `next_line` reads from `text` (through a small buffer, so lines span reads),
+    /// as the checker then sees it: malformed or not.
+    fn malformed(text: &[u8]) -> Vec<bool> {
         let mut r = BufReader::with_capacity(4096, Cursor::new(text));
         let mut buf = Vec::new();
+        let mut checker = HistoryChecker::new();
         let mut out = Vec::new();
-        while let Some(ok) = next_line(&mut r, &mut buf).unwrap() {
-            out.push((ok, if ok { buf.len() } else { 0 }));
+        while let Some(kept) = next_line(&mut r, &mut buf).unwrap() {
+            let m = if kept {
+                checker.check_line(&buf).malformed
+            } else {
+                Some(checker.skip_long_line())
+            };
+            out.push(m.is_some());
         }
         out
     }
 
     #[test]
-    fn a_line_of_the_longest_length_fits_with_either_line_ending() {
-        let longest = vec![b'x'; MAX_LINE];
-        let with = |end: &[u8]| [longest.as_slice(), end, b"y\n"].concat();
-        assert_eq!(lines(&with(b"\n")), [(true, MAX_LINE), (true, 1)]);
+    fn a_line_of_the_longest_length_is_read_with_either_line_ending() {
+        // A write padded with spaces to the longest a line may be.
+        let w = br#"{"t":1,"resource":"r","writer":"A","token":1,"result":"ok"}"#;
+        let longest = [&w[..], &vec![b' '; MAX_LINE - w.len()]].concat();
+        let with = |line: &[u8], end: &[u8]| [line, end, &w[..], b"\n"].concat();
+        assert_eq!(malformed(&with(&longest, b"\n")), [false, false]);
         // The `\r` of `\r\n` is kept for the checker to drop, and does not count.
-        assert_eq!(lines(&with(b"\r\n")), [(true, MAX_LINE + 1), (true, 1)]);
-        assert_eq!(lines(&longest), [(true, MAX_LINE)]);
-        // One byte more is too long, whatever ends it.
-        let over = [longest.as_slice(), b"x"].concat();
-        for end in [&b"\n"[..], b"\r\n", b""] {
-            let text = [over.as_slice(), end, b"y"].concat();
-            let got = lines(&text);
-            let want: &[(bool, usize)] = if end.is_empty() {
-                &[(false, 0)]
-            } else {
-                &[(false, 0), (true, 1)]
-            };
-            assert_eq!(got, want, "ending {end:?}");
+        assert_eq!(malformed(&with(&longest, b"\r\n")), [false, false]);
+        assert_eq!(malformed(&longest), [false]);
+        // One byte more is too long, whatever ends it, and the next line is read.
+        let over = [longest.as_slice(), b" "].concat();
+        for end in [&b"\n"[..], b"\r\n"] {
+            assert_eq!(
+                malformed(&with(&over, end)),
+                [true, false],
+                "ending {end:?}"
+            );
         }
+        assert_eq!(malformed(&over), [true]);
+        // Far longer: not kept at all.
+        let mut buf = Vec::new();
+        let huge = [over.as_slice(), &vec![b' '; 5 * MAX_LINE], b"\n"].concat();
+        let mut r = BufReader::with_capacity(4096, Cursor::new(huge));
+        assert_eq!(next_line(&mut r, &mut buf).unwrap(), Some(false));
+        assert!(buf.is_empty());
     }
 }
