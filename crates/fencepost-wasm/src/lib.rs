@@ -32,6 +32,7 @@ use fencepost::{
     WriteOutcome,
 };
 use wasm_bindgen::prelude::wasm_bindgen;
+use zeroize::Zeroize;
 
 #[cfg(target_arch = "wasm32")]
 mod heap;
@@ -805,13 +806,21 @@ pub fn object_new(
                 inner: Box::new(const { FencedResource::new() }),
                 next_slot: 0,
             })),
-            (kind::SIGNER, _) => match TokenSigner::new(bytes) {
-                Ok(s) => Ok(Object::Signer(Box::new(s))),
-                Err(e) => {
-                    signature_error(e);
-                    return NONE;
+            (kind::SIGNER, _) => {
+                let made = TokenSigner::new(bytes);
+                // The key has been mixed into the signer's state: wipe the copy JavaScript wrote
+                // into the input area, made or refused, so no later read of memory finds it.
+                if let Some(key) = st.input.get_mut(..n) {
+                    key.zeroize();
                 }
-            },
+                match made {
+                    Ok(s) => Ok(Object::Signer(Box::new(s))),
+                    Err(e) => {
+                        signature_error(e);
+                        return NONE;
+                    }
+                }
+            }
             (kind::AUTHORITY, Some(cfg)) if restore => {
                 fencepost::Authority::restore_bytes(cfg, bytes).map(authority)
             }
@@ -1773,6 +1782,11 @@ mod tests {
             0,
             0.0,
         );
+        // The key's copy in the input area is wiped once the signer holds it, and when refused.
+        assert_eq!(with(Vec::new(), |st| st.input.clone()), [0; 16]);
+        let short = object_new(kind::SIGNER, false, put1("short key"), 0, 0.0, 0.0, 0, 0.0);
+        assert_eq!(short, NONE);
+        assert_eq!(with(Vec::new(), |st| st.input.clone()), [0; 9]);
         let n = signer_sign(s, put1("orders"), 34);
         let h = String::from_utf8(output_bytes(n)).unwrap();
         assert_eq!(h.split('.').next(), Some("34"));

@@ -176,7 +176,7 @@ fn renew(c: &mut Criterion) {
 fn signed_verify(c: &mut Criterion) {
     #[cfg(feature = "signed")]
     {
-        use hmac::{Hmac, Mac};
+        use hmac::{Hmac, KeyInit, Mac};
         use sha2::Sha256;
 
         let key = b"0123456789abcdef0123456789abcdef";
@@ -186,7 +186,7 @@ fn signed_verify(c: &mut Criterion) {
         g.bench_function("fencepost", |b| {
             b.iter(|| signer.verify(black_box(b"orders"), black_box(&signed)))
         });
-        let keyed = <Hmac<Sha256> as Mac>::new_from_slice(key).expect("any key length");
+        let keyed = <Hmac<Sha256> as KeyInit>::new_from_slice(key).expect("any key length");
         let message = [0u8; 19 + 2 + 6 + 8];
         g.bench_function("baseline", |b| {
             b.iter(|| {

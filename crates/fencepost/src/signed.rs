@@ -11,11 +11,13 @@
 //! Encodings: 40 bytes (token big-endian, then the 32-byte MAC), or the `Fencing-Token` header
 //! value `<decimal token>.<64 lowercase hex digits>`, e.g. `34.9c1f…`.
 
-mod sha256;
-
 use core::fmt;
 
-use self::sha256::{HmacKey, Sha256};
+use hmac::digest::block_api::CoreProxy;
+use hmac::{Hmac, KeyInit, Mac};
+use sha2::Sha256;
+use zeroize::ZeroizeOnDrop;
+
 use crate::guard::{Admission, Guard};
 use crate::token::{MAX_DECIMAL_LEN, ParseTokenError, Token, parse_decimal_bytes};
 
@@ -215,10 +217,21 @@ impl fmt::Display for SignatureError {
 impl core::error::Error for SignatureError {}
 
 /// Signs and verifies tokens with one secret key. Both the authority and the resource hold it.
+///
+/// It keeps HMAC's keyed state (the key already mixed into the inner and outer hashes), so a MAC
+/// costs two compressions rather than four; that state is as secret as the key, and RustCrypto
+/// wipes it when the signer is dropped.
 #[derive(Clone)]
 pub struct TokenSigner {
-    keyed: HmacKey,
+    keyed: Hmac<Sha256>,
 }
+
+// HMAC's keyed state is two SHA-256 states and a block buffer. The buffer always wipes itself on
+// drop (block-buffer's `zeroize`); the SHA-256 state does with sha2's `zeroize` feature, which this
+// checks at compile time, so a dependency change that loses the wipe stops the build.
+const _: fn(&<Sha256 as CoreProxy>::Core) -> &dyn ZeroizeOnDrop = |core| core;
+
+impl ZeroizeOnDrop for TokenSigner {}
 
 impl fmt::Debug for TokenSigner {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -232,32 +245,40 @@ impl TokenSigner {
         if key.len() < MIN_KEY_LEN {
             return Err(SignatureError::KeyTooShort { len: key.len() });
         }
-        Ok(TokenSigner {
-            keyed: HmacKey::new(key),
-        })
+        // HMAC takes a key of any length (a long one is hashed first), so this cannot fail.
+        let keyed = <Hmac<Sha256> as KeyInit>::new_from_slice(key)
+            .map_err(|_| SignatureError::KeyTooShort { len: key.len() })?;
+        Ok(TokenSigner { keyed })
+    }
+
+    /// The MAC state after the documented input for `lock` and `token`, ready to finish or verify.
+    fn mac_of(&self, lock: &[u8], token: Token) -> Result<Hmac<Sha256>, SignatureError> {
+        let len = u16::try_from(lock.len()).map_err(|_| SignatureError::LockNameTooLong)?;
+        let mut m = self.keyed.clone();
+        m.update(DOMAIN);
+        m.update(&len.to_be_bytes());
+        m.update(lock);
+        m.update(&token.get().to_be_bytes());
+        Ok(m)
     }
 
     /// Signs `token` for the lock named `lock`.
     pub fn sign(&self, lock: &[u8], token: Token) -> Result<SignedToken, SignatureError> {
-        let len = u16::try_from(lock.len()).map_err(|_| SignatureError::LockNameTooLong)?;
-        let mut m: Sha256 = self.keyed.start();
-        m.update(DOMAIN);
-        m.update_be(len.into(), 2);
-        m.update(lock);
-        m.update_be(token.get(), 8);
+        let mac = self.mac_of(lock, token)?.finalize().into_bytes();
         Ok(SignedToken {
             token,
-            mac: self.keyed.finish(m),
+            mac: mac.into(),
         })
     }
 
-    /// Verifies a signed token for `lock` in constant time; returns the token if genuine.
+    /// Verifies a signed token for `lock`; returns the token if genuine. The MACs are compared in
+    /// constant time (RustCrypto's `verify_slice`), so timing does not tell a forger how many of
+    /// its bytes were right.
     pub fn verify(&self, lock: &[u8], signed: &SignedToken) -> Result<Token, SignatureError> {
-        match self.sign(lock, signed.token) {
-            Ok(genuine) if sha256::ct_eq(&genuine.mac, &signed.mac) => Ok(signed.token),
-            Ok(_) => Err(SignatureError::Forged),
-            Err(e) => Err(e),
-        }
+        self.mac_of(lock, signed.token)?
+            .verify_slice(&signed.mac)
+            .map_err(|_| SignatureError::Forged)?;
+        Ok(signed.token)
     }
 }
 
@@ -311,8 +332,9 @@ mod tests {
     }
 
     #[test]
-    fn mac_is_stable() {
-        // A fixed vector, so other implementations (and future versions) can check themselves.
+    fn mac_is_pinned() {
+        // Computed outside fencepost (Python's hmac module over the documented input), so other
+        // implementations, and later versions of this one, can check themselves against it.
         let s = TokenSigner::new(KEY).unwrap();
         let mut buf = [0; SIGNED_HEADER_MAX];
         let header = s
@@ -320,10 +342,17 @@ mod tests {
             .unwrap()
             .to_header(&mut buf)
             .to_string();
-        assert!(header.starts_with("34."));
-        assert_eq!(header.len(), 3 + 64);
-        let again = s.sign(b"orders", t(34)).unwrap();
-        assert_eq!(SignedToken::from_header(header.as_bytes()), Ok(again));
+        assert_eq!(
+            header,
+            "34.59fec7e4418cf074a18e55aa3dc05f197853a865007efa9d0fba0b30a9cf452c"
+        );
+        assert_eq!(
+            s.verify(
+                b"orders",
+                &SignedToken::from_header(header.as_bytes()).unwrap()
+            ),
+            Ok(t(34))
+        );
     }
 
     #[test]
@@ -341,22 +370,86 @@ mod tests {
         }
     }
 
+    /// HMAC-SHA-256 of `data` under `key`, through the signer's keyed state (any key length).
+    fn raw_mac(key: &[u8], data: &[u8]) -> [u8; MAC_LEN] {
+        let signer = TokenSigner {
+            keyed: <Hmac<Sha256> as KeyInit>::new_from_slice(key).unwrap(),
+        };
+        let mut m = signer.keyed.clone();
+        m.update(data);
+        m.finalize().into_bytes().into()
+    }
+
+    fn hex(s: &str) -> std::vec::Vec<u8> {
+        (0..s.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn rfc_4231_vectors() {
+        let key_4: std::vec::Vec<u8> = (1..=25).collect();
+        let cases: &[(&[u8], &[u8], &str)] = &[
+            (
+                &[0x0b; 20],
+                b"Hi There",
+                "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7",
+            ),
+            (
+                b"Jefe",
+                b"what do ya want for nothing?",
+                "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843",
+            ),
+            (
+                &[0xaa; 20],
+                &[0xdd; 50],
+                "773ea91e36800e46854db8ebd09181a72959098b3ef8c122d9635514ced565fe",
+            ),
+            (
+                &key_4,
+                &[0xcd; 50],
+                "82558a389a443c0ea4cc819899f2083a85f0faa3e578f8077a2e3ff46729665b",
+            ),
+            // Case 5 checks only the first 128 bits.
+            (
+                &[0x0c; 20],
+                b"Test With Truncation",
+                "a3b6167473100ee06e0c796c2955552b",
+            ),
+            (
+                &[0xaa; 131],
+                b"Test Using Larger Than Block-Size Key - Hash Key First",
+                "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54",
+            ),
+            (
+                &[0xaa; 131],
+                b"This is a test using a larger than block-size key and a larger than block-size data. The key needs to be hashed before being used by the HMAC algorithm.",
+                "9b09ffa71b942fcb27635fbcd5b0e944bfdc63644f0713938a7f51535c3a35e2",
+            ),
+        ];
+        for (n, (key, data, want)) in cases.iter().enumerate() {
+            let want = hex(want);
+            assert_eq!(raw_mac(key, data)[..want.len()], want[..], "case {}", n + 1);
+        }
+    }
+
     #[test]
     fn mac_is_hmac_sha256_of_the_documented_input() {
-        use hmac::{Hmac, Mac};
+        // The module docs' framing, assembled here byte by byte, for keys below, at and above the
+        // block size and lock names of every length class.
         let long_key = [0x5a; 100];
         let long_lock = std::vec![b'l'; 300];
         for key in [KEY, &long_key[..], &KEY[..MIN_KEY_LEN]] {
             let s = TokenSigner::new(key).unwrap();
             for lock in [&b""[..], b"orders", &long_lock] {
                 for v in [1, 34, u64::MAX] {
-                    let mut m = <Hmac<sha2::Sha256> as Mac>::new_from_slice(key).unwrap();
-                    m.update(b"fencepost/token/v1\0");
-                    m.update(&(lock.len() as u16).to_be_bytes());
-                    m.update(lock);
-                    m.update(&v.to_be_bytes());
-                    let want: [u8; MAC_LEN] = m.finalize().into_bytes().into();
-                    assert_eq!(s.sign(lock, t(v)).unwrap().mac, want);
+                    let mut input = std::vec::Vec::new();
+                    input.extend_from_slice(b"fencepost/token/v1\0");
+                    input.extend_from_slice(&(lock.len() as u16).to_be_bytes());
+                    input.extend_from_slice(lock);
+                    input.extend_from_slice(&v.to_be_bytes());
+                    assert_eq!(s.sign(lock, t(v)).unwrap().mac, raw_mac(key, &input));
                 }
             }
         }
