@@ -236,39 +236,10 @@ impl SnapshotCodec for Name {
         self.0.encode_into(out);
     }
     fn decode_from(bytes: &[u8]) -> Option<Name> {
-        utf8(bytes).then(|| Name(bytes.to_vec()))
+        core::str::from_utf8(bytes)
+            .is_ok()
+            .then(|| Name(bytes.to_vec()))
     }
-}
-
-/// Whether `bytes` are well-formed UTF-8: what `core::str::from_utf8(bytes).is_ok()` says, one
-/// character at a time. Names are short and restored rarely; core's check, fast on long text,
-/// is about 0.5 KB more of the module.
-fn utf8(bytes: &[u8]) -> bool {
-    let mut it = bytes.iter();
-    while let Some(&lead) = it.next() {
-        // A lead byte's leading ones count the bytes of its character (none: ASCII; one: a
-        // stray continuation byte). `n` continuation bytes follow it, and `min` is the smallest
-        // code point that needs them (below it, the encoding is overlong).
-        let (n, min) = match lead.leading_ones() {
-            0 => continue,
-            2 => (1, 0x80),
-            3 => (2, 0x800),
-            4 => (3, 0x1_0000),
-            _ => return false,
-        };
-        let mut c = u32::from(lead) & (0x3f >> n);
-        for _ in 0..n {
-            match it.next() {
-                Some(&b) if b & 0xc0 == 0x80 => c = c << 6 | u32::from(b & 0x3f),
-                _ => return false,
-            }
-        }
-        // Not overlong, not a surrogate, not beyond U+10FFFF.
-        if c < min || char::from_u32(c).is_none() {
-            return false;
-        }
-    }
-    true
 }
 
 /// The first `a` bytes of the input area and the `b` bytes after them. Lengths beyond the area
@@ -1816,42 +1787,6 @@ mod tests {
             (last_error(), last_error_detail()),
             (code::KEY_TOO_SHORT, 5)
         );
-    }
-
-    #[test]
-    fn utf8_agrees_with_core() {
-        let mut buf = [0u8; 4];
-        // Every sequence of up to three bytes, and four-byte ones around every lead byte.
-        for n in 1..=3usize {
-            for v in 0..1u32 << (8 * n) {
-                for (i, b) in buf[..n].iter_mut().enumerate() {
-                    *b = (v >> (8 * i)) as u8;
-                }
-                let b = &buf[..n];
-                assert_eq!(utf8(b), core::str::from_utf8(b).is_ok(), "{b:x?}");
-            }
-        }
-        for lead in 0xe0..=0xffu8 {
-            for x in [0x00, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xff] {
-                for y in [0x00, 0x80, 0xbf, 0xc0] {
-                    for z in [0x41, 0x80, 0xbf, 0xc0] {
-                        let b = [lead, x, y, z];
-                        assert_eq!(utf8(&b), core::str::from_utf8(&b).is_ok(), "{b:x?}");
-                    }
-                }
-            }
-        }
-        for s in [
-            "",
-            "A",
-            "lé",
-            "€uro",
-            "😀 x",
-            "\u{10ffff}",
-            "\u{d7ff}\u{e000}",
-        ] {
-            assert!(utf8(s.as_bytes()), "{s}");
-        }
     }
 
     #[test]
