@@ -104,6 +104,16 @@ mod tests {
         m
     }
 
+    /// `wasm` has its stack pointer at 1 MiB and exactly `data`, and passes the check.
+    fn assert_laid_out_at_1_mib(wasm: &[u8], data: &[(u64, u64)]) {
+        let want = MemoryLayout {
+            data: data.to_vec(),
+            stack_pointer: Some(1_048_576),
+        };
+        assert_eq!(memory_layout(wasm).unwrap(), want);
+        assert_eq!(check_low_memory_unused(wasm), Ok(()));
+    }
+
     #[test]
     fn memory_layout_reads_the_stack_pointer_and_data_segments() {
         // Global 0: mutable i32 = 1048576 (sleb 0x80 0x80 0xc0 0x00); data: one active segment
@@ -114,14 +124,7 @@ mod tests {
             0x0b, 0, // the last segment is empty
         ];
         let m = module(&[(1, &[0]), (6, &globals), (11, &data)]);
-        assert_eq!(
-            memory_layout(&m).unwrap(),
-            MemoryLayout {
-                data: vec![(1_048_576, 3), (2000, 0)],
-                stack_pointer: Some(1_048_576),
-            }
-        );
-        assert_eq!(check_low_memory_unused(&m), Ok(()));
+        assert_laid_out_at_1_mib(&m, &[(1_048_576, 3), (2000, 0)]);
     }
 
     #[test]
@@ -173,14 +176,7 @@ mod tests {
                  (data "passive, not placed"))"#,
         )
         .unwrap();
-        assert_eq!(
-            memory_layout(&wasm).unwrap(),
-            MemoryLayout {
-                data: vec![(1_048_576, 5), (1_048_600, 5)],
-                stack_pointer: Some(1_048_576),
-            }
-        );
-        assert_eq!(check_low_memory_unused(&wasm), Ok(()));
+        assert_laid_out_at_1_mib(&wasm, &[(1_048_576, 5), (1_048_600, 5)]);
 
         // The same with a string in the low kilobyte, and with the stack pointer immutable (then
         // it is not read as one) or set by an expression that is not one constant.
