@@ -10,11 +10,8 @@ use fencepost_sim::template::{self, Source, Template};
 use fencepost_sim::trace::fmt_secs;
 use fencepost_sim::{Invariant, Scenario, preset};
 
-use crate::{Fail, bad, format_is_json, load, positional};
-
-fn io(e: std::io::Error) -> Fail {
-    Fail(format!("writing output: {e}"), 2)
-}
+use crate::args::{CheckArgs, ExploreArgs, Format};
+use crate::{Fail, bad, io, load};
 
 /// A template file (or a built-in template's name).
 pub(crate) fn load_template(what: &str) -> Result<Template, Fail> {
@@ -64,42 +61,14 @@ fn target(what: &str) -> Result<Target, Fail> {
     }
 }
 
-fn number(it: &mut std::slice::Iter<'_, String>, flag: &str) -> Result<u64, Fail> {
-    let v = it
-        .next()
-        .ok_or_else(|| bad(format!("{flag} needs a number")))?;
-    v.parse()
-        .map_err(|_| bad(format!("{flag}: `{v}` is not a whole number")))
-}
-
-pub(crate) fn explore(args: &[String], out: &mut impl Write) -> Result<u8, Fail> {
-    let mut what = None;
-    let mut seeds = None;
-    let mut first_seed = 0;
-    let mut exhaustive = false;
-    let mut max_faults = 2;
-    let mut fencing = true;
-    let mut json = false;
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--seeds" => seeds = Some(number(&mut it, "--seeds")?),
-            "--first-seed" => first_seed = number(&mut it, "--first-seed")?,
-            "--max-faults" => {
-                max_faults = u32::try_from(number(&mut it, "--max-faults")?)
-                    .map_err(|_| bad("--max-faults: too large"))?;
-            }
-            "--exhaustive" => exhaustive = true,
-            "--no-fencing" => fencing = false,
-            "--format" => json = format_is_json(it.next())?,
-            other => positional(&mut what, other)?,
-        }
-    }
-    let what =
-        what.ok_or_else(|| bad("usage: explore needs a preset, a template or a scenario file"))?;
-    let target = target(&what)?;
+pub(crate) fn explore(args: &ExploreArgs, out: &mut impl Write) -> Result<u8, Fail> {
+    let what = &args.target;
+    let (first_seed, exhaustive, max_faults) = (args.first_seed, args.exhaustive, args.max_faults);
+    let fencing = !args.no_fencing;
+    let json = args.format == Format::Json;
+    let target = target(what)?;
     // Without --exhaustive, or with --seeds, sweep seeds (1000 by default).
-    let seeds = match (seeds, exhaustive) {
+    let seeds = match (args.seeds, exhaustive) {
         (Some(n), _) => Some(n),
         (None, false) => Some(1000),
         (None, true) => None,
@@ -130,7 +99,7 @@ pub(crate) fn explore(args: &[String], out: &mut impl Write) -> Result<u8, Fail>
             v["runs_per_sec"] = serde_json::json!(report.runs_per_sec(secs).round());
             doc.insert("sweep".into(), v);
         } else {
-            write_sweep(out, &report, &what, &target, secs).map_err(io)?;
+            write_sweep(out, &report, what, &target, secs).map_err(io)?;
         }
     }
     if exhaustive {
@@ -347,21 +316,13 @@ fn next_line(r: &mut impl BufRead, buf: &mut Vec<u8>) -> std::io::Result<Option<
     }
 }
 
-pub(crate) fn check(args: &[String], out: &mut impl Write) -> Result<u8, Fail> {
-    let mut path = None;
-    let mut json = false;
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--format" => json = format_is_json(it.next())?,
-            other => positional(&mut path, other)?,
-        }
-    }
-    let path = path.ok_or_else(|| bad("usage: check needs a history file (or - for stdin)"))?;
+pub(crate) fn check(args: &CheckArgs, out: &mut impl Write) -> Result<u8, Fail> {
+    let path = &args.history;
+    let json = args.format == Format::Json;
     let input: Box<dyn Read> = if path == "-" {
         Box::new(std::io::stdin().lock())
     } else {
-        Box::new(std::fs::File::open(&path).map_err(|e| bad(format!("{path}: {e}")))?)
+        Box::new(std::fs::File::open(path).map_err(|e| bad(format!("{path}: {e}")))?)
     };
     let mut reader = BufReader::with_capacity(1 << 16, input);
     let mut out = std::io::BufWriter::new(out);

@@ -1,124 +1,75 @@
-//! The `fencepost` command.
-//!
-//! ```text
-//! fencepost presets
-//! fencepost sim <preset | file.json> [--fencing | --no-fencing] [--seed N] [--format text|json]
-//! fencepost sim --template <template.json> --seed N [--fencing | --no-fencing] [--format text|json]
-//! fencepost explore <preset | template | file.json> [--seeds N] [--first-seed S] [--exhaustive]
-//!                   [--max-faults K] [--no-fencing] [--format text|json]
-//! fencepost check <history.jsonl | -> [--format text|json]
-//! fencepost check-scenario <file.json>
-//! ```
+//! The `fencepost` command: `fencepost --help` lists its commands, `fencepost <command> --help`
+//! explains one (the definitions are in [`args`]).
 //!
 //! Exit status: 0 when every invariant held, 1 when one was violated, 2 on bad input.
 
 use std::io::Write;
 use std::process::ExitCode;
 
+use clap::{CommandFactory, Parser};
 use fencepost_sim::trace::fmt_secs;
 use fencepost_sim::{Actor, Detail, Msg, PRESETS, RunOptions, Scenario, Trace, preset, run_with};
 
+mod args;
 mod explore;
 
-const USAGE: &str = "usage:
-  fencepost presets
-  fencepost sim <preset | file.json> [--fencing | --no-fencing] [--seed N] [--format text|json]
-  fencepost sim --template <template.json> --seed N [--fencing | --no-fencing] [--format text|json]
-  fencepost explore <preset | template | file.json> [--seeds N] [--first-seed S] [--exhaustive]
-                    [--max-faults K] [--no-fencing] [--format text|json]
-  fencepost check <history.jsonl | -> [--format text|json]
-  fencepost check-scenario <file.json>
-
-exit status: 0 all invariants held, 1 an invariant was violated, 2 bad input
-(check: 1 a violation was found, 2 no violation but malformed lines were skipped)";
+use args::{Cli, Command, Format, SimArgs};
 
 /// A failure to report: message and exit code.
 pub(crate) struct Fail(pub(crate) String, pub(crate) u8);
-
-/// Reads the value of `--format`: whether it asks for JSON.
-pub(crate) fn format_is_json(value: Option<&String>) -> Result<bool, Fail> {
-    match value.map(String::as_str) {
-        Some("json") => Ok(true),
-        Some("text") => Ok(false),
-        Some(other) => Err(bad(format!("--format takes text or json, not `{other}`"))),
-        None => Err(bad("--format needs a value: text or json")),
-    }
-}
-
-/// Takes a command's one positional argument; refuses unknown options and a second positional.
-pub(crate) fn positional(slot: &mut Option<String>, arg: &str) -> Result<(), Fail> {
-    if arg.starts_with("--") {
-        return Err(bad(format!("usage: unknown option `{arg}`")));
-    }
-    if slot.is_some() {
-        return Err(bad(format!("usage: unexpected argument `{arg}`")));
-    }
-    *slot = Some(arg.to_string());
-    Ok(())
-}
 
 pub(crate) fn bad(msg: impl Into<String>) -> Fail {
     Fail(msg.into(), 2)
 }
 
+pub(crate) fn io(e: std::io::Error) -> Fail {
+    Fail(format!("writing output: {e}"), 2)
+}
+
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    // Bad arguments end here, with clap's message and exit status 2.
+    let cli = Cli::parse();
     let mut out = std::io::stdout().lock();
-    match dispatch(&args, &mut out) {
+    match run(cli.command, &mut out) {
         Ok(code) => ExitCode::from(code),
         Err(Fail(msg, code)) => {
             let _ = out.flush();
             eprintln!("fencepost: {msg}");
-            if code == 2 && msg.starts_with("usage") {
-                eprintln!("{USAGE}");
-            }
             ExitCode::from(code)
         }
     }
 }
 
-fn dispatch(args: &[String], out: &mut impl Write) -> Result<u8, Fail> {
-    let io = |e: std::io::Error| Fail(format!("writing output: {e}"), 2);
-    // `<command> --help` (or -h, anywhere after it) shows the usage, as `--help` alone does.
-    if args.len() > 1 && args[1..].iter().any(|a| a == "--help" || a == "-h") {
-        writeln!(out, "{USAGE}").map_err(io)?;
-        return Ok(0);
-    }
-    match args.first().map(String::as_str) {
-        Some("presets") => {
-            if let Some(extra) = args.get(1) {
-                return Err(bad(format!(
-                    "usage: presets takes no argument, got `{extra}`"
-                )));
-            }
+fn run(command: Command, out: &mut impl Write) -> Result<u8, Fail> {
+    match command {
+        Command::Presets => {
             for p in PRESETS {
                 writeln!(out, "{:<32} {}", p.name, p.title).map_err(io)?;
             }
             Ok(0)
         }
-        Some("sim") => sim(&args[1..], out),
-        Some("explore") => explore::explore(&args[1..], out),
-        Some("check") => explore::check(&args[1..], out),
-        Some("check-scenario") => {
-            let [path] = &args[1..] else {
-                return Err(bad("usage: fencepost check-scenario <file.json>"));
-            };
-            let s = load(path)?;
+        Command::Sim(args) => sim(&args, out),
+        Command::Explore(args) => explore::explore(&args, out),
+        Command::Check(args) => explore::check(&args, out),
+        Command::CheckScenario { file } => {
+            let s = load(&file)?;
             writeln!(
                 out,
-                "{path}: ok ({} workers, {} faults)",
+                "{file}: ok ({} workers, {} faults)",
                 s.workers.len(),
                 s.faults.len()
             )
             .map_err(io)?;
             Ok(0)
         }
-        Some("-h" | "--help" | "help") => {
-            writeln!(out, "{USAGE}").map_err(io)?;
+        Command::Completions { shell } => {
+            // Generated in memory: clap_complete panics on a failed write, and a closed pipe is
+            // an error to report, not a crash.
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "fencepost", &mut script);
+            out.write_all(&script).map_err(io)?;
             Ok(0)
         }
-        Some(other) => Err(bad(format!("usage: unknown command `{other}`"))),
-        None => Err(bad("usage: a command is required")),
     }
 }
 
@@ -136,51 +87,27 @@ pub(crate) fn load(what: &str) -> Result<Scenario, Fail> {
     Scenario::from_json(&text).map_err(|e| bad(format!("{what}: {e}")))
 }
 
-fn sim(args: &[String], out: &mut impl Write) -> Result<u8, Fail> {
-    let mut target = None;
-    let mut template = None;
-    let mut opts = RunOptions::default();
-    let mut json = false;
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--template" => {
-                let v = it.next().ok_or_else(|| bad("--template needs a file"))?;
-                template = Some(explore::load_template(v)?);
-            }
-            "--fencing" => opts.fencing = Some(true),
-            "--no-fencing" => opts.fencing = Some(false),
-            "--seed" => {
-                let v = it.next().ok_or_else(|| bad("--seed needs a number"))?;
-                opts.seed = Some(
-                    v.parse()
-                        .map_err(|_| bad(format!("--seed: `{v}` is not a whole number")))?,
-                );
-            }
-            "--format" => json = format_is_json(it.next())?,
-            other => positional(&mut target, other)?,
-        }
-    }
-    let scenario = match (template, target) {
-        (Some(t), None) => {
+fn sim(args: &SimArgs, out: &mut impl Write) -> Result<u8, Fail> {
+    let mut opts = RunOptions {
+        fencing: args.fencing(),
+        seed: args.seed,
+        ..RunOptions::default()
+    };
+    // clap has made sure there is exactly one of the two, and a seed with a template.
+    let scenario = match (&args.template, &args.scenario) {
+        (Some(template), _) => {
             // The seed picks the scenario; its own seed (latency draws) comes with it.
             let seed = opts
                 .seed
                 .take()
-                .ok_or_else(|| bad("usage: sim --template needs --seed N"))?;
-            t.derive(seed)
+                .ok_or_else(|| bad("sim --template needs --seed N"))?;
+            explore::load_template(template)?.derive(seed)
         }
-        (Some(_), Some(extra)) => {
-            return Err(bad(format!(
-                "usage: unexpected argument `{extra}` with --template"
-            )));
-        }
-        (None, Some(target)) => load(&target)?,
-        (None, None) => return Err(bad("usage: sim needs a preset or a scenario file")),
+        (None, Some(target)) => load(target)?,
+        (None, None) => return Err(bad("sim needs a preset or a scenario file")),
     };
     let trace = run_with(&scenario, opts);
-    let io = |e: std::io::Error| Fail(format!("writing output: {e}"), 2);
-    if json {
+    if args.format == Format::Json {
         writeln!(out, "{}", trace.to_json()).map_err(io)?;
     } else {
         write_text(&trace, out).map_err(io)?;

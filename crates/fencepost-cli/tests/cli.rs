@@ -107,29 +107,23 @@ fn scenario_files_are_read_and_checked() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// Exit status 2, nothing on stdout, and exactly `stderr` (clap's message, for arguments).
+fn refused(args: &[&str], stderr: &str) {
+    let out = fencepost(args);
+    assert_eq!(out.status.code(), Some(2), "{args:?}");
+    assert_eq!(text(&out.stdout), "", "{args:?}");
+    assert_eq!(text(&out.stderr), stderr, "{args:?}");
+}
+
 #[test]
 fn bad_usage_is_exit_2_with_a_message() {
+    // What fencepost reads itself (a preset's name, a file) it refuses with its own message.
     for (args, msg) in [
-        (&["sim"][..], "sim needs a preset or a scenario file"),
         (
             &["sim", "no-such-story"][..],
             "`no-such-story` is neither a preset",
         ),
-        (
-            &["sim", "paused-worker", "--seed", "x"][..],
-            "--seed: `x` is not a whole number",
-        ),
-        (
-            &["sim", "paused-worker", "--format", "xml"][..],
-            "--format takes text or json, not `xml`",
-        ),
-        (
-            &["sim", "paused-worker", "--frobnicate"][..],
-            "unknown option `--frobnicate`",
-        ),
         (&["sim", "missing.json"][..], "missing.json:"),
-        (&["launch"][..], "unknown command `launch`"),
-        (&[][..], "a command is required"),
     ] {
         let out = fencepost(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
@@ -139,39 +133,231 @@ fn bad_usage_is_exit_2_with_a_message() {
             text(&out.stderr)
         );
     }
+    // Arguments are clap's to refuse, with its message.
+    refused(
+        &["sim"],
+        "error: the following required arguments were not provided:\n  <PRESET|FILE>\n\n\
+         Usage: fencepost sim <PRESET|FILE>\n\nFor more information, try '--help'.\n",
+    );
+    refused(
+        &["sim", "paused-worker", "--seed", "x"],
+        "error: invalid value 'x' for '--seed <N>': invalid digit found in string\n\n\
+         For more information, try '--help'.\n",
+    );
+    refused(
+        &["sim", "paused-worker", "--format", "xml"],
+        "error: invalid value 'xml' for '--format <FORMAT>'\n  [possible values: text, json]\n\n\
+         For more information, try '--help'.\n",
+    );
+    refused(
+        &["sim", "paused-worker", "--frobnicate"],
+        "error: unexpected argument '--frobnicate' found\n\n  \
+         tip: a similar argument exists: '--format'\n\n\
+         Usage: fencepost sim --format <FORMAT> <PRESET|FILE>\n\n\
+         For more information, try '--help'.\n",
+    );
+    refused(
+        &["launch"],
+        "error: unrecognized subcommand 'launch'\n\nUsage: fencepost <COMMAND>\n\n\
+         For more information, try '--help'.\n",
+    );
+    // No command at all: the list of commands, on stderr.
+    let out = fencepost(&[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(text(&out.stdout), "");
+    assert_eq!(text(&out.stderr), text(&fencepost(&["--help"]).stdout));
 }
+
+/// Each command and the first line of its help.
+const COMMANDS: &[(&str, &str)] = &[
+    ("presets", "List the built-in stories (presets) by name"),
+    ("sim", "Run one scenario and print its timeline and verdict"),
+    (
+        "explore",
+        "Sweep seeds, or search every fault placement within a small scope, for a violation",
+    ),
+    (
+        "check",
+        "Check a write history (JSON lines) for token regressions and stale-owner writes",
+    ),
+    (
+        "check-scenario",
+        "Read and validate a scenario file without running it",
+    ),
+    (
+        "completions",
+        "Print a shell completion script for fencepost",
+    ),
+];
 
 #[test]
 fn every_command_answers_help_with_the_usage() {
-    for cmd in ["sim", "explore", "check", "check-scenario", "presets"] {
+    for (cmd, about) in COMMANDS {
         for flag in ["--help", "-h"] {
             let out = fencepost(&[cmd, flag]);
             assert_eq!(out.status.code(), Some(0), "{cmd} {flag}");
+            let help = text(&out.stdout);
             assert!(
-                text(&out.stdout).starts_with("usage:\n  fencepost presets\n"),
-                "{cmd} {flag}"
+                help.starts_with(&format!("{about}\n")),
+                "{cmd} {flag}: {help}"
+            );
+            assert!(
+                help.contains(&format!("\nUsage: fencepost {cmd}")),
+                "{cmd} {flag}: {help}"
             );
         }
+        // `fencepost help <command>` is `<command> --help`.
+        assert_eq!(
+            text(&fencepost(&["help", cmd]).stdout),
+            text(&fencepost(&[cmd, "--help"]).stdout)
+        );
     }
+    // --help anywhere after the command shows the help and runs nothing.
     let out = fencepost(&["sim", "paused-worker", "--seed", "3", "--help"]);
     assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        text(&out.stdout),
+        text(&fencepost(&["sim", "--help"]).stdout)
+    );
+    // The overview lists every command with its first line.
+    let out = fencepost(&["--help"]);
+    assert_eq!(out.status.code(), Some(0));
+    let help = text(&out.stdout);
+    assert!(help.contains("\nUsage: fencepost <COMMAND>\n"), "{help}");
+    for (cmd, about) in COMMANDS {
+        assert!(help.contains(&format!("  {cmd:<14}  {about}\n")), "{help}");
+    }
+}
+
+#[test]
+fn sim_help_is_clap_help() {
+    let out = fencepost(&["sim", "-h"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        text(&out.stdout),
+        "Run one scenario and print its timeline and verdict
+
+Usage: fencepost sim [OPTIONS] [PRESET|FILE]
+
+Arguments:
+  [PRESET|FILE]  A preset's name (see `fencepost presets`) or a scenario file
+
+Options:
+      --template <TEMPLATE>  Run the scenario this template (a built-in one's name or a file) derives from --seed
+      --fencing              Run with fencing on, whatever the scenario says
+      --no-fencing           Run with fencing off, whatever the scenario says
+      --seed <N>             The seed of the run's random draws; with --template, the seed that picks the scenario
+      --format <FORMAT>      How to write the results [default: text] [possible values: text, json]
+  -h, --help                 Print help (see more with '--help')
+"
+    );
+    // The long form adds the command's description and each format's.
+    let long = text(&fencepost(&["sim", "--help"]).stdout);
+    for line in [
+        "The scenario is a preset, a scenario file, or the one a template derives from a seed.",
+        "          - text: Lines for a person to read\n",
+        "          - json: JSON, for programs\n",
+        "          [default: text]\n",
+    ] {
+        assert!(long.contains(line), "{line}: {long}");
+    }
+}
+
+#[test]
+fn version_is_the_crate_version() {
+    for flag in ["--version", "-V"] {
+        let out = fencepost(&[flag]);
+        assert_eq!(out.status.code(), Some(0));
+        assert_eq!(
+            text(&out.stdout),
+            format!("fencepost {}\n", env!("CARGO_PKG_VERSION"))
+        );
+    }
+}
+
+#[test]
+fn a_typo_is_refused_with_the_similar_name() {
+    refused(
+        &["simm", "paused-worker"],
+        "error: unrecognized subcommand 'simm'\n\n  tip: a similar subcommand exists: 'sim'\n\n\
+         Usage: fencepost <COMMAND>\n\nFor more information, try '--help'.\n",
+    );
+    refused(
+        &["explore", "paused-worker", "--exhaustve"],
+        "error: unexpected argument '--exhaustve' found\n\n  \
+         tip: a similar argument exists: '--exhaustive'\n\n\
+         Usage: fencepost explore --exhaustive <PRESET|TEMPLATE|FILE>\n\n\
+         For more information, try '--help'.\n",
+    );
+}
+
+#[test]
+fn completions_name_every_command() {
+    for shell in ["bash", "zsh", "fish"] {
+        let out = fencepost(&["completions", shell]);
+        assert_eq!(out.status.code(), Some(0), "{shell}");
+        let script = text(&out.stdout);
+        assert!(script.len() > 1000, "{shell}: {script}");
+        for (cmd, _) in COMMANDS {
+            assert!(script.contains(cmd), "{shell} misses {cmd}");
+        }
+        for option in ["no-fencing", "exhaustive", "max-faults", "template"] {
+            assert!(script.contains(option), "{shell} misses --{option}");
+        }
+    }
+    refused(
+        &["completions", "tcsh"],
+        "error: invalid value 'tcsh' for '<SHELL>'\n  \
+         [possible values: bash, elvish, fish, powershell, zsh]\n\n  \
+         tip: a similar value exists: 'zsh'\n\nFor more information, try '--help'.\n",
+    );
+}
+
+/// The bash script, loaded into a real bash, completes `fencepost s` and `fencepost sim --no`.
+#[test]
+fn bash_completes_commands_and_options() {
+    let script = text(&fencepost(&["completions", "bash"]).stdout);
+    let dir = std::env::temp_dir().join(format!("fencepost-cli-bash-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("fencepost.bash");
+    std::fs::write(&path, script).unwrap();
+    let complete = |words: &str| {
+        let line = format!(
+            "source {}; COMP_WORDS=({words}); COMP_CWORD=$((${{#COMP_WORDS[@]}} - 1)); \
+             _fencepost fencepost \"${{COMP_WORDS[-1]}}\" \"${{COMP_WORDS[-2]}}\"; \
+             echo \"${{COMPREPLY[@]}}\"",
+            path.display()
+        );
+        let out = std::process::Command::new("bash")
+            .args(["--norc", "-c", &line])
+            .output()
+            .expect("bash runs");
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        text(&out.stdout)
+    };
+    assert_eq!(complete("fencepost s"), "sim\n");
+    assert_eq!(complete("fencepost check"), "check check-scenario\n");
+    assert_eq!(complete("fencepost sim --no"), "--no-fencing\n");
+    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
 fn stray_and_missing_arguments_are_named() {
-    let out = fencepost(&["presets", "--bogus"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        text(&out.stderr)
-            .starts_with("fencepost: usage: presets takes no argument, got `--bogus`\n"),
-        "{}",
-        text(&out.stderr)
+    refused(
+        &["presets", "--bogus"],
+        "error: unexpected argument '--bogus' found\n\nUsage: fencepost presets\n\n\
+         For more information, try '--help'.\n",
     );
-    let out = fencepost(&["sim", "paused-worker", "--format"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert_eq!(
-        text(&out.stderr),
-        "fencepost: --format needs a value: text or json\n"
+    refused(
+        &["sim", "paused-worker", "--format"],
+        "error: a value is required for '--format <FORMAT>' but none was supplied\n  \
+         [possible values: text, json]\n\nFor more information, try '--help'.\n",
+    );
+    refused(
+        &["sim", "paused-worker", "other-story"],
+        "error: unexpected argument 'other-story' found\n\n\
+         Usage: fencepost sim [OPTIONS] [PRESET|FILE]\n\n\
+         For more information, try '--help'.\n",
     );
     let out = fencepost(&["sim", "--template", "no-such-template", "--seed", "1"]);
     assert_eq!(out.status.code(), Some(2));

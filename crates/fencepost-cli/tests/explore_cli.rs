@@ -78,9 +78,14 @@ fn sim_replays_one_seed_of_a_template() {
     assert_eq!(code, 1);
     let (code, _, _) = fencepost(&["sim", "--template", "pauses-holds-skew", "--seed", "1"]);
     assert_eq!(code, 0);
-    let (code, _, err) = fencepost(&["sim", "--template", "pauses-holds-skew"]);
-    assert_eq!(code, 2);
-    assert!(err.contains("sim --template needs --seed N"), "{err}");
+    let (code, out, err) = fencepost(&["sim", "--template", "pauses-holds-skew"]);
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert_eq!(
+        err,
+        "error: the following required arguments were not provided:\n  --seed <N>\n\n\
+         Usage: fencepost sim --seed <N> --template <TEMPLATE> [PRESET|FILE]\n\n\
+         For more information, try '--help'.\n"
+    );
 }
 
 #[test]

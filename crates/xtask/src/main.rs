@@ -1,60 +1,79 @@
-//! Project tasks: `cargo xtask <demo | test | bench | fuzz | size | dist>`.
+//! Project tasks: `cargo xtask <demo | test | bench | fuzz | size | dist | ...>`; `cargo xtask
+//! --help` lists them all.
 //!
 //! Every tool a task needs is installed here, pinned and idempotently, so a fresh machine needs
 //! nothing but rustup, cargo and Node.js.
 
 mod edge;
+mod memory_layout;
 mod npm;
 mod sim;
+mod sizes;
 mod tools;
 mod web;
 
 use std::process::ExitCode;
 
+use clap::{Parser, Subcommand};
+
 use tools::{Cmd, root};
 
-const USAGE: &str = "usage: cargo xtask <command>
+/// Project tasks for fencepost; every tool a task needs is installed on first use.
+#[derive(Parser)]
+#[command(name = "cargo xtask", bin_name = "cargo xtask")]
+struct Cli {
+    #[command(subcommand)]
+    task: Task,
+}
 
-commands:
-  demo            set everything up and serve the visualizer on http://127.0.0.1:8080
-  test            everything CI checks: fmt, clippy, tests, no_std builds, the npm package,
-                  the edge services, the visualizer end to end in headless Chromium
-  bench           benchmarks (ns/op, ratios against a baseline measured in the same run), then
-                  the visualizer's playback in headless Chromium
-  test-npm        only the npm package's checks of `test` (build, sizes, Node, tsc, workerd, Deno, Chromium)
-  test-web        only the visualizer's checks of `test` (wasm32 clippy, release build, end to end)
-  bench-npm       the npm package's Node benchmark (wasm admit vs plain JS, batches, acquire, sim)
-  bench-web       only the visualizer's part of `bench` (load to first timeline, p95 frame time)
-  dist            build the npm package into npm/dist (wasm, bindings, entry points)
-  size            raw / gzip / brotli of each .wasm in npm/dist, against its budget, and the
-                  visualizer's wasm against its goal
-  fuzz [SECS]     run every fuzz target for SECS seconds each (default 30)
-";
+/// One variant per task, its doc comment the help line; `main` maps each to its function.
+#[derive(Subcommand)]
+enum Task {
+    /// Set everything up and serve the visualizer on http://127.0.0.1:8080
+    Demo,
+    /// Everything CI checks: fmt, clippy, tests, no_std builds, the npm package, the edge
+    /// services, the visualizer end to end in headless Chromium
+    Test,
+    /// Benchmarks (ns/op, ratios against a baseline measured in the same run), then the
+    /// visualizer's playback in headless Chromium
+    Bench,
+    /// Only the npm package's checks of `test` (build, sizes, Node, tsc, workerd, Deno, Chromium)
+    TestNpm,
+    /// Only the visualizer's checks of `test` (wasm32 clippy, release build, end to end)
+    TestWeb,
+    /// The npm package's Node benchmark (wasm admit vs plain JS, batches, acquire, sim)
+    BenchNpm,
+    /// Only the visualizer's part of `bench` (load to first timeline, p95 frame time)
+    BenchWeb,
+    /// Build the npm package into npm/dist (wasm, bindings, entry points)
+    Dist,
+    /// Raw / gzip / brotli of each .wasm in npm/dist, against its budget, and the visualizer's
+    /// wasm against its goal
+    Size,
+    /// Run every fuzz target for SECS seconds each
+    Fuzz {
+        /// Seconds per target
+        #[arg(value_name = "SECS", default_value_t = 30)]
+        secs: u64,
+    },
+}
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let result = match args.first().map(String::as_str) {
-        Some("demo") => demo(),
-        Some("test") => test(),
-        Some("bench") => bench(),
-        Some("test-npm") => npm::test(),
-        Some("test-web") => web::test(),
-        Some("bench-web") => web::bench(),
-        Some("bench-npm") => npm::bench(),
-        Some("dist") => npm::dist(),
-        Some("size") => {
+    // An unknown task or a bad argument ends here, with clap's message and exit status 2.
+    let result = match Cli::parse().task {
+        Task::Demo => demo(),
+        Task::Test => test(),
+        Task::Bench => bench(),
+        Task::TestNpm => npm::test(),
+        Task::TestWeb => web::test(),
+        Task::BenchNpm => npm::bench(),
+        Task::BenchWeb => web::bench(),
+        Task::Dist => npm::dist(),
+        Task::Size => {
             let npm = npm::size();
             web::size().and(npm)
         }
-        Some("fuzz") => fuzz(args.get(1).map(String::as_str)),
-        Some("-h" | "--help" | "help") => {
-            print!("{USAGE}");
-            Ok(())
-        }
-        _ => {
-            eprint!("{USAGE}");
-            return ExitCode::from(2);
-        }
+        Task::Fuzz { secs } => fuzz(secs),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -247,25 +266,23 @@ fn estimate_ns(dir: &std::path::Path) -> Result<f64> {
     let path = dir.join("new/estimates.json");
     let json = std::fs::read_to_string(&path)
         .map_err(|e| format!("reading {}: {e} (did the benchmark run?)", path.display()))?;
-    ["\"slope\":{", "\"mean\":{"]
+    let estimates: serde_json::Value =
+        serde_json::from_str(&json).map_err(|e| format!("reading {}: {e}", path.display()))?;
+    point_estimate(&estimates).ok_or_else(|| format!("no estimate in {}", path.display()))
+}
+
+/// The slope's point estimate in criterion's estimates, or else the mean's (the slope is null
+/// when criterion did not sample linearly).
+fn point_estimate(estimates: &serde_json::Value) -> Option<f64> {
+    ["slope", "mean"]
         .iter()
-        .find_map(|key| {
-            let rest = &json[json.find(key)? + key.len()..];
-            let rest = &rest[rest.find("\"point_estimate\":")? + "\"point_estimate\":".len()..];
-            let end = rest.find([',', '}'])?;
-            rest[..end].trim().parse::<f64>().ok()
-        })
-        .ok_or_else(|| format!("no estimate in {}", path.display()))
+        .find_map(|key| estimates[key]["point_estimate"].as_f64())
 }
 
 /// Runs every cargo-fuzz target in `fuzz/` for `secs` seconds each, starting from its committed
 /// seeds (`fuzz/corpus/<target>`, read-only) and keeping what it finds under `target/fuzz-corpus`.
 /// A crash fails the task; libFuzzer's output for each target is in `target/fuzz-logs`.
-fn fuzz(secs: Option<&str>) -> Result {
-    let secs: u64 = secs
-        .unwrap_or("30")
-        .parse()
-        .map_err(|_| "fuzz takes a number of seconds".to_string())?;
+fn fuzz(secs: u64) -> Result {
     tools::ensure_cargo_fuzz()?;
     let dir = root().join("fuzz");
     let list = Cmd::new("cargo")
@@ -380,5 +397,113 @@ impl FuzzStats {
             show(self.cov),
             self.corpus.as_deref().unwrap_or("?")
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+    use clap::error::ErrorKind;
+
+    fn parse(args: &[&str]) -> std::result::Result<Task, clap::Error> {
+        Cli::try_parse_from(std::iter::once("xtask").chain(args.iter().copied())).map(|c| c.task)
+    }
+
+    #[test]
+    fn every_task_keeps_its_name() {
+        Cli::command().debug_assert();
+        let names: Vec<String> = Cli::command()
+            .get_subcommands()
+            .map(|c| c.get_name().to_string())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "demo",
+                "test",
+                "bench",
+                "test-npm",
+                "test-web",
+                "bench-npm",
+                "bench-web",
+                "dist",
+                "size",
+                "fuzz"
+            ]
+        );
+        assert!(matches!(parse(&["test-npm"]), Ok(Task::TestNpm)));
+        assert!(matches!(parse(&["bench-web"]), Ok(Task::BenchWeb)));
+    }
+
+    #[test]
+    fn fuzz_takes_seconds_30_by_default() {
+        assert!(matches!(parse(&["fuzz"]), Ok(Task::Fuzz { secs: 30 })));
+        assert!(matches!(parse(&["fuzz", "5"]), Ok(Task::Fuzz { secs: 5 })));
+        let e = parse(&["fuzz", "soon"]).err().unwrap();
+        assert_eq!(e.kind(), ErrorKind::ValueValidation);
+        assert_eq!(e.exit_code(), 2);
+    }
+
+    #[test]
+    fn an_unknown_task_is_refused_with_a_suggestion() {
+        let e = parse(&["tset"]).err().unwrap();
+        assert_eq!(e.kind(), ErrorKind::InvalidSubcommand);
+        assert_eq!(e.exit_code(), 2);
+        let text = e.to_string();
+        assert!(
+            text.contains("tip: some similar subcommands exist: 'test-npm', 'test-web', 'test'"),
+            "{text}"
+        );
+        let e = parse(&[]).err().unwrap();
+        assert_eq!(e.exit_code(), 2);
+    }
+
+    #[test]
+    fn help_lists_every_task_with_its_line() {
+        let help = Cli::command().render_help().to_string();
+        assert!(help.contains("Usage: cargo xtask <COMMAND>"), "{help}");
+        for line in [
+            "  test-npm   Only the npm package's checks of `test` (build, sizes, Node, tsc, workerd, Deno, Chromium)",
+            "  fuzz       Run every fuzz target for SECS seconds each",
+        ] {
+            assert!(help.contains(line), "{line}\n{help}");
+        }
+    }
+
+    #[test]
+    fn criterion_estimates_prefer_the_slope() {
+        let slope = serde_json::json!({
+            "mean": {"point_estimate": 2.5, "standard_error": 0.1},
+            "slope": {"confidence_interval": {"lower_bound": 1.0}, "point_estimate": 1.25}
+        });
+        assert_eq!(point_estimate(&slope), Some(1.25));
+        let no_slope = serde_json::json!({"mean": {"point_estimate": 1099.0}, "slope": null});
+        assert_eq!(point_estimate(&no_slope), Some(1099.0));
+        assert_eq!(point_estimate(&serde_json::json!({"median": {}})), None);
+    }
+
+    #[test]
+    fn estimates_are_read_from_criterion_files() {
+        let dir = std::env::temp_dir().join(format!("xtask-estimates-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("new")).unwrap();
+        std::fs::write(
+            dir.join("new/estimates.json"),
+            r#"{"mean":{"confidence_interval":{"confidence_level":0.95,"lower_bound":133.1,"upper_bound":134.0},"point_estimate":133.5,"standard_error":0.2},"slope":null}"#,
+        )
+        .unwrap();
+        assert_eq!(estimate_ns(&dir), Ok(133.5));
+        std::fs::write(dir.join("new/estimates.json"), "{ not json").unwrap();
+        assert!(
+            estimate_ns(&dir)
+                .unwrap_err()
+                .contains("estimates.json: key must be a string")
+        );
+        std::fs::remove_dir_all(&dir).ok();
+        assert!(
+            estimate_ns(&dir)
+                .unwrap_err()
+                .contains("did the benchmark run?")
+        );
     }
 }

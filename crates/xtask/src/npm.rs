@@ -20,6 +20,7 @@ use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 
 use crate::Result;
+use crate::sizes::{Sizes, brotli_len, kb};
 use crate::tools::{Cmd, root, step};
 
 /// Must equal the `wasm-bindgen` crate version pinned in crates/fencepost-wasm/Cargo.toml.
@@ -223,18 +224,19 @@ pub struct WasmModule {
 
 /// The wasm-opt passes of both modules: flattening and re-looping the control flow, merging
 /// functions that differ only in constants, then -Oz twice, then flattening and re-looping what
-/// that left and -Oz twice again; each round still made both modules smaller when measured, a
-/// third did not. Every pass keeps the module's behaviour; none assumes anything about traps or
-/// memory.
+/// that left and -Oz twice again. The second round finds more to fold once the first has
+/// simplified the control flow; a third finds nothing more. Every pass keeps the module's
+/// behaviour; none assumes anything about traps or memory.
 ///
 /// One option comes first and applies to every pass: `--low-memory-unused`, which lets wasm-opt
 /// fold a constant added to an address into the load or store's offset. The two differ only when
 /// the addition wraps past 4 GiB, and then the folded access traps instead of landing in the
 /// lowest kilobyte of memory. Rust lays a module out stack first: the stack grows down from 1 MiB,
 /// so the lowest kilobyte is only reached by a stack nearly 1 MiB deep; data lies above the stack,
-/// and the heap above all the memory the module starts with. [`check_low_memory_unused`] verifies
-/// the stack and the data on every build. A valid access never wraps, so the option changes
-/// nothing a correct program does.
+/// and the heap above all the memory the module starts with.
+/// [`check_low_memory_unused`](crate::memory_layout::check_low_memory_unused) verifies the stack
+/// and the data on every build. A valid access never wraps, so the option changes nothing a
+/// correct program does.
 const SIZE_PASSES: &[&str] = &[
     "--low-memory-unused",
     "--flatten",
@@ -308,7 +310,7 @@ fn build_module(module: &WasmModule, wasm_opt: &Path, dist: &Path) -> Result<Str
         .run()?;
     let wasm = format!("{}_bg.wasm", module.name);
     let bound_wasm = bound.join(&wasm);
-    check_low_memory_unused(
+    crate::memory_layout::check_low_memory_unused(
         &fs::read(&bound_wasm).map_err(|e| format!("reading {}: {e}", bound_wasm.display()))?,
     )
     .map_err(|e| format!("{}: {e}", bound_wasm.display()))?;
@@ -329,141 +331,6 @@ fn build_module(module: &WasmModule, wasm_opt: &Path, dist: &Path) -> Result<Str
     let glue = read(&bound.join(format!("{}_bg.js", module.name)))?;
     write(&dist.join(format!("{}_bg.js", module.name)), &glue)?;
     Ok(glue)
-}
-
-/// Below this address a module keeps nothing but the far end of its stack (see [`SIZE_PASSES`]):
-/// wasm-opt's `--low-memory-unused` assumes the first kilobyte.
-const LOW_MEMORY: u64 = 1024;
-
-/// Where Rust's linker starts the stack by default (it grows down to address 0).
-const STACK: u64 = 1 << 20;
-
-/// Checks that `wasm` places no data below [`LOW_MEMORY`] and that its stack pointer (its first
-/// global, as Rust's linker lays it out) starts at [`STACK`] or above, so that only a stack
-/// nearly 1 MiB deep reaches the low kilobyte.
-fn check_low_memory_unused(wasm: &[u8]) -> Result {
-    let layout = memory_layout(wasm)?;
-    if let Some(&(at, len)) = layout.data.iter().find(|&&(at, _)| at < LOW_MEMORY) {
-        return Err(format!(
-            "a data segment of {len} bytes lies at address {at}, in the low kilobyte that \
-             wasm-opt --low-memory-unused assumes unused"
-        ));
-    }
-    match layout.stack_pointer {
-        Some(sp) if sp >= STACK => Ok(()),
-        sp => Err(format!(
-            "the stack starts at {sp:?}, below {STACK}: a shallower call chain reaches the low \
-             kilobyte that wasm-opt --low-memory-unused assumes unused"
-        )),
-    }
-}
-
-/// What a module puts in memory before it runs.
-#[derive(Debug, PartialEq)]
-struct MemoryLayout {
-    /// Each active data segment's address and length.
-    data: Vec<(u64, u64)>,
-    /// The initial value of the first global, if it is a mutable i32 set by a constant.
-    stack_pointer: Option<u64>,
-}
-
-/// Reads the global and data sections of a WebAssembly binary.
-fn memory_layout(wasm: &[u8]) -> Result<MemoryLayout> {
-    let mut r = WasmReader { b: wasm, pos: 0 };
-    if r.take(8)? != b"\0asm\x01\0\0\0" {
-        return Err("not a WebAssembly module (version 1)".into());
-    }
-    let mut layout = MemoryLayout {
-        data: Vec::new(),
-        stack_pointer: None,
-    };
-    while r.pos < wasm.len() {
-        let id = r.byte()?;
-        let size = r.uleb()? as usize;
-        let mut s = WasmReader {
-            b: r.take(size)?,
-            pos: 0,
-        };
-        match id {
-            // Globals: the first one's type and initializer.
-            6 if s.uleb()? > 0 => {
-                let (ty, mutable) = (s.byte()?, s.byte()?);
-                if ty == 0x7f && mutable == 1 && s.byte()? == 0x41 {
-                    layout.stack_pointer = Some(s.sleb()? as u64 & 0xffff_ffff);
-                }
-            }
-            // Data: active segments of memory 0 (flags 0) or of a named memory (flags 2).
-            11 => {
-                for _ in 0..s.uleb()? {
-                    let flags = s.uleb()?;
-                    if flags == 2 {
-                        s.uleb()?;
-                    }
-                    let at = if flags == 1 {
-                        None
-                    } else if s.byte()? == 0x41 {
-                        let at = s.sleb()? as u64 & 0xffff_ffff;
-                        if s.byte()? != 0x0b {
-                            return Err("a data segment's address is not a constant".into());
-                        }
-                        Some(at)
-                    } else {
-                        return Err("a data segment's address is not a constant".into());
-                    };
-                    let len = s.uleb()?;
-                    s.take(len as usize)?;
-                    if let Some(at) = at {
-                        layout.data.push((at, len));
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    Ok(layout)
-}
-
-/// A cursor over WebAssembly bytes.
-struct WasmReader<'a> {
-    b: &'a [u8],
-    pos: usize,
-}
-
-impl<'a> WasmReader<'a> {
-    fn take(&mut self, n: usize) -> Result<&'a [u8]> {
-        let end = self.pos.checked_add(n).filter(|&e| e <= self.b.len());
-        let end = end.ok_or("the module ends inside a section")?;
-        let s = &self.b[self.pos..end];
-        self.pos = end;
-        Ok(s)
-    }
-    fn byte(&mut self) -> Result<u8> {
-        Ok(self.take(1)?[0])
-    }
-    /// A LEB128 number; `signed` sign-extends it from its last byte.
-    fn leb(&mut self, signed: bool) -> Result<i64> {
-        let (mut v, mut shift) = (0i64, 0);
-        loop {
-            let b = self.byte()?;
-            if shift >= 64 {
-                return Err("a number in the module is too long".into());
-            }
-            v |= i64::from(b & 0x7f) << shift;
-            shift += 7;
-            if b & 0x80 == 0 {
-                if signed && shift < 64 && b & 0x40 != 0 {
-                    v |= -1 << shift;
-                }
-                return Ok(v);
-            }
-        }
-    }
-    fn uleb(&mut self) -> Result<u64> {
-        self.leb(false).map(|v| v as u64)
-    }
-    fn sleb(&mut self) -> Result<i64> {
-        self.leb(true)
-    }
 }
 
 /// The Rust flags of every module build, as `CARGO_ENCODED_RUSTFLAGS`:
@@ -584,26 +451,6 @@ fn commonjs(template: &str, name: &str, glue: &str, common: &str, api: &str) -> 
 // ---------------------------------------------------------------------------------------------
 // cargo xtask size
 
-/// Raw, gzip and brotli sizes of a file (compressed by Node's zlib at maximum levels).
-fn sizes(path: &Path) -> Result<(u64, u64, u64)> {
-    let script = "const z=require('node:zlib'),b=require('node:fs').readFileSync(process.argv[1]);\
-        process.stdout.write([b.length,z.gzipSync(b,{level:9}).length,\
-        z.brotliCompressSync(b,{params:{[z.constants.BROTLI_PARAM_QUALITY]:11}}).length].join(' '))";
-    let out = Cmd::new("node").args(["-e", script]).arg(path).output()?;
-    let v: Vec<u64> = out
-        .split_whitespace()
-        .map(|s| s.parse().map_err(|_| format!("bad size output: {out}")))
-        .collect::<Result<_>>()?;
-    match v[..] {
-        [raw, gz, br] => Ok((raw, gz, br)),
-        _ => Err(format!("bad size output: {out}")),
-    }
-}
-
-fn kb(n: u64) -> String {
-    format!("{:.1} KB", n as f64 / 1024.0)
-}
-
 /// Prints raw / gzip / brotli of every .wasm in npm/dist against its budget; fails when one is
 /// over budget or missing.
 pub fn size() -> Result {
@@ -617,7 +464,8 @@ pub fn size() -> Result {
                 path.display()
             ));
         }
-        let (raw, gz, br) = sizes(&path)?;
+        let Sizes { raw, gzip: gz } = Sizes::of_file(&path)?;
+        let br = brotli_len(&path)?;
         println!(
             "{:<26} raw {:>9} ({raw} B)  gzip {:>9} ({gz} B)  brotli {:>9} ({br} B)   budget raw {} / gzip {}",
             budget.file,
@@ -835,72 +683,6 @@ pub fn bench() -> Result {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A module with `sections` (id and contents) after the header.
-    fn module(sections: &[(u8, &[u8])]) -> Vec<u8> {
-        let mut m = b"\0asm\x01\0\0\0".to_vec();
-        for (id, body) in sections {
-            m.push(*id);
-            m.push(body.len() as u8);
-            m.extend_from_slice(body);
-        }
-        m
-    }
-
-    #[test]
-    fn memory_layout_reads_the_stack_pointer_and_data_segments() {
-        // Global 0: mutable i32 = 1048576 (sleb 0x80 0x80 0xc0 0x00); data: one active segment
-        // of 3 bytes at 1048576, one passive of 1 byte, one for memory 0 by index at 2000.
-        let globals = [1, 0x7f, 1, 0x41, 0x80, 0x80, 0xc0, 0x00, 0x0b];
-        let data = [
-            3, 0, 0x41, 0x80, 0x80, 0xc0, 0x00, 0x0b, 3, 1, 2, 3, 1, 1, 9, 2, 0, 0x41, 0xd0, 0x0f,
-            0x0b, 0, // the last segment is empty
-        ];
-        let m = module(&[(1, &[0]), (6, &globals), (11, &data)]);
-        assert_eq!(
-            memory_layout(&m).unwrap(),
-            MemoryLayout {
-                data: vec![(1_048_576, 3), (2000, 0)],
-                stack_pointer: Some(1_048_576),
-            }
-        );
-        assert_eq!(check_low_memory_unused(&m), Ok(()));
-    }
-
-    #[test]
-    fn low_memory_in_use_is_refused() {
-        let sp = [1, 0x7f, 1, 0x41, 0x80, 0x80, 0xc0, 0x00, 0x0b];
-        // Data at 1023.
-        let low = [1, 0, 0x41, 0xff, 0x07, 0x0b, 1, 7];
-        let m = module(&[(6, &sp), (11, &low)]);
-        let e = check_low_memory_unused(&m).unwrap_err();
-        assert!(e.contains("1 bytes lies at address 1023"), "{e}");
-        // Data at 1024 is fine; a stack that starts below 1 MiB is not (a shallower call chain
-        // reaches the low kilobyte).
-        let at_1024 = [1, 0, 0x41, 0x80, 0x08, 0x0b, 1, 7];
-        assert_eq!(
-            check_low_memory_unused(&module(&[(6, &sp), (11, &at_1024)])),
-            Ok(())
-        );
-        let small = [1, 0x7f, 1, 0x41, 0x80, 0x20, 0x0b];
-        let e = check_low_memory_unused(&module(&[(6, &small)])).unwrap_err();
-        assert!(e.contains("starts at Some(4096), below 1048576"), "{e}");
-        let just_below = [1, 0x7f, 1, 0x41, 0xf0, 0xff, 0x3f, 0x0b];
-        let e = check_low_memory_unused(&module(&[(6, &just_below)])).unwrap_err();
-        assert!(e.contains("starts at Some(1048560)"), "{e}");
-        // An address is unsigned: -16 as an i32 constant is 16 bytes below 4 GiB.
-        let top = [1, 0x7f, 1, 0x41, 0x70, 0x0b];
-        assert_eq!(
-            memory_layout(&module(&[(6, &top)])).unwrap().stack_pointer,
-            Some(0xffff_fff0)
-        );
-        // No stack pointer to read, a computed address, a truncated module: refused.
-        assert!(check_low_memory_unused(&module(&[])).is_err());
-        let computed = [1, 0, 0x23, 0, 0x0b, 0];
-        assert!(memory_layout(&module(&[(11, &computed)])).is_err());
-        assert!(memory_layout(&m[..m.len() - 1]).is_err());
-        assert!(memory_layout(b"\0asm\x02\0\0\0").is_err());
-    }
 
     #[test]
     fn commonjs_wraps_glue_common_and_api() {

@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 
 use crate::Result;
 use crate::npm;
+use crate::sizes::{Sizes, kb};
 use crate::tools::{self, Cmd, root, step};
 
 /// Trunk, as pinned in Trunk.toml's `trunk-version`.
@@ -316,22 +317,6 @@ pub fn test() -> Result {
     Ok(())
 }
 
-/// Raw and gzip sizes of a file, by Node's zlib at level 9.
-fn sizes(path: &Path) -> Result<(u64, u64)> {
-    let script = "const z=require('node:zlib'),b=require('node:fs').readFileSync(process.argv[1]);\
-        process.stdout.write(b.length+' '+z.gzipSync(b,{level:9}).length)";
-    let out = Cmd::new("node").args(["-e", script]).arg(path).output()?;
-    let mut it = out.split_whitespace().map(str::parse::<u64>);
-    match (it.next(), it.next()) {
-        (Some(Ok(raw)), Some(Ok(gz))) => Ok((raw, gz)),
-        _ => Err(format!("bad size output: {out}")),
-    }
-}
-
-fn kb(n: u64) -> String {
-    format!("{:.1} KB", n as f64 / 1024.0)
-}
-
 /// `cargo xtask size`: the app's wasm, raw and gzip, against the goal.
 pub fn size() -> Result {
     let dist = build()?;
@@ -340,7 +325,7 @@ pub fn size() -> Result {
         .filter_map(|e| e.ok().map(|e| e.path()))
         .find(|p| p.extension().is_some_and(|x| x == "wasm"))
         .ok_or("no .wasm in the built app")?;
-    let (raw, gz) = sizes(&wasm)?;
+    let Sizes { raw, gzip: gz } = Sizes::of_file(&wasm)?;
     step("visualizer size");
     println!(
         "{}: {} raw, {} gzip (goal <= {} gzip)",
