@@ -21,6 +21,26 @@
 //! plus the TTL. A renewal asking for a shorter TTL could shorten the lease at the authority
 //! even if its answer never arrived. For the same reason, if the authority grants less than was
 //! asked (a deployer's ceiling), the keeper counts every request with the least TTL granted.
+//!
+//! ```
+//! use fencepost::{Answer, Keeper, KeeperConfig, LeaseState, Loss, Token};
+//!
+//! // A 30 s lease, 0.1% drift and a 100 ms margin (the defaults).
+//! let mut keeper = Keeper::new(KeeperConfig::new(), 30_000, 0)?;
+//! let sent = keeper.send(0); // the acquire goes out at 0 ...
+//! let answer = Answer { token: Token::new(33).unwrap(), ttl_ms: 30_000 };
+//! let state = keeper.granted(sent, answer, 400)?; // ... and is answered at 400
+//! // Counted from the send: 30 s less 0.1% (30 ms) and the margin.
+//! assert_eq!(state, LeaseState::Held { token: answer.token, safe_until: 29_870 });
+//! assert_eq!(keeper.next_send(), Some(9_999)); // renew a third of the way in
+//!
+//! // The holder freezes for 45 s. Waking, it asks before writing: the lease is gone.
+//! assert_eq!(
+//!     keeper.state(45_000),
+//!     LeaseState::Lost { token: Some(answer.token), why: Loss::Expired }
+//! );
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use core::fmt;
 
