@@ -4,20 +4,29 @@
 //! leases, pauses, messages and fenced writes.
 //!
 //! * [`model`]: trace + playhead -> what is drawn (pure, tested natively);
-//! * [`state`]: the reducer (scenario edits and view state);
-//! * [`history`]: the lane clicks Undo takes back, the browser-history entries, addresses;
+//! * [`state`]: the reducer: the story being edited, playback, the tour, messages;
+//! * [`address`]: the address bar: the page a link lands on, the history entry each change gets;
 //! * [`share`]: scenarios in URL fragments;
-//! * [`tour`]: the guided tour's chapters;
+//! * [`tour`]: the guided tour's chapters, and where the learner is in them;
+//! * [`undo`]: the undo stack the reducer keeps lane clicks in;
+//! * [`text`]: text helpers (sentence case, fixed decimals, markup escaping);
+//! * [`dom`]: thin wrappers over the browser;
 //! * [`components`]: the Yew components.
+//!
+//! Imports point one way, down this list: `components` -> `address` -> `state` -> (`tour`,
+//! `share`) -> `model` -> `text`; `undo`, `text` and `dom` are leaves that import nothing of
+//! this crate. No module imports one that imports it back.
 #![forbid(unsafe_code)]
 
+pub mod address;
 pub mod components;
 pub mod dom;
-pub mod history;
 pub mod model;
 pub mod share;
 pub mod state;
+pub mod text;
 pub mod tour;
+pub mod undo;
 
 /// Starts the app in the page's `<body>`.
 pub fn start() {

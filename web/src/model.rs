@@ -623,30 +623,6 @@ fn badge(trace: &Trace, e: &Event, tokens: TokenStyle) -> Option<Badge> {
     })
 }
 
-/// `v` with one decimal (`12.5`, `-3.0`; `0.0` for NaN), without the float formatting machinery,
-/// which is large in a wasm download.
-pub fn fixed1(v: f64) -> String {
-    let tenths = (v * 10.0).round();
-    let tenths = if tenths.is_finite() {
-        tenths.clamp(-9.0e17, 9.0e17) as i64
-    } else {
-        0
-    };
-    let sign = if tenths < 0 { "-" } else { "" };
-    let a = tenths.unsigned_abs();
-    format!("{sign}{}.{}", a / 10, a % 10)
-}
-
-/// `v` rounded to a whole number, as text (see [`fixed1`]).
-pub fn fixed0(v: f64) -> String {
-    let r = v.round();
-    if r.is_finite() {
-        (r.clamp(-9.0e18, 9.0e18) as i64).to_string()
-    } else {
-        "0".to_string()
-    }
-}
-
 // ---- the playhead --------------------------------------------------------------------------------
 
 /// How far playback has got: a time, and how many events have happened by then.
@@ -961,19 +937,6 @@ mod tests {
     const B: u16 = 1;
     /// How the page writes the tokens of these stories: as numbers.
     const N: TokenStyle = TokenStyle::Number;
-
-    #[test]
-    fn numbers_with_one_decimal() {
-        assert_eq!(fixed1(12.34), "12.3");
-        assert_eq!(fixed1(12.35), "12.4");
-        assert_eq!(fixed1(-0.26), "-0.3");
-        assert_eq!(fixed1(0.0), "0.0");
-        assert_eq!(fixed1(f64::NAN), "0.0");
-        assert_eq!(fixed1(f64::INFINITY), "0.0");
-        assert_eq!(fixed1(1e300), "90000000000000000.0");
-        assert_eq!(fixed0(316.2), "316");
-        assert_eq!(fixed0(f64::NAN), "0");
-    }
 
     #[test]
     fn lanes_are_lock_workers_storage() {

@@ -14,11 +14,10 @@ use super::explore::ExplorePanel;
 use super::panels::{Help, Messages, Narration, StoragePanel, TourCard, Verdict};
 use super::timeline::Timeline;
 use super::{send, send_and_refocus, target};
+use crate::address::{AddressBar, Entry, follow_address, landing};
 use crate::dom;
-use crate::history::{AddressBar, Entry, follow_address, landing};
 use crate::model::{Playhead, TokenStyle};
-use crate::state::{Action, State, Switch};
-use crate::tour::CHAPTERS;
+use crate::state::{Action, Edit, Message, Play, State, Switch, TourStep};
 
 /// localStorage key remembering that the visitor has left the tour (finished or not).
 const TOUR_SEEN: &str = "fencepost.tour-seen";
@@ -87,7 +86,7 @@ pub fn App() -> Html {
     // Playback clock: an interval that lives exactly as long as playback; dropping it stops it.
     {
         let dispatch = dispatch.clone();
-        use_effect_with(state.playing, move |playing| {
+        use_effect_with(state.play.playing, move |playing| {
             let clock = playing.then(|| {
                 let last = Rc::new(Cell::new(dom::now()));
                 Interval::new(FRAME_MS, move || {
@@ -96,7 +95,7 @@ pub fn App() -> Html {
                     if bench {
                         dom::frame_start();
                     }
-                    dispatch.dispatch(Action::Tick(real));
+                    dispatch.dispatch(Action::Play(Play::Tick(real)));
                 })
             });
             move || drop(clock)
@@ -127,14 +126,14 @@ pub fn App() -> Html {
                         let action = match e.key().as_str() {
                             _ if in_field && e.key() != "Escape" => None,
                             " " | "Enter" if activator => None,
-                            " " => Some(Action::TogglePlay),
-                            "ArrowRight" if !on_range => Some(Action::Next),
-                            "ArrowLeft" if !on_range => Some(Action::Prev),
-                            "Home" if !on_range => Some(Action::Restart),
-                            "End" if !on_range => Some(Action::End),
-                            "f" | "F" => Some(Action::Toggle(Switch::Fencing)),
+                            " " => Some(Action::Play(Play::Toggle)),
+                            "ArrowRight" if !on_range => Some(Action::Play(Play::Next)),
+                            "ArrowLeft" if !on_range => Some(Action::Play(Play::Prev)),
+                            "Home" if !on_range => Some(Action::Play(Play::Restart)),
+                            "End" if !on_range => Some(Action::Play(Play::End)),
+                            "f" | "F" => Some(Action::Edit(Edit::Toggle(Switch::Fencing))),
                             "?" => Some(Action::ToggleHelp),
-                            "Escape" => Some(Action::Dismiss),
+                            "Escape" => Some(Action::Message(Message::Dismiss)),
                             _ => None,
                         };
                         if let Some(a) = action {
@@ -171,10 +170,10 @@ pub fn App() -> Html {
         let bar = use_mut_ref(|| AddressBar::new(&state, &dom::hash()));
         use_effect_with(
             (
-                state.scenario.clone(),
-                state.tour,
-                state.story,
-                state.origin,
+                state.story.scenario.clone(),
+                state.tour.chapter,
+                state.story.entry,
+                state.story.origin,
             ),
             move |(scenario, tour, story, origin)| {
                 let entry = bar
@@ -192,7 +191,7 @@ pub fn App() -> Html {
     // Leaving the tour once is enough: it does not come back on the next visit. A visit that never
     // showed it (a shared link, an embed) leaves it for the first plain visit.
     {
-        let touring = state.tour.is_some() && !state.embed;
+        let touring = state.tour.chapter.is_some() && !state.embed;
         let shown = use_mut_ref(|| false);
         use_effect_with(touring, move |touring| {
             if *touring {
@@ -203,19 +202,15 @@ pub fn App() -> Html {
         });
     }
 
-    let head = state.head;
+    let head = state.play.head;
     let end = state.end();
-    let highlight: Vec<Actor> = state
-        .tour
-        .and_then(|i| CHAPTERS.get(i))
-        .map(|c| c.actors.to_vec())
-        .unwrap_or_default();
+    let highlight: Vec<Actor> = state.tour.actors();
     // The pause the last lane click added, marked on its lane until the playhead reaches it.
-    let pending = state.undo.pending();
+    let pending = state.story.clicks.pending();
     let on_lane_click = {
         let dispatch = dispatch.clone();
         Callback::from(move |(worker, at): (usize, u64)| {
-            dispatch.dispatch(Action::LaneClick { worker, at });
+            dispatch.dispatch(Action::Edit(Edit::LaneClick { worker, at }));
         })
     };
 
@@ -226,14 +221,14 @@ pub fn App() -> Html {
             html! {
                 <div class="compare">
                     <div class="compare-one">
-                        <Timeline run={off.clone()} t={head.t} upto={off_head.upto} end={end} zoom={state.zoom_factor()}
+                        <Timeline run={off.clone()} t={head.t} upto={off_head.upto} end={end} zoom={state.play.zoom_factor()}
                             id="timeline-off" caption={Some(AttrValue::from("Fencing off: the storage keeps whatever arrives last"))}
                             highlight={highlight.clone()} on_lane_click={Some(on_lane_click.clone())} pending={pending} bench={bench}
                             on_drawn={Some(on_drawn.clone())} />
                         <Verdict trace={off.trace.clone()} upto={off_head.upto} compact=true tokens={off.timeline.tokens} />
                     </div>
                     <div class="compare-one">
-                        <Timeline run={on.clone()} t={head.t} upto={on_head.upto} end={end} zoom={state.zoom_factor()}
+                        <Timeline run={on.clone()} t={head.t} upto={on_head.upto} end={end} zoom={state.play.zoom_factor()}
                             id="timeline-on" caption={Some(AttrValue::from(fenced_caption(on.timeline.tokens)))}
                             highlight={highlight.clone()} on_lane_click={Some(on_lane_click.clone())} pending={pending} />
                         <Verdict trace={on.trace.clone()} upto={on_head.upto} compact=true tokens={on.timeline.tokens} />
@@ -242,7 +237,7 @@ pub fn App() -> Html {
             }
         }
         None => html! {
-            <Timeline run={state.run.clone()} t={head.t} upto={head.upto} end={end} zoom={state.zoom_factor()}
+            <Timeline run={state.run.clone()} t={head.t} upto={head.upto} end={end} zoom={state.play.zoom_factor()}
                 id="timeline-main" highlight={highlight.clone()}
                 on_lane_click={(!state.embed).then_some(on_lane_click.clone())} pending={pending} bench={bench}
                 on_drawn={Some(on_drawn.clone())} />
@@ -250,8 +245,8 @@ pub fn App() -> Html {
     };
 
     let playbar = html! {
-        <PlayBar t={head.t} end={end} playing={state.playing} speed={state.speed}
-            speed_factor={state.speed_factor()} zoom={state.zoom} dispatch={dispatch.clone()} />
+        <PlayBar t={head.t} end={end} playing={state.play.playing} speed={state.play.speed}
+            speed_factor={state.play.speed_factor()} zoom={state.play.zoom} dispatch={dispatch.clone()} />
     };
 
     if state.embed {
@@ -267,23 +262,23 @@ pub fn App() -> Html {
     // In compare mode the panels beside and below describe the scenario's own run: say which
     // of the two timelines that is.
     let which = state.compare.as_ref().map(|_| {
-        AttrValue::from(if state.scenario.protections.fencing {
+        AttrValue::from(if state.story.scenario.protections.fencing {
             "Showing the lower timeline: fencing on, as the scenario has it."
         } else {
             "Showing the upper timeline: fencing off, as the scenario has it."
         })
     });
-    let start_tour = send_and_refocus(&dispatch, Action::TourStart);
+    let start_tour = send_and_refocus(&dispatch, Action::Tour(TourStep::Start));
     let help = send(&dispatch, Action::ToggleHelp);
     html! {
-        <div class={classes!("app", state.tour.is_some().then_some("touring"))}>
+        <div class={classes!("app", state.tour.chapter.is_some().then_some("touring"))}>
             <header class="top">
                 <div class="brand">
                     <h1>{ "fencepost" }</h1>
                     <p class="tagline">{ "Leases, frozen workers and fencing tokens — simulated, step by step." }</p>
                 </div>
                 <nav class="top-buttons" aria-label="Page">
-                    if state.tour.is_none() {
+                    if state.tour.chapter.is_none() {
                         <button type="button" onclick={start_tour}>{ "Take the tour" }</button>
                     }
                     <button type="button" onclick={help} aria-label="Keyboard shortcuts" aria-expanded={state.help.to_string()}>{ "?" }</button>
@@ -292,9 +287,9 @@ pub fn App() -> Html {
             if state.help {
                 <Help dispatch={dispatch.clone()} />
             }
-            <Messages error={state.error.clone()} notice={state.notice.clone()} link={state.link.clone()}
-                undo={!state.undo.is_empty()} dispatch={dispatch.clone()} />
-            if let Some(ch) = state.tour {
+            <Messages error={state.messages.error.clone()} notice={state.messages.notice.clone()} link={state.messages.link.clone()}
+                undo={!state.story.clicks.is_empty()} dispatch={dispatch.clone()} />
+            if let Some(ch) = state.tour.chapter {
                 <TourCard chapter={ch} dispatch={dispatch.clone()} />
             }
             <main class="stage">
@@ -305,7 +300,7 @@ pub fn App() -> Html {
                     <div class="stage-main">
                         { timelines }
                         { playbar }
-                        <Narration ready={*list_ready} trace={state.run.trace.clone()} upto={head.upto} playing={state.playing}
+                        <Narration ready={*list_ready} trace={state.run.trace.clone()} upto={head.upto} playing={state.play.playing}
                             tokens={state.run.timeline.tokens} which={which.clone()} dispatch={dispatch.clone()} />
                     </div>
                     <aside class="stage-side">
@@ -317,12 +312,12 @@ pub fn App() -> Html {
             // The panels below the fold come with the event list, after the first timeline.
             if *list_ready {
             <div class="lower">
-                <ScenarioPanel scenario={state.scenario.clone()} preset={state.preset_name()} origin={state.origin} pause_ms={state.pause_ms}
-                    compare={state.compare.is_some()} t={head.t} field_error={state.field_error.clone()} dispatch={dispatch.clone()} />
-                <SharePanel scenario={state.scenario.clone()} trace={state.run.trace.clone()}
+                <ScenarioPanel scenario={state.story.scenario.clone()} preset={state.preset_name()} origin={state.story.origin} pause_ms={state.story.pause_ms}
+                    compare={state.compare.is_some()} t={head.t} field_error={state.messages.field_error.clone()} dispatch={dispatch.clone()} />
+                <SharePanel scenario={state.story.scenario.clone()} trace={state.run.trace.clone()}
                     layout={state.run.timeline.clone()} compare={state.compare.is_some()} dispatch={dispatch.clone()} />
             </div>
-            <ExplorePanel scenario={state.scenario.clone()} dispatch={dispatch.clone()} />
+            <ExplorePanel scenario={state.story.scenario.clone()} dispatch={dispatch.clone()} />
             }
             <footer>
                 <p>{ "Every lease, token and check here is computed by fencepost's own code, running in this page." }</p>

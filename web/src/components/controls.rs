@@ -10,16 +10,16 @@ use super::{Dispatch, input_value, select_value, send, target};
 use crate::dom;
 use crate::share::encode_fragment;
 use crate::state::{
-    Action, Field, LATENCY_RANGE, Origin, PAUSE_RANGE, SPEED_MAX, SPEED_MIN, Switch, TTL_RANGE,
-    ZOOM_MAX,
+    Action, Edit, Field, LATENCY_RANGE, Load, Message, Origin, PAUSE_RANGE, Play, SPEED_MAX,
+    SPEED_MIN, Switch, TTL_RANGE, ZOOM_MAX,
 };
 
 /// Formats a speed factor: `0.1×`, `10×`, `316×`.
 pub fn speed_label(factor: f64) -> String {
     if factor < 1.0 {
-        format!("{}×", crate::model::fixed1(factor))
+        format!("{}×", crate::text::fixed1(factor))
     } else {
-        format!("{}×", crate::model::fixed0(factor))
+        format!("{}×", crate::text::fixed0(factor))
     }
 }
 
@@ -50,7 +50,7 @@ pub fn PlayBar(p: &PlayBarProps) -> Html {
         let d = d.clone();
         Callback::from(move |e: InputEvent| {
             if let Ok(t) = input_value(&e).parse::<u64>() {
-                d.dispatch(Action::Seek(t));
+                d.dispatch(Action::Play(Play::Seek(t)));
             }
         })
     };
@@ -58,22 +58,22 @@ pub fn PlayBar(p: &PlayBarProps) -> Html {
         let d = d.clone();
         Callback::from(move |e: InputEvent| {
             if let Ok(v) = input_value(&e).parse::<i32>() {
-                d.dispatch(Action::SetSpeed(v));
+                d.dispatch(Action::Play(Play::SetSpeed(v)));
             }
         })
     };
     html! {
         <div class="playbar" role="group" aria-label="Playback">
             <div class="buttons">
-                <button type="button" onclick={send(d, Action::Restart)} aria-label="Restart" title="Restart (Home)">{ "⇤" }</button>
-                <button type="button" onclick={send(d, Action::Prev)} aria-label="Previous event" title="Previous event (←)">{ "◀" }</button>
-                <button type="button" class="play primary" onclick={send(d, Action::TogglePlay)}
+                <button type="button" onclick={send(d, Action::Play(Play::Restart))} aria-label="Restart" title="Restart (Home)">{ "⇤" }</button>
+                <button type="button" onclick={send(d, Action::Play(Play::Prev))} aria-label="Previous event" title="Previous event (←)">{ "◀" }</button>
+                <button type="button" class="play primary" onclick={send(d, Action::Play(Play::Toggle))}
                     aria-label={if p.playing { "Pause" } else { "Play" }} title="Play / pause (Space)"
                     data-other={if p.playing { "▶ Play" } else { "❚❚ Pause" }}>
                     <span>{ if p.playing { "❚❚ Pause" } else { "▶ Play" } }</span>
                 </button>
-                <button type="button" onclick={send(d, Action::Next)} aria-label="Next event" title="Next event (→)">{ "▶" }</button>
-                <button type="button" onclick={send(d, Action::End)} aria-label="Go to the end" title="End (End)">{ "⇥" }</button>
+                <button type="button" onclick={send(d, Action::Play(Play::Next))} aria-label="Next event" title="Next event (→)">{ "▶" }</button>
+                <button type="button" onclick={send(d, Action::Play(Play::End))} aria-label="Go to the end" title="End (End)">{ "⇥" }</button>
             </div>
             <label class="scrub">
                 <span class="sr-only">{ "Playhead" }</span>
@@ -91,8 +91,8 @@ pub fn PlayBar(p: &PlayBarProps) -> Html {
                 <output>{ speed_label(p.speed_factor) }</output>
             </label>
             <div class="zoom" role="group" aria-label="Zoom">
-                <button type="button" onclick={send(d, Action::Zoom(-1))} disabled={p.zoom == 0} aria-label="Zoom out">{ "−" }</button>
-                <button type="button" onclick={send(d, Action::Zoom(1))} disabled={p.zoom >= ZOOM_MAX} aria-label="Zoom in">{ "+" }</button>
+                <button type="button" onclick={send(d, Action::Play(Play::Zoom(-1)))} disabled={p.zoom == 0} aria-label="Zoom out">{ "−" }</button>
+                <button type="button" onclick={send(d, Action::Play(Play::Zoom(1)))} disabled={p.zoom >= ZOOM_MAX} aria-label="Zoom in">{ "+" }</button>
             </div>
         </div>
     }
@@ -124,13 +124,13 @@ pub fn ScenarioPanel(p: &ScenarioProps) -> Html {
         Callback::from(move |e: Event| {
             let v = select_value(&e);
             if !v.is_empty() {
-                d.dispatch(Action::LoadPreset(v));
+                d.dispatch(Action::Load(Load::Preset(v)));
             }
         })
     };
     let toggle = |sw: Switch| {
         let d = d.clone();
-        Callback::from(move |_: Event| d.dispatch(Action::Toggle(sw)))
+        Callback::from(move |_: Event| d.dispatch(Action::Edit(Edit::Toggle(sw))))
     };
     let slider = |f: fn(u64) -> Action| {
         let d = d.clone();
@@ -142,7 +142,7 @@ pub fn ScenarioPanel(p: &ScenarioProps) -> Html {
     };
     let seed = {
         let d = d.clone();
-        Callback::from(move |e: Event| d.dispatch(Action::SetSeed(input_value(&e))))
+        Callback::from(move |e: Event| d.dispatch(Action::Edit(Edit::SetSeed(input_value(&e)))))
     };
     let compare = {
         let d = d.clone();
@@ -190,7 +190,7 @@ pub fn ScenarioPanel(p: &ScenarioProps) -> Html {
         html! {
             <li>
                 { text.clone() }
-                <button type="button" class="small" onclick={send(d, Action::RemoveFault(i))}
+                <button type="button" class="small" onclick={send(d, Action::Edit(Edit::RemoveFault(i)))}
                     aria-label={format!("Remove: {text}")}>{ "remove" }</button>
             </li>
         }
@@ -210,7 +210,7 @@ pub fn ScenarioPanel(p: &ScenarioProps) -> Html {
     };
     let at_value = (*typed_at)
         .clone()
-        .unwrap_or_else(|| crate::model::fixed1((p.t / 100) as f64 / 10.0));
+        .unwrap_or_else(|| crate::text::fixed1((p.t / 100) as f64 / 10.0));
     // The worker to freeze: the first one until the learner picks another.
     let freeze_pick = use_state(|| 0usize);
     let freeze = (*freeze_pick).min(s.workers.len().saturating_sub(1));
@@ -235,14 +235,16 @@ pub fn ScenarioPanel(p: &ScenarioProps) -> Html {
                 .map(|i| i.value())
                 .unwrap_or_default();
             match (worker, parse_seconds(&at)) {
-                (Some(worker), Some(at)) => d.dispatch(Action::InjectPause { worker, at }),
-                _ => d.dispatch(Action::FieldError(
+                (Some(worker), Some(at)) => {
+                    d.dispatch(Action::Edit(Edit::InjectPause { worker, at }))
+                }
+                _ => d.dispatch(Action::Message(Message::FieldError(
                     Field::Pause,
                     format!(
                         "Pause not added: `{}` is not a time in seconds.",
                         at.chars().take(20).collect::<String>()
                     ),
-                )),
+                ))),
             }
         })
     };
@@ -291,17 +293,17 @@ pub fn ScenarioPanel(p: &ScenarioProps) -> Html {
                 <label>
                     <span>{ "Lease TTL " }<output>{ fmt_secs(ttl) }</output></span>
                     <input type="range" min={TTL_RANGE.0.to_string()} max={TTL_RANGE.1.to_string()} step="1000"
-                        value={ttl.to_string()} oninput={slider(Action::SetTtl)} aria-valuetext={fmt_secs(ttl)} aria-label="Lease TTL" />
+                        value={ttl.to_string()} oninput={slider(|v| Action::Edit(Edit::SetTtl(v)))} aria-valuetext={fmt_secs(ttl)} aria-label="Lease TTL" />
                 </label>
                 <label>
                     <span>{ "Pause length " }<output>{ fmt_secs(p.pause_ms) }</output></span>
                     <input type="range" min={PAUSE_RANGE.0.to_string()} max={PAUSE_RANGE.1.to_string()} step="1000"
-                        value={p.pause_ms.to_string()} oninput={slider(Action::SetPauseLength)} aria-valuetext={fmt_secs(p.pause_ms)} aria-label="Pause length" />
+                        value={p.pause_ms.to_string()} oninput={slider(|v| Action::Edit(Edit::SetPauseLength(v)))} aria-valuetext={fmt_secs(p.pause_ms)} aria-label="Pause length" />
                 </label>
                 <label>
                     <span>{ "Network latency up to " }<output>{ format!("{lat} ms") }</output></span>
                     <input type="range" min={LATENCY_RANGE.0.to_string()} max={LATENCY_RANGE.1.to_string()} step="10"
-                        value={lat.to_string()} oninput={slider(Action::SetLatency)} aria-valuetext={format!("{lat} milliseconds")} aria-label="Network latency (upper bound)" />
+                        value={lat.to_string()} oninput={slider(|v| Action::Edit(Edit::SetLatency(v)))} aria-valuetext={format!("{lat} milliseconds")} aria-label="Network latency (upper bound)" />
                 </label>
                 <label class="seed">
                     <span>{ "Seed" }</span>
@@ -386,13 +388,15 @@ pub fn SharePanel(p: &ShareProps) -> Html {
             let d = d.clone();
             wasm_bindgen_futures::spawn_local(async move {
                 if dom::copy(&url).await {
-                    d.dispatch(Action::Notice("Link copied to the clipboard.".into()));
+                    d.dispatch(Action::Message(Message::Notice(
+                        "Link copied to the clipboard.".into(),
+                    )));
                 } else {
-                    d.dispatch(Action::Notice(
+                    d.dispatch(Action::Message(Message::Notice(
                         "The browser did not allow copying; copy the link below.".into(),
-                    ));
+                    )));
                 }
-                d.dispatch(Action::ShowLink(url));
+                d.dispatch(Action::Message(Message::Link(url)));
             });
         })
     };
@@ -413,7 +417,9 @@ pub fn SharePanel(p: &ShareProps) -> Html {
                 .ok_or_else(|| "the timeline is not on the page".to_string())
                 .and_then(|svg| dom::download(&name, "image/svg+xml", &svg));
             if let Err(e) = result {
-                d.dispatch(Action::Error(format!("Could not export the SVG: {e}.")));
+                d.dispatch(Action::Message(Message::Error(format!(
+                    "Could not export the SVG: {e}."
+                ))));
             }
         })
     };
@@ -423,7 +429,9 @@ pub fn SharePanel(p: &ShareProps) -> Html {
         let name = format!("{base}-trace.json");
         Callback::from(move |_| {
             if let Err(e) = dom::download(&name, "application/json", &trace.to_json()) {
-                d.dispatch(Action::Error(format!("Could not export the trace: {e}.")));
+                d.dispatch(Action::Message(Message::Error(format!(
+                    "Could not export the trace: {e}."
+                ))));
             }
         })
     };
@@ -433,9 +441,9 @@ pub fn SharePanel(p: &ShareProps) -> Html {
         let name = format!("{base}.json");
         Callback::from(move |_| {
             if let Err(e) = dom::download(&name, "application/json", &json) {
-                d.dispatch(Action::Error(format!(
+                d.dispatch(Action::Message(Message::Error(format!(
                     "Could not export the scenario: {e}."
-                )));
+                ))));
             }
         })
     };
@@ -454,20 +462,24 @@ pub fn SharePanel(p: &ShareProps) -> Html {
                 let name = file.name();
                 match dom::read_file(&file).await {
                     Ok(text) if text.len() > crate::share::MAX_FRAGMENT => {
-                        d.dispatch(Action::Error(format!(
+                        d.dispatch(Action::Message(Message::Error(format!(
                             "Could not import {name}: the file is too large for a scenario."
-                        )))
+                        ))))
                     }
                     Ok(text) => match Scenario::from_json(&text) {
                         Ok(s) => {
-                            d.dispatch(Action::LoadScenario(Box::new(s), Origin::Import));
-                            d.dispatch(Action::Notice(format!("Imported {name}.")));
+                            d.dispatch(Action::Load(Load::Scenario(Box::new(s), Origin::Import)));
+                            d.dispatch(Action::Message(Message::Notice(format!(
+                                "Imported {name}."
+                            ))));
                         }
-                        Err(err) => {
-                            d.dispatch(Action::Error(format!("Could not import {name}: {err}")))
-                        }
+                        Err(err) => d.dispatch(Action::Message(Message::Error(format!(
+                            "Could not import {name}: {err}"
+                        )))),
                     },
-                    Err(err) => d.dispatch(Action::Error(format!("Could not import: {err}."))),
+                    Err(err) => d.dispatch(Action::Message(Message::Error(format!(
+                        "Could not import: {err}."
+                    )))),
                 }
             });
         })

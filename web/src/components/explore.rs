@@ -17,7 +17,7 @@ use yew::prelude::*;
 
 use super::{Dispatch, input_value, select_value};
 use crate::dom;
-use crate::state::{Action, Origin};
+use crate::state::{Action, Load, Origin};
 
 /// Time one slice may take before yielding to the browser.
 const SLICE_MS: f64 = 12.0;
@@ -308,7 +308,7 @@ pub fn ExplorePanel(props: &ExploreProps) -> Html {
                 let Some(source) = &swept else { return };
                 let mut s = source.derive(seed);
                 s.protections.fencing = fencing;
-                dispatch.dispatch(Action::LoadScenario(Box::new(s), Origin::Explore));
+                dispatch.dispatch(Action::Load(Load::Scenario(Box::new(s), Origin::Explore)));
                 dom::scroll_to_top();
             })
         }
@@ -349,7 +349,10 @@ pub fn ExplorePanel(props: &ExploreProps) -> Html {
             let dispatch = props.dispatch.clone();
             let s = cx.scenario.clone();
             Callback::from(move |_: MouseEvent| {
-                dispatch.dispatch(Action::LoadScenario(Box::new(s.clone()), Origin::Explore));
+                dispatch.dispatch(Action::Load(Load::Scenario(
+                    Box::new(s.clone()),
+                    Origin::Explore,
+                )));
                 dom::scroll_to_top();
             })
         });
@@ -388,7 +391,7 @@ pub fn ExplorePanel(props: &ExploreProps) -> Html {
                         if v.sweep_cancelled { { " — cancelled" } }
                         else if p.finished() { { " — done" } }
                         if let Some(rps) = v.runs_per_sec {
-                            { format!(" ({} runs/s)", crate::model::fixed0(rps)) }
+                            { format!(" ({} runs/s)", crate::text::fixed0(rps)) }
                         }
                     </span>
                 </div>

@@ -9,18 +9,9 @@ use yew::prelude::*;
 
 use super::{Dispatch, send, send_and_refocus, target};
 use crate::model::{TokenStyle, banner_at, storage_at};
-use crate::state::Action;
+use crate::state::{Action, Edit, Message, Play, TourStep};
+use crate::text::sentence_case;
 use crate::tour::CHAPTERS;
-
-/// `Stale write …` from `stale write …` (ASCII only: the sentences are ours, and Unicode case
-/// tables would cost the download several kilobytes).
-pub fn sentence_case(s: &str) -> String {
-    let mut out = s.to_string();
-    if let Some(first) = out.get_mut(..1) {
-        first.make_ascii_uppercase();
-    }
-    out
-}
 
 /// Writes listed in the storage panel (the latest ones).
 const DOC_LINES: usize = 8;
@@ -248,7 +239,7 @@ fn EventList(props: &EventListProps) -> Html {
                 return;
             };
             if let Some(i) = button.get_attribute("data-i").and_then(|v| v.parse().ok()) {
-                dispatch.dispatch(Action::SeekEvent(i));
+                dispatch.dispatch(Action::Play(Play::SeekEvent(i)));
             }
         })
     };
@@ -289,8 +280,8 @@ pub fn TourCard(props: &TourProps) -> Html {
     let Some(ch) = CHAPTERS.get(i) else {
         return html! {};
     };
-    let go = |to: usize| send_and_refocus(&props.dispatch, Action::TourGo(to));
-    let leave = send_and_refocus(&props.dispatch, Action::TourLeave);
+    let go = |to: usize| send_and_refocus(&props.dispatch, Action::Tour(TourStep::Go(to)));
+    let leave = send_and_refocus(&props.dispatch, Action::Tour(TourStep::Leave));
     let last = i + 1 == CHAPTERS.len();
     html! {
         <section class="tour" aria-label="Guided tour" aria-live="polite">
@@ -349,7 +340,7 @@ pub struct MessagesProps {
 /// Errors, notices and a link to copy by hand.
 #[component]
 pub fn Messages(props: &MessagesProps) -> Html {
-    let dismiss = send(&props.dispatch, Action::Dismiss);
+    let dismiss = send(&props.dispatch, Action::Message(Message::Dismiss));
     // A lane click's notice (and its Undo) may be above the screen on a phone scrolled down to
     // the timeline: bring it into view, just enough to show it.
     let notice_ref = use_node_ref();
@@ -381,7 +372,7 @@ pub fn Messages(props: &MessagesProps) -> Html {
                 <div class="notice" role="status" ref={notice_ref}>
                     <span class="notice-text">{ n.clone() }</span>
                     if props.undo {
-                        <button type="button" class="small" onclick={send_and_refocus(&props.dispatch, Action::Undo)}>{ "Undo" }</button>
+                        <button type="button" class="small" onclick={send_and_refocus(&props.dispatch, Action::Edit(Edit::Undo))}>{ "Undo" }</button>
                     }
                 </div>
             }
@@ -391,22 +382,5 @@ pub fn Messages(props: &MessagesProps) -> Html {
                 </label>
             }
         </div>
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sentence_case_capitalises_ascii_and_leaves_the_rest() {
-        assert_eq!(
-            sentence_case("stale write accepted"),
-            "Stale write accepted"
-        );
-        assert_eq!(sentence_case("Already"), "Already");
-        assert_eq!(sentence_case(""), "");
-        assert_eq!(sentence_case("élan"), "élan");
-        assert_eq!(sentence_case("✗ refused"), "✗ refused");
     }
 }

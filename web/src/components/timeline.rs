@@ -13,10 +13,10 @@ use yew::prelude::*;
 
 use crate::dom;
 use crate::model::{
-    ArrowKind, BadgeKind, LeaseEnd, Timeline as Layout, fixed0, fixed1, in_flight_at,
-    lane_status_at,
+    ArrowKind, BadgeKind, LeaseEnd, Timeline as Layout, in_flight_at, lane_status_at,
 };
 use crate::state::Run;
+use crate::text::{escape, fixed0, fixed1};
 
 /// Height of one lane.
 pub const LANE_H: f64 = 68.0;
@@ -855,13 +855,6 @@ pub fn export_svg(ids: &[&str], layout: &Layout, css: &str) -> Option<String> {
         w = fixed0(width + label_w),
         h = fixed0(y),
     ))
-}
-
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }
 
 #[cfg(test)]
