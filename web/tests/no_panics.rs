@@ -238,7 +238,7 @@ fn check(s: &State) -> Result<(), TestCaseError> {
     let _ = lane_status_at(t, &beliefs, Actor::Worker(u16::MAX), tl.tokens);
     let _ = storage_at(t, s.play.head.upto);
     let _ = banner_at(t, s.play.head.upto, tl.tokens);
-    let _ = in_flight_at(tl, s.play.head.t);
+    let _ = in_flight_at(&tl.arrows, s.play.head.t);
     prop_assert!(tl.end >= end_time(t));
     // The link reproduces the scenario.
     prop_assert_eq!(

@@ -379,7 +379,7 @@ fn fmt(v: f64) -> String {
 }
 
 fn in_flight(layout: &Layout, geom: &Geom, t: u64) -> Html {
-    let dots = in_flight_at(layout, t).into_iter().filter_map(|f| {
+    let dots = in_flight_at(&layout.arrows, t).into_iter().filter_map(|f| {
         let a = layout.arrows.get(f.arrow)?;
         let (y1, y2) = (
             lane_mid(layout, geom, a.from)?,
