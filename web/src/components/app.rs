@@ -9,10 +9,18 @@ use gloo_timers::callback::Interval;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
-use super::controls::{PlayBar, ScenarioPanel, SharePanel};
-use super::explore::ExplorePanel;
-use super::panels::{Help, Messages, Narration, StoragePanel, TourCard, Verdict};
+use super::explore_panel::ExplorePanel;
+use super::help::Help;
+use super::legend::Legend;
+use super::messages::Messages;
+use super::narration::Narration;
+use super::play_bar::PlayBar;
+use super::scenario_panel::ScenarioPanel;
+use super::share_panel::SharePanel;
+use super::storage_panel::StoragePanel;
 use super::timeline::Timeline;
+use super::tour_card::TourCard;
+use super::verdict::Verdict;
 use super::{send, send_and_refocus, target};
 use crate::address::{AddressBar, Entry, follow_address, landing};
 use crate::dom;
@@ -333,46 +341,5 @@ fn fenced_caption(tokens: TokenStyle) -> &'static str {
         TokenStyle::UniqueId => {
             "Fencing on, with unique ids: the storage cannot tell old tokens from new"
         }
-    }
-}
-
-#[derive(Properties, PartialEq)]
-struct LegendProps {
-    /// How the timeline writes tokens: the examples are written the same way.
-    tokens: TokenStyle,
-}
-
-/// What the marks mean, in words and shapes (never colour alone).
-#[component]
-fn Legend(p: &LegendProps) -> Html {
-    let (old, new) = (p.tokens.show(33), p.tokens.show(34));
-    let writes = match p.tokens {
-        TokenStyle::Number => html! {
-            <>
-                <li><span class="legend-badge accepted">{ format!("✓ {new}") }</span>{ " write applied" }</li>
-                <li><span class="legend-badge rejected">{ format!("✗ {old} < {new}") }</span>{ " write refused: its token is older" }</li>
-            </>
-        },
-        TokenStyle::UniqueId => html! {
-            <>
-                <li><span class="legend-badge accepted">{ format!("✓ {new}") }</span>{ " write applied" }</li>
-                <li><span class="legend-badge accepted-stale">{ format!("✓ {old} stale") }</span>
-                    { " stale write applied: ids carry no order, so the storage cannot tell it is older" }</li>
-                <li><span class="legend-badge rejected">{ format!("✗ {old} reused") }</span>
-                    { " write refused: the storage has seen this id replaced" }</li>
-            </>
-        },
-    };
-    html! {
-        <section class="legend" aria-label="Legend">
-            <h2>{ "Key" }</h2>
-            <ul>
-                <li><span class="swatch lease" aria-hidden="true"></span>{ " lease, as the lock service sees it" }</li>
-                <li><span class="swatch zombie" aria-hidden="true"></span>{ " zombie: the worker still believes it holds the lock" }</li>
-                <li><span class="swatch pause" aria-hidden="true"></span>{ " paused (frozen)" }</li>
-                { writes }
-                <li><span class="legend-arrows">{ "── ⇢" }</span>{ " messages: requests solid, replies dashed" }</li>
-            </ul>
-        </section>
     }
 }

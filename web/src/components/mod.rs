@@ -2,23 +2,40 @@
 //! [`crate::state::Action`]s; they decide nothing about leases or tokens.
 
 pub mod app;
-pub mod controls;
-pub mod explore;
-pub mod panels;
+pub mod event_list;
+pub mod explore_panel;
+pub mod help;
+pub mod legend;
+pub mod messages;
+pub mod narration;
+pub mod play_bar;
+pub mod scenario_panel;
+pub mod share_panel;
+pub mod storage_panel;
 pub mod timeline;
+pub mod tour_card;
+pub mod verdict;
 
 pub use app::App;
 
+use std::rc::Rc;
+
+use fencepost_sim::Trace;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
+use crate::model::TokenStyle;
 use crate::state::{Action, State};
 
 /// The app's dispatcher, as the components pass it around.
 pub type Dispatch = yew::functional::UseReducerDispatcher<State>;
 
 /// A click handler that dispatches `a`.
-pub fn send(d: &Dispatch, a: Action) -> Callback<MouseEvent> {
+pub fn send(d: &Dispatch, a: impl Into<Action>) -> Callback<MouseEvent> {
+    send_action(d, a.into())
+}
+
+fn send_action(d: &Dispatch, a: Action) -> Callback<MouseEvent> {
     let d = d.clone();
     Callback::from(move |_| d.dispatch(a.clone()))
 }
@@ -29,8 +46,8 @@ const FOCUS_AFTER: &[&str] = &[".tour .tour-buttons .primary", ".playbar .play"]
 
 /// A click handler that dispatches `a` and, if the clicked control then goes away, puts focus
 /// where the learner goes on from (not back at the top of the page).
-pub fn send_and_refocus(d: &Dispatch, a: Action) -> Callback<MouseEvent> {
-    let d = d.clone();
+pub fn send_and_refocus(d: &Dispatch, a: impl Into<Action>) -> Callback<MouseEvent> {
+    let (d, a) = (d.clone(), a.into());
     Callback::from(move |_| {
         d.dispatch(a.clone());
         crate::dom::refocus_soon(FOCUS_AFTER);
@@ -54,4 +71,22 @@ pub fn select_value(e: &Event) -> String {
     target::<web_sys::HtmlSelectElement>(e)
         .map(|s| s.value())
         .unwrap_or_default()
+}
+
+/// The props of a panel that describes a trace as of the playhead.
+#[derive(Properties, PartialEq)]
+pub struct TraceAt {
+    /// The trace.
+    pub trace: Rc<Trace>,
+    /// Events that have happened.
+    pub upto: usize,
+    /// A shorter form (compare mode, an embed).
+    #[prop_or_default]
+    pub compact: bool,
+    /// How tokens are written.
+    #[prop_or_default]
+    pub tokens: TokenStyle,
+    /// In compare mode: which of the two timelines this describes.
+    #[prop_or_default]
+    pub which: Option<AttrValue>,
 }
