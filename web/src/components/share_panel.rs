@@ -68,7 +68,7 @@ pub fn SharePanel(p: &ShareProps) -> Html {
             (&["timeline-main"], format!("{base}-timeline.svg"))
         };
         Callback::from(move |_| {
-            let result = super::timeline::export_svg(ids, &layout, TIMELINE_CSS)
+            let result = super::timeline::export::export_svg(ids, &layout, TIMELINE_CSS)
                 .ok_or_else(|| "the timeline is not on the page".to_string())
                 .and_then(|svg| dom::download(&name, "image/svg+xml", &svg));
             if let Err(e) = result {

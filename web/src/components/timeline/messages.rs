@@ -1,0 +1,40 @@
+//! Messages on the timeline: the dots of those in flight at the playhead (the arrows from send
+//! to delivery are among the static marks).
+
+use fencepost_sim::Actor;
+use yew::prelude::*;
+
+use super::geom::{Geom, LANE_H, coord};
+use crate::model::{ArrowKind, Timeline as Layout, in_flight_at};
+
+pub fn in_flight(layout: &Layout, geom: &Geom, t: u64) -> Html {
+    let dots = in_flight_at(&layout.arrows, t).into_iter().filter_map(|f| {
+        let a = layout.arrows.get(f.arrow)?;
+        let (y1, y2) = (
+            lane_mid(layout, geom, a.from)?,
+            lane_mid(layout, geom, a.to)?,
+        );
+        let x = geom.x(a.sent) + (geom.x(a.arrived) - geom.x(a.sent)) * f.progress;
+        let y = y1 + (y2 - y1) * f.progress;
+        Some(html! {
+            <circle class={classes!("in-flight", arrow_class(a.kind))} cx={coord(x)} cy={coord(y)} r="4.5">
+                <title>{ format!("{} in flight", a.label) }</title>
+            </circle>
+        })
+    });
+    html! { <g class="in-flight-layer">{ for dots }</g> }
+}
+
+pub fn lane_mid(layout: &Layout, geom: &Geom, actor: Actor) -> Option<f64> {
+    layout.lane_of(actor).map(|i| geom.y(i) + LANE_H * 0.5)
+}
+
+pub fn arrow_class(kind: ArrowKind) -> &'static str {
+    match kind {
+        ArrowKind::Request => "request",
+        ArrowKind::Reply => "reply",
+        ArrowKind::Write => "write",
+        ArrowKind::Ack => "ack",
+        ArrowKind::Refused => "refused",
+    }
+}
