@@ -1,26 +1,25 @@
 //! The Explore panel: a seed sweep run in slices (progress, cancel, counts with and without
 //! fencing, violating seeds to load) and an exhaustive search for a shortest counterexample.
 //!
-//! The work is done by fencepost-sim's [`Sweep`] and [`Search`], a slice at a time: each slice runs
-//! for a few milliseconds, then yields to the browser with a zero-delay timeout, so the page keeps
-//! responding. Dropping the pending timeout cancels the job.
+//! The work is done by fencepost-sim's [`Sweep`] and [`Search`], a slice at a time, by
+//! [`super::explore_runner`].
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
 use fencepost_sim::explore::{Scope, Search, SearchOptions, SearchReport, world_of};
-use fencepost_sim::sweep::{Progress, Sweep, SweepOptions, SweepReport};
+use fencepost_sim::sweep::{Sweep, SweepOptions};
 use fencepost_sim::template::{Source, TEMPLATES, template};
+use fencepost_sim::trace::fmt_secs;
 use fencepost_sim::{Invariant, Scenario};
-use gloo_timers::callback::Timeout;
 use yew::prelude::*;
 
+use super::explore_runner::{Job, Runner, View};
 use super::{Dispatch, input_value, select_value};
 use crate::dom;
 use crate::state::{Action, Load, Origin};
+use crate::text::fixed0;
 
-/// Time one slice may take before yielding to the browser.
-const SLICE_MS: f64 = 12.0;
 /// Most seeds one sweep may cover.
 pub const MAX_SEEDS: u64 = 1_000_000;
 /// Most faults on one path of the exhaustive search.
@@ -54,95 +53,6 @@ pub fn invariants(list: &[Invariant]) -> String {
         .join(" ")
 }
 
-enum Job {
-    Sweep(Box<Sweep>),
-    Search(Box<Search>),
-}
-
-/// What the panel shows: the last sweep and the last search, and which one is running.
-#[derive(Clone, Debug, PartialEq, Default)]
-struct View {
-    running: bool,
-    /// The running job is the search.
-    searching: bool,
-    /// The last sweep was cancelled.
-    sweep_cancelled: bool,
-    /// The last search was cancelled.
-    search_cancelled: bool,
-    progress: Option<Progress>,
-    sweep: Option<SweepReport>,
-    /// What the last sweep ran: its seeds load from this, whatever the source picker and the
-    /// scenario on screen say now.
-    swept: Option<Rc<Source>>,
-    search: Option<SearchReport>,
-    runs_per_sec: Option<f64>,
-    error: Option<String>,
-}
-
-struct Runner {
-    job: Option<Job>,
-    pending: Option<Timeout>,
-    busy_ms: f64,
-}
-
-/// Runs one slice of the job, publishes what it found, and schedules the next slice.
-fn pump(runner: Rc<RefCell<Runner>>, view: UseStateHandle<View>) {
-    let mut r = runner.borrow_mut();
-    let start = dom::now();
-    let mut next = (*view).clone();
-    match r.job.as_mut() {
-        Some(Job::Sweep(sweep)) => {
-            let mut p = sweep.progress();
-            // Step in small batches until the slice is used up.
-            while !p.finished() && dom::now() - start < SLICE_MS {
-                p = sweep.step(4);
-            }
-            next.progress = Some(p);
-            next.sweep = Some(sweep.report().clone());
-            if p.finished() {
-                next.running = false;
-            }
-        }
-        Some(Job::Search(search)) => {
-            let mut done = search.finished();
-            let mut failed = None;
-            while !done && dom::now() - start < SLICE_MS {
-                match search.step(256) {
-                    Ok(d) => done = d,
-                    Err(e) => {
-                        failed = Some(e.to_string());
-                        done = true;
-                    }
-                }
-            }
-            next.search = Some(search.report().clone());
-            next.error = failed;
-            if done {
-                next.running = false;
-                next.searching = false;
-            }
-        }
-        None => {
-            next.running = false;
-            next.searching = false;
-        }
-    }
-    r.busy_ms += dom::now() - start;
-    // The rate is the sweep's: a search running later must not divide its time into those runs.
-    if let (Some(Job::Sweep(_)), Some(rep)) = (&r.job, &next.sweep) {
-        next.runs_per_sec = Some(rep.runs_per_sec(r.busy_ms / 1000.0));
-    }
-    if next.running {
-        let (runner2, view2) = (runner.clone(), view.clone());
-        r.pending = Some(Timeout::new(0, move || pump(runner2, view2)));
-    } else {
-        r.pending = None;
-        r.job = None;
-    }
-    drop(r);
-    view.set(next);
-}
-
 #[derive(Properties, PartialEq)]
 pub struct ExploreProps {
     pub scenario: Scenario,
@@ -153,11 +63,7 @@ pub struct ExploreProps {
 #[component]
 pub fn ExplorePanel(props: &ExploreProps) -> Html {
     let view = use_state(View::default);
-    let runner = use_mut_ref(|| Runner {
-        job: None,
-        pending: None,
-        busy_ms: 0.0,
-    });
+    let runner = use_mut_ref(Runner::default);
     let source = use_state(|| SweepSource::Template(TEMPLATES[0].0));
     let seeds_text = use_state(|| "1000".to_string());
     // Leaving the page (or the panel) stops the job.
@@ -165,205 +71,25 @@ pub fn ExplorePanel(props: &ExploreProps) -> Html {
         let runner = runner.clone();
         use_effect_with((), move |_| {
             move || {
-                let mut r = runner.borrow_mut();
-                r.pending = None;
-                r.job = None;
+                runner.borrow_mut().stop();
             }
         });
     }
-
-    let start_job = {
-        let runner = runner.clone();
-        let view = view.clone();
-        move |job: Job, fresh: View| {
-            let mut r = runner.borrow_mut();
-            r.pending = None;
-            r.job = Some(job);
-            r.busy_ms = 0.0;
-            let (runner2, view2) = (runner.clone(), view.clone());
-            r.pending = Some(Timeout::new(0, move || pump(runner2, view2)));
-            drop(r);
-            view.set(fresh);
-        }
-    };
-
-    let run_sweep = {
-        let start_job = start_job.clone();
-        let source = source.clone();
-        let scenario = props.scenario.clone();
-        let seeds_text = seeds_text.clone();
-        let view = view.clone();
-        Callback::from(move |_: MouseEvent| {
-            let seeds = match parse_seeds(&seeds_text) {
-                Ok(n) => n,
-                Err(e) => {
-                    view.set(View {
-                        error: Some(e),
-                        ..(*view).clone()
-                    });
-                    return;
-                }
-            };
-            let src = match &*source {
-                SweepSource::Current => Source::Fixed(scenario.clone()),
-                SweepSource::Template(name) => match template(name) {
-                    Some(t) => Source::Template(t),
-                    None => return,
-                },
-            };
-            let swept = Rc::new(src.clone());
-            let sweep = Sweep::new(src, 0, seeds, SweepOptions::default());
-            let fresh = View {
-                running: true,
-                progress: Some(sweep.progress()),
-                sweep: Some(sweep.report().clone()),
-                swept: Some(swept),
-                search: view.search.clone(),
-                search_cancelled: view.search_cancelled,
-                ..View::default()
-            };
-            start_job(Job::Sweep(Box::new(sweep)), fresh);
-        })
-    };
-
-    let run_search = {
-        let start_job = start_job.clone();
-        let scenario = props.scenario.clone();
-        let view = view.clone();
-        Callback::from(move |_: MouseEvent| {
-            let world = world_of(&scenario);
-            let scope = Scope::around_ttl(scenario.lease_ttl_ms, SEARCH_FAULTS);
-            match Search::new(&world, &scope, SearchOptions::default()) {
-                Ok(search) => {
-                    let fresh = View {
-                        running: true,
-                        searching: true,
-                        search: Some(search.report().clone()),
-                        sweep: view.sweep.clone(),
-                        swept: view.swept.clone(),
-                        progress: view.progress,
-                        runs_per_sec: view.runs_per_sec,
-                        sweep_cancelled: view.sweep_cancelled,
-                        ..View::default()
-                    };
-                    start_job(Job::Search(Box::new(search)), fresh);
-                }
-                Err(e) => view.set(View {
-                    error: Some(format!(
-                        "The exhaustive search cannot model this scenario: {e}"
-                    )),
-                    search: None,
-                    ..(*view).clone()
-                }),
-            }
-        })
-    };
-
-    let cancel = {
-        let runner = runner.clone();
-        let view = view.clone();
-        Callback::from(move |_: MouseEvent| {
-            let mut r = runner.borrow_mut();
-            r.pending = None;
-            let was = r.job.take();
-            drop(r);
-            view.set(View {
-                running: false,
-                searching: false,
-                sweep_cancelled: view.sweep_cancelled || matches!(was, Some(Job::Sweep(_))),
-                search_cancelled: view.search_cancelled || matches!(was, Some(Job::Search(_))),
-                ..(*view).clone()
-            });
-        })
-    };
-
+    let run_sweep = run_sweep(&runner, &view, &source, &seeds_text, &props.scenario);
+    let run_search = run_search(&runner, &view, &props.scenario);
+    let cancel = cancel(&runner, &view);
     let on_seeds = {
         let seeds_text = seeds_text.clone();
         Callback::from(move |e: InputEvent| seeds_text.set(input_value(&e)))
     };
-
-    let pick_source = {
-        let source = source.clone();
-        Callback::from(move |e: Event| {
-            let v = select_value(&e);
-            let s = match v.strip_prefix("template:") {
-                Some(name) => TEMPLATES
-                    .iter()
-                    .find(|(n, _)| *n == name)
-                    .map_or(SweepSource::Current, |(n, _)| SweepSource::Template(n)),
-                None => SweepSource::Current,
-            };
-            source.set(s);
-        })
-    };
-
-    // Loading a violating seed: the scenario that seed ran in the sweep, with fencing as it was run.
-    let load_seed = {
-        let dispatch = props.dispatch.clone();
-        let swept = view.swept.clone();
-        move |seed: u64, fencing: bool| {
-            let dispatch = dispatch.clone();
-            let swept = swept.clone();
-            Callback::from(move |_: MouseEvent| {
-                let Some(source) = &swept else { return };
-                let mut s = source.derive(seed);
-                s.protections.fencing = fencing;
-                dispatch.dispatch(Action::Load(Load::Scenario(Box::new(s), Origin::Explore)));
-                dom::scroll_to_top();
-            })
-        }
-    };
-
     let v = &*view;
-    let mode_row = |label: &str, fencing: bool| {
-        let rep = v.sweep.as_ref().and_then(|r| r.mode(fencing));
-        let Some(rep) = rep else { return html! {} };
-        let runs = v.sweep.as_ref().map_or(0, |r| r.runs);
-        let by: Vec<String> = Invariant::ALL
-            .iter()
-            .filter(|i| rep.by_invariant.get(**i) > 0)
-            .map(|i| format!("{i} {}", rep.by_invariant.get(*i)))
-            .collect();
-        html! {
-            <tr>
-                <th scope="row">{ label }</th>
-                <td class="count">{ format!("{} of {runs}", rep.violating_runs) }</td>
-                <td>{ if by.is_empty() { "—".to_string() } else { by.join(", ") } }</td>
-                <td class="seeds">
-                    { for rep.first_violating.iter().map(|hit| html! {
-                        <button type="button" class="small seed" onclick={load_seed(hit.seed, fencing)}
-                            aria-label={format!("Load seed {} ({}), fencing {}", hit.seed, invariants(&hit.broken), if fencing { "on" } else { "off" })}>
-                            { format!("seed {} ({})", hit.seed, invariants(&hit.broken)) }
-                        </button>
-                    }) }
-                </td>
-            </tr>
-        }
-    };
-
-    let load_cx = v
-        .search
-        .as_ref()
-        .and_then(|r| r.counterexample.clone())
-        .map(|cx| {
-            let dispatch = props.dispatch.clone();
-            let s = cx.scenario.clone();
-            Callback::from(move |_: MouseEvent| {
-                dispatch.dispatch(Action::Load(Load::Scenario(
-                    Box::new(s.clone()),
-                    Origin::Explore,
-                )));
-                dom::scroll_to_top();
-            })
-        });
-
     html! {
         <section class="explore-panel" aria-label="Explore">
             <h2>{ "Explore" }</h2>
             <p class="hint">{ "Run many seeds and count what breaks, with and without fencing; or search every combination of a few faults for the shortest run that breaks something." }</p>
             <div class="explore-controls">
                 <label>{ "Sweep " }
-                    <select onchange={pick_source} aria-label="What to sweep">
+                    <select onchange={pick_source(&source)} aria-label="What to sweep">
                         { for TEMPLATES.iter().map(|(name, _)| html! {
                             <option value={format!("template:{name}")} selected={*source == SweepSource::Template(name)}>
                                 { format!("template {name}: new faults every seed") }
@@ -383,6 +109,142 @@ pub fn ExplorePanel(props: &ExploreProps) -> Html {
             if let Some(e) = &v.error {
                 <p class="error-inline" role="alert">{ e.clone() }</p>
             }
+            { sweep_result(v, &props.dispatch) }
+            if let Some(r) = &v.search {
+                { search_result(v, r, &props.dispatch) }
+            }
+        </section>
+    }
+}
+
+/// "Run sweep": the sweep over the seeds typed, of the source picked.
+fn run_sweep(
+    runner: &Rc<RefCell<Runner>>,
+    view: &UseStateHandle<View>,
+    source: &UseStateHandle<SweepSource>,
+    seeds_text: &UseStateHandle<String>,
+    scenario: &Scenario,
+) -> Callback<MouseEvent> {
+    let (runner, view, source, seeds_text) = (
+        runner.clone(),
+        view.clone(),
+        source.clone(),
+        seeds_text.clone(),
+    );
+    let scenario = scenario.clone();
+    Callback::from(move |_: MouseEvent| {
+        let seeds = match parse_seeds(&seeds_text) {
+            Ok(n) => n,
+            Err(e) => {
+                view.set(View {
+                    error: Some(e),
+                    ..(*view).clone()
+                });
+                return;
+            }
+        };
+        let src = match &*source {
+            SweepSource::Current => Source::Fixed(scenario.clone()),
+            SweepSource::Template(name) => match template(name) {
+                Some(t) => Source::Template(t),
+                None => return,
+            },
+        };
+        let swept = Rc::new(src.clone());
+        let sweep = Sweep::new(src, 0, seeds, SweepOptions::default());
+        let fresh = View {
+            running: true,
+            progress: Some(sweep.progress()),
+            sweep: Some(sweep.report().clone()),
+            swept: Some(swept),
+            search: view.search.clone(),
+            search_cancelled: view.search_cancelled,
+            ..View::default()
+        };
+        Runner::start(&runner, &view, Job::Sweep(Box::new(sweep)), fresh);
+    })
+}
+
+/// "Find the shortest counterexample": the exhaustive search around the scenario's lease TTL.
+fn run_search(
+    runner: &Rc<RefCell<Runner>>,
+    view: &UseStateHandle<View>,
+    scenario: &Scenario,
+) -> Callback<MouseEvent> {
+    let (runner, view, scenario) = (runner.clone(), view.clone(), scenario.clone());
+    Callback::from(move |_: MouseEvent| {
+        let world = world_of(&scenario);
+        let scope = Scope::around_ttl(scenario.lease_ttl_ms, SEARCH_FAULTS);
+        match Search::new(&world, &scope, SearchOptions::default()) {
+            Ok(search) => {
+                let fresh = View {
+                    running: true,
+                    searching: true,
+                    search: Some(search.report().clone()),
+                    sweep: view.sweep.clone(),
+                    swept: view.swept.clone(),
+                    progress: view.progress,
+                    runs_per_sec: view.runs_per_sec,
+                    sweep_cancelled: view.sweep_cancelled,
+                    ..View::default()
+                };
+                Runner::start(&runner, &view, Job::Search(Box::new(search)), fresh);
+            }
+            Err(e) => view.set(View {
+                error: Some(format!(
+                    "The exhaustive search cannot model this scenario: {e}"
+                )),
+                search: None,
+                ..(*view).clone()
+            }),
+        }
+    })
+}
+
+/// "Cancel": stops the job, and says which one was cancelled.
+fn cancel(runner: &Rc<RefCell<Runner>>, view: &UseStateHandle<View>) -> Callback<MouseEvent> {
+    let (runner, view) = (runner.clone(), view.clone());
+    Callback::from(move |_: MouseEvent| {
+        let was = runner.borrow_mut().stop();
+        view.set(View {
+            running: false,
+            searching: false,
+            sweep_cancelled: view.sweep_cancelled || matches!(was, Some(Job::Sweep(_))),
+            search_cancelled: view.search_cancelled || matches!(was, Some(Job::Search(_))),
+            ..(*view).clone()
+        });
+    })
+}
+
+/// The source picker: a template by name, or the scenario on screen.
+fn pick_source(source: &UseStateHandle<SweepSource>) -> Callback<Event> {
+    let source = source.clone();
+    Callback::from(move |e: Event| {
+        let v = select_value(&e);
+        let s = match v.strip_prefix("template:") {
+            Some(name) => TEMPLATES
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map_or(SweepSource::Current, |(n, _)| SweepSource::Template(n)),
+            None => SweepSource::Current,
+        };
+        source.set(s);
+    })
+}
+
+/// Loads `scenario`, from Explore, and shows it at the top of the page.
+fn load(dispatch: &Dispatch, scenario: Scenario) {
+    dispatch.dispatch(Action::Load(Load::Scenario(
+        Box::new(scenario),
+        Origin::Explore,
+    )));
+    dom::scroll_to_top();
+}
+
+/// The sweep's progress and its table, once a sweep ran.
+fn sweep_result(v: &View, dispatch: &Dispatch) -> Html {
+    html! {
+        <>
             if let Some(p) = v.progress {
                 <div class="progress">
                     <progress max={p.total.to_string()} value={p.done.to_string()} aria-label="Sweep progress" />
@@ -391,7 +253,7 @@ pub fn ExplorePanel(props: &ExploreProps) -> Html {
                         if v.sweep_cancelled { { " — cancelled" } }
                         else if p.finished() { { " — done" } }
                         if let Some(rps) = v.runs_per_sec {
-                            { format!(" ({} runs/s)", crate::text::fixed0(rps)) }
+                            { format!(" ({} runs/s)", fixed0(rps)) }
                         }
                     </span>
                 </div>
@@ -400,31 +262,78 @@ pub fn ExplorePanel(props: &ExploreProps) -> Html {
                 <table class="sweep">
                     <thead><tr><th scope="col">{ "Fencing" }</th><th scope="col">{ "Runs that broke something" }</th><th scope="col">{ "By invariant" }</th><th scope="col">{ "First violating seeds (click to load)" }</th></tr></thead>
                     <tbody>
-                        { mode_row("on", true) }
-                        { mode_row("off", false) }
+                        { mode_row(v, "on", true, dispatch) }
+                        { mode_row(v, "off", false, dispatch) }
                     </tbody>
                 </table>
             }
-            if let Some(r) = &v.search {
-                <div class="search-result" aria-live="polite">
-                    <p>{ format!(
-                        "Exhaustive search, fencing {}: {} distinct states{}.",
-                        if r.fencing { "on" } else { "off" },
-                        r.distinct_states,
-                        if v.searching { ", searching…" } else if v.search_cancelled { ", cancelled" } else if r.complete { ", the whole scope" } else { "" }
-                    ) }</p>
-                    if let Some(cx) = &r.counterexample {
-                        <p class="cx">
-                            <strong>{ format!("Shortest counterexample: {} actions, breaks {} at {}.", cx.depth, invariants(&cx.broken), fencepost_sim::trace::fmt_secs(cx.t_ms)) }</strong>
-                        </p>
-                        <ul>{ for cx.faults.iter().map(|f| html! { <li>{ f.describe() }</li> }) }</ul>
-                        <button type="button" onclick={load_cx}>{ "Load the counterexample" }</button>
-                    } else if !v.running && r.complete {
-                        <p class="verdict-ok">{ format!("✓ No violation anywhere in the scope (up to {SEARCH_FAULTS} pauses, held writes or clock jumps around the lease TTL).") }</p>
-                    }
-                </div>
+        </>
+    }
+}
+
+/// One row of the sweep's table: the runs with fencing on, or off.
+fn mode_row(v: &View, label: &str, fencing: bool, dispatch: &Dispatch) -> Html {
+    let rep = v.sweep.as_ref().and_then(|r| r.mode(fencing));
+    let Some(rep) = rep else { return html! {} };
+    let runs = v.sweep.as_ref().map_or(0, |r| r.runs);
+    let by: Vec<String> = Invariant::ALL
+        .iter()
+        .filter(|i| rep.by_invariant.get(**i) > 0)
+        .map(|i| format!("{i} {}", rep.by_invariant.get(*i)))
+        .collect();
+    // Loading a violating seed: the scenario that seed ran in the sweep, with fencing as it was run.
+    let load_seed = |seed: u64| {
+        let dispatch = dispatch.clone();
+        let swept = v.swept.clone();
+        Callback::from(move |_: MouseEvent| {
+            let Some(source) = &swept else { return };
+            let mut s = source.derive(seed);
+            s.protections.fencing = fencing;
+            load(&dispatch, s);
+        })
+    };
+    html! {
+        <tr>
+            <th scope="row">{ label }</th>
+            <td class="count">{ format!("{} of {runs}", rep.violating_runs) }</td>
+            <td>{ if by.is_empty() { "—".to_string() } else { by.join(", ") } }</td>
+            <td class="seeds">
+                { for rep.first_violating.iter().map(|hit| html! {
+                    <button type="button" class="small seed" onclick={load_seed(hit.seed)}
+                        aria-label={format!("Load seed {} ({}), fencing {}", hit.seed, invariants(&hit.broken), if fencing { "on" } else { "off" })}>
+                        { format!("seed {} ({})", hit.seed, invariants(&hit.broken)) }
+                    </button>
+                }) }
+            </td>
+        </tr>
+    }
+}
+
+/// What the last search found: its size, and the shortest counterexample, if any.
+fn search_result(v: &View, r: &SearchReport, dispatch: &Dispatch) -> Html {
+    let load_cx = r.counterexample.clone().map(|cx| {
+        let dispatch = dispatch.clone();
+        let s = cx.scenario.clone();
+        Callback::from(move |_: MouseEvent| load(&dispatch, s.clone()))
+    });
+    html! {
+        <div class="search-result" aria-live="polite">
+            <p>{ format!(
+                "Exhaustive search, fencing {}: {} distinct states{}.",
+                if r.fencing { "on" } else { "off" },
+                r.distinct_states,
+                if v.searching { ", searching…" } else if v.search_cancelled { ", cancelled" } else if r.complete { ", the whole scope" } else { "" }
+            ) }</p>
+            if let Some(cx) = &r.counterexample {
+                <p class="cx">
+                    <strong>{ format!("Shortest counterexample: {} actions, breaks {} at {}.", cx.depth, invariants(&cx.broken), fmt_secs(cx.t_ms)) }</strong>
+                </p>
+                <ul>{ for cx.faults.iter().map(|f| html! { <li>{ f.describe() }</li> }) }</ul>
+                <button type="button" onclick={load_cx}>{ "Load the counterexample" }</button>
+            } else if !v.running && r.complete {
+                <p class="verdict-ok">{ format!("✓ No violation anywhere in the scope (up to {SEARCH_FAULTS} pauses, held writes or clock jumps around the lease TTL).") }</p>
             }
-        </section>
+        </div>
     }
 }
 

@@ -4,6 +4,7 @@
 pub mod app;
 pub mod event_list;
 pub mod explore_panel;
+pub mod explore_runner;
 pub mod help;
 pub mod legend;
 pub mod messages;
@@ -11,6 +12,7 @@ pub mod narration;
 pub mod play_bar;
 pub mod scenario_panel;
 pub mod share_panel;
+pub mod shortcuts;
 pub mod storage_panel;
 pub mod timeline;
 pub mod tour_card;

@@ -7,11 +7,12 @@
 
 use std::rc::Rc;
 
-use fencepost_sim::Actor;
 use fencepost_sim::trace::fmt_secs;
+use fencepost_sim::{Actor, Trace};
 use yew::prelude::*;
 
 use crate::dom;
+use crate::model::Timeline as Layout;
 use crate::state::Run;
 
 pub mod axis;
@@ -78,28 +79,12 @@ pub fn Timeline(props: &TimelineProps) -> Html {
     let trace = props.run.trace.clone();
     let svg_ref = use_node_ref();
     let scroll_ref = use_node_ref();
-    // The plot fills the visible width at zoom 1 (never narrower than MIN_WIDTH).
-    let avail = use_state(|| expected_lanes_width(dom::viewport_width()));
-    {
-        let scroll_ref = scroll_ref.clone();
-        let avail = avail.clone();
-        use_effect_with((), move |_| {
-            let measure = move || {
-                if let Some(el) = scroll_ref.cast::<web_sys::Element>() {
-                    avail.set(f64::from(el.client_width()));
-                }
-            };
-            measure();
-            let listener = web_sys::window()
-                .map(|w| gloo_events::EventListener::new(&w, "resize", move |_| measure()));
-            move || drop(listener)
-        });
-    }
+    let avail = use_lanes_width(scroll_ref.clone());
     // The first render uses the width the stylesheet will give the lanes (so the timeline is
     // drawn once, at once); the measurement corrects it if the page differs.
-    let drawn = *avail > 0.0;
+    let drawn = avail > 0.0;
     let base = if drawn {
-        (*avail - PAD_LEFT - PAD_RIGHT).max(MIN_WIDTH)
+        (avail - PAD_LEFT - PAD_RIGHT).max(MIN_WIDTH)
     } else {
         BASE_WIDTH
     };
@@ -108,88 +93,20 @@ pub fn Timeline(props: &TimelineProps) -> Html {
         props.end.max(layout.end),
         base * props.zoom,
     );
-
-    {
-        let on_drawn = props.on_drawn.clone();
-        use_effect_with(drawn, move |drawn| {
-            if *drawn {
-                dom::first_timeline();
-                if let Some(cb) = on_drawn {
-                    cb.emit(());
-                }
-            }
-        });
-    }
-    {
-        let svg_ref = svg_ref.clone();
-        let bench = props.bench;
-        use_effect_with((props.t, props.upto), move |_| {
-            if bench {
-                dom::frame_end(svg_ref.cast::<web_sys::Element>().as_ref());
-            }
-        });
-    }
-    // Keep the playhead in view while it moves.
-    {
-        let scroll_ref = scroll_ref.clone();
-        let x = geom.x(props.t);
-        use_effect_with(x as i64, move |_| {
-            if let Some(el) = scroll_ref.cast::<web_sys::Element>() {
-                let left = f64::from(el.scroll_left());
-                let width = f64::from(el.client_width());
-                if width > 0.0 && (x < left || x > left + width - 40.0) {
-                    el.set_scroll_left((x - width / 3.0).max(0.0) as i32);
-                }
-            }
-        });
-    }
-
-    let onclick = props.on_lane_click.clone().map(|cb| {
-        let svg_ref = svg_ref.clone();
-        let layout = layout.clone();
-        Callback::from(move |e: MouseEvent| {
-            let Some(svg) = svg_ref.cast::<web_sys::Element>() else {
-                return;
-            };
-            // Badges and labels are things to read, not places on the lane: clicking one (to
-            // select its text, or by mistake) does not change the story.
-            let on_mark = super::target::<web_sys::Element>(&e).is_some_and(|t| {
-                t.tag_name() == "text" || t.closest(".badge").ok().flatten().is_some()
-            });
-            if on_mark {
-                return;
-            }
-            let r = svg.get_bounding_client_rect();
-            let x = f64::from(e.client_x()) - r.left();
-            let y = f64::from(e.client_y()) - r.top();
-            if y < AXIS_H {
-                return;
-            }
-            let lane = ((y - AXIS_H) / LANE_H) as usize;
-            if let Some(Actor::Worker(w)) = layout.lanes.get(lane).map(|l| l.actor) {
-                // Whole tenths of a second: clicks make tidy scenarios.
-                let t = geom.t(x) / 100 * 100;
-                cb.emit((usize::from(w), t));
-            }
-        })
-    });
+    use_first_drawn(drawn, props.on_drawn.clone());
+    use_frame_end(props.bench, (props.t, props.upto), svg_ref.clone());
+    use_playhead_in_view(scroll_ref.clone(), geom.x(props.t));
+    let onclick = props
+        .on_lane_click
+        .clone()
+        .map(|cb| lane_click(svg_ref.clone(), layout.clone(), geom, cb));
 
     let beliefs = trace.beliefs_after(props.upto);
     let clip_id = format!("past-{}", props.id);
     let px = geom.x(props.t);
     let head_text = fmt_secs(props.t);
     let head_label = head_label_span(px, &head_text);
-    let label = format!(
-        "Timeline of {}: {} lanes, {} events; playhead at {}",
-        if trace.scenario.is_empty() {
-            "the scenario"
-        } else {
-            trace.scenario.as_str()
-        },
-        layout.lanes.len(),
-        trace.events.len(),
-        fmt_secs(props.t)
-    );
+    let label = aria_label(&trace, &layout, &head_text);
 
     html! {
         <figure class="timeline" id={props.id.clone()}>
@@ -234,4 +151,112 @@ pub fn Timeline(props: &TimelineProps) -> Html {
             </div>
         </figure>
     }
+}
+
+/// The width the lanes' scroller has, measured once drawn and again when the window resizes: the
+/// plot fills the visible width at zoom 1 (never narrower than [`MIN_WIDTH`]). Before the
+/// measurement, the width the stylesheet will give it.
+#[hook]
+fn use_lanes_width(scroll_ref: NodeRef) -> f64 {
+    let avail = use_state(|| expected_lanes_width(dom::viewport_width()));
+    {
+        let avail = avail.clone();
+        use_effect_with((), move |_| {
+            let measure = move || {
+                if let Some(el) = scroll_ref.cast::<web_sys::Element>() {
+                    avail.set(f64::from(el.client_width()));
+                }
+            };
+            measure();
+            let listener = web_sys::window()
+                .map(|w| gloo_events::EventListener::new(&w, "resize", move |_| measure()));
+            move || drop(listener)
+        });
+    }
+    *avail
+}
+
+/// Keeps the playhead, at `x`, in view while it moves.
+#[hook]
+fn use_playhead_in_view(scroll_ref: NodeRef, x: f64) {
+    use_effect_with(x as i64, move |_| {
+        if let Some(el) = scroll_ref.cast::<web_sys::Element>() {
+            let left = f64::from(el.scroll_left());
+            let width = f64::from(el.client_width());
+            if width > 0.0 && (x < left || x > left + width - 40.0) {
+                el.set_scroll_left((x - width / 3.0).max(0.0) as i32);
+            }
+        }
+    });
+}
+
+/// A click on the lanes: on a worker's lane, `cb` gets the worker and the time clicked.
+fn lane_click(
+    svg_ref: NodeRef,
+    layout: Rc<Layout>,
+    geom: Geom,
+    cb: Callback<(usize, u64)>,
+) -> Callback<MouseEvent> {
+    Callback::from(move |e: MouseEvent| {
+        let Some(svg) = svg_ref.cast::<web_sys::Element>() else {
+            return;
+        };
+        // Badges and labels are things to read, not places on the lane: clicking one (to
+        // select its text, or by mistake) does not change the story.
+        let on_mark = super::target::<web_sys::Element>(&e).is_some_and(|t| {
+            t.tag_name() == "text" || t.closest(".badge").ok().flatten().is_some()
+        });
+        if on_mark {
+            return;
+        }
+        let r = svg.get_bounding_client_rect();
+        let x = f64::from(e.client_x()) - r.left();
+        let y = f64::from(e.client_y()) - r.top();
+        if y < AXIS_H {
+            return;
+        }
+        let lane = ((y - AXIS_H) / LANE_H) as usize;
+        if let Some(Actor::Worker(w)) = layout.lanes.get(lane).map(|l| l.actor) {
+            // Whole tenths of a second: clicks make tidy scenarios.
+            let t = geom.t(x) / 100 * 100;
+            cb.emit((usize::from(w), t));
+        }
+    })
+}
+
+/// Says once the layers are drawn (the measured width is known).
+#[hook]
+fn use_first_drawn(drawn: bool, on_drawn: Option<Callback<()>>) {
+    use_effect_with(drawn, move |drawn| {
+        if *drawn {
+            dom::first_timeline();
+            if let Some(cb) = on_drawn {
+                cb.emit(());
+            }
+        }
+    });
+}
+
+/// In bench mode, records the frame that moved the playhead to `at` (time, events).
+#[hook]
+fn use_frame_end(bench: bool, at: (u64, usize), svg_ref: NodeRef) {
+    use_effect_with(at, move |_| {
+        if bench {
+            dom::frame_end(svg_ref.cast::<web_sys::Element>().as_ref());
+        }
+    });
+}
+
+/// What the timeline is, for a screen reader.
+fn aria_label(trace: &Trace, layout: &Layout, head_text: &str) -> String {
+    format!(
+        "Timeline of {}: {} lanes, {} events; playhead at {head_text}",
+        if trace.scenario.is_empty() {
+            "the scenario"
+        } else {
+            trace.scenario.as_str()
+        },
+        layout.lanes.len(),
+        trace.events.len(),
+    )
 }

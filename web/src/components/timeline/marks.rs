@@ -1,6 +1,6 @@
 //! The marks laid out from the trace along the lanes: pauses, downtime, lease bars, zombie
-//! stretches and the message arrows, drawn once per trace and zoom; and the mark of a lane
-//! click's pause that the playhead has not reached yet.
+//! stretches and the message arrows ([`super::messages`]), drawn once per trace and zoom; and the
+//! mark of a lane click's pause that the playhead has not reached yet.
 
 use std::rc::Rc;
 
@@ -9,7 +9,7 @@ use fencepost_sim::trace::fmt_secs;
 use yew::prelude::*;
 
 use super::geom::{Geom, LANE_H, coord};
-use super::messages::arrow_class;
+use super::messages::arrows;
 use crate::model::{LeaseEnd, Timeline as Layout};
 
 #[derive(Properties, PartialEq)]
@@ -23,15 +23,41 @@ pub struct MarksProps {
 /// Everything laid out from the trace: drawn once per trace and zoom.
 #[component]
 pub fn Marks(props: &MarksProps) -> Html {
-    let l = &props.layout;
-    let g = props.geom;
-    let id = &props.id;
-    let lane_y = |a: Actor| l.lane_of(a).map(|i| g.y(i));
-    let bar_y = 8.0;
-    let bar_h = 18.0;
+    let (l, g, id) = (&*props.layout, props.geom, &props.id);
+    html! {
+        <g class="static">
+            { pauses(l, g, id) }
+            { down(l, g, id) }
+            { leases(l, g) }
+            { zombies(l, g, id) }
+            <g class="arrows">{ arrows(l, g, id) }</g>
+        </g>
+    }
+}
 
+/// Height of a bar's top above its lane's.
+const BAR_Y: f64 = 8.0;
+/// A bar's height.
+const BAR_H: f64 = 18.0;
+
+/// The top of `actor`'s lane.
+pub fn lane_y(l: &Layout, g: Geom, actor: Actor) -> Option<f64> {
+    l.lane_of(actor).map(|i| g.y(i))
+}
+
+/// Worker `w`'s name, as its lane says it.
+fn worker_name(l: &Layout, w: u16) -> String {
+    l.lanes
+        .iter()
+        .find(|lane| lane.actor == Actor::Worker(w))
+        .map(|lane| lane.label.trim_start_matches("worker ").to_string())
+        .unwrap_or_default()
+}
+
+/// The hatched stretches where a worker was frozen.
+fn pauses(l: &Layout, g: Geom, id: &str) -> Html {
     let pauses = l.pauses.iter().filter_map(|p| {
-        let y = lane_y(Actor::Worker(p.worker))?;
+        let y = lane_y(l, g, Actor::Worker(p.worker))?;
         let (x1, x2) = (g.x(p.from), g.x(p.to));
         Some(html! {
             <g class="pause">
@@ -41,8 +67,13 @@ pub fn Marks(props: &MarksProps) -> Html {
             </g>
         })
     });
+    pauses.collect()
+}
+
+/// The cross-hatched stretches where a worker's process was down.
+fn down(l: &Layout, g: Geom, id: &str) -> Html {
     let down = l.down.iter().filter_map(|p| {
-        let y = lane_y(Actor::Worker(p.worker))?;
+        let y = lane_y(l, g, Actor::Worker(p.worker))?;
         let (x1, x2) = (g.x(p.from), g.x(p.to));
         Some(html! {
             <rect class="down" x={coord(x1)} y={coord(y + 2.0)} width={coord((x2 - x1).max(1.0))} height={coord(LANE_H - 4.0)} fill={format!("url(#down-{id})")}>
@@ -50,13 +81,11 @@ pub fn Marks(props: &MarksProps) -> Html {
             </rect>
         })
     });
-    let names = |w: u16| {
-        l.lanes
-            .iter()
-            .find(|lane| lane.actor == Actor::Worker(w))
-            .map(|lane| lane.label.trim_start_matches("worker ").to_string())
-            .unwrap_or_default()
-    };
+    down.collect()
+}
+
+/// The lease bars, each on the lock service's lane and on its holder's.
+fn leases(l: &Layout, g: Geom) -> Html {
     let leases = l.leases.iter().flat_map(|b| {
         let (x1, x2) = (g.x(b.from), g.x(b.to));
         let w = (x2 - x1).max(2.0);
@@ -67,25 +96,25 @@ pub fn Marks(props: &MarksProps) -> Html {
             LeaseEnd::Open => "still held",
         };
         let token = l.tokens.show(b.token);
+        let name = worker_name(l, b.worker);
         let title = format!(
-            "lease of {} with token {token}: {} to {} ({end})",
-            names(b.worker),
+            "lease of {name} with token {token}: {} to {} ({end})",
             fmt_secs(b.from),
             fmt_secs(b.to)
         );
         let mut out = Vec::new();
         for (actor, text) in [
-            (Actor::Lock, format!("{} · {token}", names(b.worker))),
+            (Actor::Lock, format!("{name} · {token}")),
             (Actor::Worker(b.worker), format!("lease {token}")),
         ] {
-            if let Some(y) = lane_y(actor) {
+            if let Some(y) = lane_y(l, g, actor) {
                 out.push(html! {
                     <g class={classes!("lease", (b.end == LeaseEnd::Open).then_some("open"))}>
-                        <rect x={coord(x1)} y={coord(y + bar_y)} width={coord(w)} height={coord(bar_h)} rx="3">
+                        <rect x={coord(x1)} y={coord(y + BAR_Y)} width={coord(w)} height={coord(BAR_H)} rx="3">
                             <title>{ title.clone() }</title>
                         </rect>
                         if w > 44.0 {
-                            <text x={coord(x1 + 5.0)} y={coord(y + bar_y + 13.0)}>{ text }</text>
+                            <text x={coord(x1 + 5.0)} y={coord(y + BAR_Y + 13.0)}>{ text }</text>
                         }
                     </g>
                 });
@@ -93,48 +122,30 @@ pub fn Marks(props: &MarksProps) -> Html {
         }
         out
     });
+    leases.collect()
+}
+
+/// The striped stretches where a worker believes in a lease the lock service no longer gives it.
+fn zombies(l: &Layout, g: Geom, id: &str) -> Html {
     let zombies = l.zombies.iter().filter_map(|z| {
-        let y = lane_y(Actor::Worker(z.worker))?;
+        let y = lane_y(l, g, Actor::Worker(z.worker))?;
         let (x1, x2) = (g.x(z.from), g.x(z.to));
         let w = (x2 - x1).max(2.0);
         Some(html! {
             <g class="zombie">
-                <rect x={coord(x1)} y={coord(y + bar_y)} width={coord(w)} height={coord(bar_h)} rx="3" fill={format!("url(#zombie-{id})")}>
+                <rect x={coord(x1)} y={coord(y + BAR_Y)} width={coord(w)} height={coord(BAR_H)} rx="3" fill={format!("url(#zombie-{id})")}>
                     <title>{ format!(
                         "zombie: {} still believes it holds token {} from {} to {}, but the lock service no longer gives it",
-                        names(z.worker), l.tokens.show(z.token), fmt_secs(z.from), fmt_secs(z.to)
+                        worker_name(l, z.worker), l.tokens.show(z.token), fmt_secs(z.from), fmt_secs(z.to)
                     ) }</title>
                 </rect>
                 if w > 90.0 {
-                    <text x={coord(x1 + 5.0)} y={coord(y + bar_y + 13.0)}>{ format!("zombie: thinks {}", l.tokens.show(z.token)) }</text>
+                    <text x={coord(x1 + 5.0)} y={coord(y + BAR_Y + 13.0)}>{ format!("zombie: thinks {}", l.tokens.show(z.token)) }</text>
                 }
             </g>
         })
     });
-    let arrows = l.arrows.iter().filter_map(|a| {
-        let y1 = lane_y(a.from)? + LANE_H * 0.5;
-        let y2 = lane_y(a.to)? + LANE_H * 0.5;
-        let (x1, x2) = (g.x(a.sent), g.x(a.arrived));
-        Some(html! {
-            <line
-                class={classes!("arrow", arrow_class(a.kind), (!a.delivered).then_some("lost"))}
-                x1={coord(x1)} y1={coord(y1)} x2={coord(x2)} y2={coord(y2)}
-                marker-end={format!("url(#head-{id})")}
-            >
-                <title>{ format!("{}: sent {}, {} {}", a.label, fmt_secs(a.sent),
-                    if a.delivered { "handled" } else { "due" }, fmt_secs(a.arrived)) }</title>
-            </line>
-        })
-    });
-    html! {
-        <g class="static">
-            { for pauses }
-            { for down }
-            { for leases }
-            { for zombies }
-            <g class="arrows">{ for arrows }</g>
-        </g>
-    }
+    zombies.collect()
 }
 
 /// A dashed mark where a lane click added a pause the playhead has not reached yet.

@@ -1,10 +1,12 @@
-//! Messages on the timeline: the dots of those in flight at the playhead (the arrows from send
-//! to delivery are among the static marks).
+//! Messages on the timeline: an arrow from each send to its delivery (among the marks drawn
+//! once per trace), and a dot for each one in flight at the playhead.
 
 use fencepost_sim::Actor;
+use fencepost_sim::trace::fmt_secs;
 use yew::prelude::*;
 
 use super::geom::{Geom, LANE_H, coord};
+use super::marks::lane_y;
 use crate::model::{ArrowKind, Timeline as Layout, in_flight_at};
 
 pub fn in_flight(layout: &Layout, geom: &Geom, t: u64) -> Html {
@@ -37,4 +39,24 @@ pub fn arrow_class(kind: ArrowKind) -> &'static str {
         ArrowKind::Ack => "ack",
         ArrowKind::Refused => "refused",
     }
+}
+
+/// An arrow from each send to its delivery (dashed if the message was never handled).
+pub fn arrows(l: &Layout, g: Geom, id: &str) -> Html {
+    let arrows = l.arrows.iter().filter_map(|a| {
+        let y1 = lane_y(l, g, a.from)? + LANE_H * 0.5;
+        let y2 = lane_y(l, g, a.to)? + LANE_H * 0.5;
+        let (x1, x2) = (g.x(a.sent), g.x(a.arrived));
+        Some(html! {
+            <line
+                class={classes!("arrow", arrow_class(a.kind), (!a.delivered).then_some("lost"))}
+                x1={coord(x1)} y1={coord(y1)} x2={coord(x2)} y2={coord(y2)}
+                marker-end={format!("url(#head-{id})")}
+            >
+                <title>{ format!("{}: sent {}, {} {}", a.label, fmt_secs(a.sent),
+                    if a.delivered { "handled" } else { "due" }, fmt_secs(a.arrived)) }</title>
+            </line>
+        })
+    });
+    arrows.collect()
 }
