@@ -13,9 +13,18 @@
 //! * [`dom`]: thin wrappers over the browser;
 //! * [`components`]: the Yew components.
 //!
-//! Imports point one way, down this list: `components` -> `address` -> `state` -> (`tour`,
-//! `share`) -> `model` -> `text`; `undo`, `text` and `dom` are leaves that import nothing of
-//! this crate. No module imports one that imports it back.
+//! Imports point one way, from the page down to plain data, never back:
+//!
+//! ```text
+//! components -> address -> state -> tour -> model
+//!                  |          '-> undo
+//!                  '-> share -> tour
+//! ```
+//!
+//! The components use any module below them; `address` also uses `text`. `model`, `undo`,
+//! `text` and `dom` import nothing of this crate. Inside `state`, `model` and `components` the
+//! files keep the same rule (their module docs say which way their arrows point): no module
+//! imports one that imports it back.
 #![forbid(unsafe_code)]
 
 pub mod address;
@@ -31,5 +40,5 @@ pub mod undo;
 /// Starts the app in the page's `<body>`.
 pub fn start() {
     dom::mark("__fencepostStart");
-    yew::Renderer::<components::App>::new().render();
+    yew::Renderer::<components::app::App>::new().render();
 }

@@ -8,6 +8,7 @@ use gloo_events::EventListener;
 use gloo_timers::callback::{Interval, Timeout};
 use yew::prelude::*;
 
+use super::callbacks::{Dispatch, send, send_and_refocus};
 use super::explore_panel::ExplorePanel;
 use super::help::Help;
 use super::legend::Legend;
@@ -21,7 +22,6 @@ use super::storage_panel::StoragePanel;
 use super::timeline::Timeline;
 use super::tour_card::TourCard;
 use super::verdict::Verdict;
-use super::{Dispatch, send, send_and_refocus};
 use crate::address::{AddressBar, Entry, follow_address, landing};
 use crate::dom;
 use crate::model::{Playhead, TokenStyle};

@@ -6,7 +6,7 @@ use fencepost_sim::trace::fmt_secs;
 use fencepost_sim::{Actor, Trace};
 use yew::prelude::*;
 
-use super::{Dispatch, target};
+use super::callbacks::{Dispatch, target};
 use crate::model::TokenStyle;
 use crate::state::{Action, Play};
 

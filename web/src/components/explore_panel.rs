@@ -14,8 +14,8 @@ use fencepost_sim::trace::fmt_secs;
 use fencepost_sim::{Invariant, Scenario};
 use yew::prelude::*;
 
+use super::callbacks::{Dispatch, input_value, select_value};
 use super::explore_runner::{Job, Runner, View};
-use super::{Dispatch, input_value, select_value};
 use crate::dom;
 use crate::state::{Action, Load, Origin};
 use crate::text::fixed0;

@@ -2,7 +2,7 @@
 
 use yew::prelude::*;
 
-use super::{Dispatch, send};
+use super::callbacks::{Dispatch, send};
 use crate::state::Action;
 
 #[derive(Properties, PartialEq)]

@@ -2,7 +2,7 @@
 
 use yew::prelude::*;
 
-use super::{Dispatch, send, send_and_refocus};
+use super::callbacks::{Dispatch, send, send_and_refocus};
 use crate::state::{Action, Edit, Message};
 
 #[derive(Properties, PartialEq)]

@@ -7,7 +7,7 @@ use fencepost_sim::trace::fmt_secs;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
-use super::Dispatch;
+use super::callbacks::Dispatch;
 use super::event_list::EventList;
 use crate::model::TokenStyle;
 

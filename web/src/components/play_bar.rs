@@ -3,7 +3,7 @@
 use fencepost_sim::trace::fmt_secs;
 use yew::prelude::*;
 
-use super::{Dispatch, input_value, send};
+use super::callbacks::{Dispatch, input_value, send};
 use crate::state::{Action, Play, SPEED_MAX, SPEED_MIN, ZOOM_MAX};
 use crate::text::{fixed0, fixed1};
 

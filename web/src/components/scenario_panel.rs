@@ -4,7 +4,7 @@ use fencepost_sim::trace::fmt_secs;
 use fencepost_sim::{PRESETS, Scenario, TokenKind, preset};
 use yew::prelude::*;
 
-use super::{Dispatch, input_value, select_value, send};
+use super::callbacks::{Dispatch, input_value, select_value, send};
 use crate::state::{
     Action, Edit, Field, LATENCY_RANGE, Load, Message, Origin, PAUSE_RANGE, Switch, TTL_RANGE,
 };

@@ -6,8 +6,8 @@ use std::rc::Rc;
 use fencepost_sim::Scenario;
 use yew::prelude::*;
 
+use super::callbacks::{Dispatch, target};
 use super::timeline::export;
-use super::{Dispatch, target};
 use crate::dom;
 use crate::model::Timeline;
 use crate::share::encode_fragment;

@@ -5,7 +5,7 @@ use gloo_events::{EventListener, EventListenerOptions};
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
-use super::{Dispatch, target};
+use super::callbacks::{Dispatch, target};
 use crate::state::{Action, Edit, Message, Play, Switch};
 
 /// Listens to the page's keys for as long as the calling component lives.

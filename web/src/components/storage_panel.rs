@@ -3,7 +3,7 @@
 use fencepost_sim::trace::fmt_secs;
 use yew::prelude::*;
 
-use super::TraceAt;
+use super::trace_at::TraceAt;
 use crate::model::{TokenStyle, storage_at};
 
 /// Writes listed in the storage panel (the latest ones).

@@ -4,6 +4,12 @@
 //! and zoom and revealed up to the playhead by a clip path; badges of the events that have
 //! happened; and what moves (the playhead, messages in flight). Playback therefore only touches
 //! a handful of nodes per frame.
+//!
+//! Each layer has its file under `timeline/`: the pixel geometry ([`geom`]), the lane bands
+//! ([`backdrop`]) and labels ([`lane_labels`]), the axis and its ticks ([`axis`]), the marks
+//! ([`marks`]), the badges ([`badge_places`], [`badge_layer`], [`badge_chunk`]), the messages
+//! ([`messages`]), the patterns ([`defs`]) and the SVG export ([`export`]). This file assembles
+//! them; they use [`geom`] and each other downwards, never this file.
 
 use std::rc::Rc;
 
@@ -203,7 +209,7 @@ fn lane_click(
         };
         // Badges and labels are things to read, not places on the lane: clicking one (to
         // select its text, or by mistake) does not change the story.
-        let on_mark = super::target::<web_sys::Element>(&e).is_some_and(|t| {
+        let on_mark = super::callbacks::target::<web_sys::Element>(&e).is_some_and(|t| {
             t.tag_name() == "text" || t.closest(".badge").ok().flatten().is_some()
         });
         if on_mark {

@@ -2,7 +2,7 @@
 
 use yew::prelude::*;
 
-use super::{Dispatch, send_and_refocus};
+use super::callbacks::{Dispatch, send_and_refocus};
 use crate::state::{Action, TourStep};
 use crate::tour::CHAPTERS;
 

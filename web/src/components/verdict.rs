@@ -2,7 +2,7 @@
 
 use yew::prelude::*;
 
-use super::TraceAt;
+use super::trace_at::TraceAt;
 use crate::model::banner_at;
 use crate::text::sentence_case;
 

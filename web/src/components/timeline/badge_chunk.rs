@@ -4,8 +4,7 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
-use super::badge_layer::Places;
-use super::badge_places::badge_width;
+use super::badge_places::{Places, badge_width};
 use super::geom::{Geom, coord};
 use crate::model::{BadgeKind, Timeline as Layout};
 

@@ -6,7 +6,7 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 use super::badge_chunk::BadgeChunk;
-use super::badge_places::badge_places;
+use super::badge_places::{Places, badge_places};
 use super::geom::Geom;
 use crate::model::Timeline as Layout;
 
@@ -50,15 +50,4 @@ pub fn BadgeLayer(props: &BadgeProps) -> Html {
         }
     });
     html! { <g class="badges">{ for chunks }</g> }
-}
-
-/// The badges' places, computed once per layout and geometry: compared by identity, so that
-/// the chunks' props are cheap to compare on every frame of playback.
-#[derive(Clone)]
-pub struct Places(pub Rc<Vec<(u8, f64)>>);
-
-impl PartialEq for Places {
-    fn eq(&self, other: &Places) -> bool {
-        Rc::ptr_eq(&self.0, &other.0)
-    }
 }

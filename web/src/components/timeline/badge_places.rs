@@ -1,5 +1,7 @@
 //! Where each badge goes on its lane, so that neighbours do not overlap.
 
+use std::rc::Rc;
+
 use super::geom::Geom;
 use crate::model::Timeline as Layout;
 
@@ -41,6 +43,17 @@ pub fn badge_places(layout: &Layout, geom: &Geom) -> Vec<(u8, f64)> {
 
 pub fn badge_width(text: &str) -> f64 {
     text.chars().count() as f64 * 6.6 + 10.0
+}
+
+/// The badges' places, computed once per layout and geometry: compared by identity, so that
+/// the chunks' props are cheap to compare on every frame of playback.
+#[derive(Clone)]
+pub struct Places(pub Rc<Vec<(u8, f64)>>);
+
+impl PartialEq for Places {
+    fn eq(&self, other: &Places) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
 }
 
 #[cfg(test)]

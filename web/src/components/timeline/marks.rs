@@ -41,7 +41,7 @@ const BAR_Y: f64 = 8.0;
 const BAR_H: f64 = 18.0;
 
 /// The top of `actor`'s lane.
-pub fn lane_y(l: &Layout, g: Geom, actor: Actor) -> Option<f64> {
+fn lane_y(l: &Layout, g: Geom, actor: Actor) -> Option<f64> {
     l.lane_of(actor).map(|i| g.y(i))
 }
 

@@ -6,7 +6,6 @@ use fencepost_sim::trace::fmt_secs;
 use yew::prelude::*;
 
 use super::geom::{Geom, LANE_H, coord};
-use super::marks::lane_y;
 use crate::model::{ArrowKind, Timeline as Layout, in_flight_at};
 
 pub fn in_flight(layout: &Layout, geom: &Geom, t: u64) -> Html {
@@ -44,8 +43,7 @@ pub fn arrow_class(kind: ArrowKind) -> &'static str {
 /// An arrow from each send to its delivery (dashed if the message was never handled).
 pub fn arrows(l: &Layout, g: Geom, id: &str) -> Html {
     let arrows = l.arrows.iter().filter_map(|a| {
-        let y1 = lane_y(l, g, a.from)? + LANE_H * 0.5;
-        let y2 = lane_y(l, g, a.to)? + LANE_H * 0.5;
+        let (y1, y2) = (lane_mid(l, &g, a.from)?, lane_mid(l, &g, a.to)?);
         let (x1, x2) = (g.x(a.sent), g.x(a.arrived));
         Some(html! {
             <line
