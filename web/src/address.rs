@@ -172,12 +172,8 @@ pub fn follow_address(fragment: &str, note: Option<&str>) -> Option<Action> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::state::testing::paused;
+    use crate::state::testing::{click, paused};
     use crate::state::{Edit, Play, Switch};
-
-    fn click(worker: usize, at: u64) -> Action {
-        Action::Edit(Edit::LaneClick { worker, at })
-    }
 
     #[test]
     fn a_visit_lands_where_its_address_says() {

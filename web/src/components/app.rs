@@ -266,7 +266,7 @@ fn page(
 
 /// The title and the page's buttons (the tour, the keyboard help).
 fn header(state: &State, dispatch: &Dispatch) -> Html {
-    let start_tour = send_and_refocus(dispatch, TourStep::Start);
+    let start_tour = send_and_refocus(dispatch, Action::Tour(TourStep::Start));
     let help = send(dispatch, Action::ToggleHelp);
     html! {
         <header class="top">

@@ -10,11 +10,7 @@ use crate::state::{Action, State};
 pub type Dispatch = yew::functional::UseReducerDispatcher<State>;
 
 /// A click handler that dispatches `a`.
-pub fn send(d: &Dispatch, a: impl Into<Action>) -> Callback<MouseEvent> {
-    send_action(d, a.into())
-}
-
-fn send_action(d: &Dispatch, a: Action) -> Callback<MouseEvent> {
+pub fn send(d: &Dispatch, a: Action) -> Callback<MouseEvent> {
     let d = d.clone();
     Callback::from(move |_| d.dispatch(a.clone()))
 }
@@ -25,8 +21,8 @@ const FOCUS_AFTER: &[&str] = &[".tour .tour-buttons .primary", ".playbar .play"]
 
 /// A click handler that dispatches `a` and, if the clicked control then goes away, puts focus
 /// where the learner goes on from (not back at the top of the page).
-pub fn send_and_refocus(d: &Dispatch, a: impl Into<Action>) -> Callback<MouseEvent> {
-    let (d, a) = (d.clone(), a.into());
+pub fn send_and_refocus(d: &Dispatch, a: Action) -> Callback<MouseEvent> {
+    let d = d.clone();
     Callback::from(move |_| {
         d.dispatch(a.clone());
         crate::dom::refocus_soon(FOCUS_AFTER);

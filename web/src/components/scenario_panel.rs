@@ -243,7 +243,7 @@ fn faults(p: &ScenarioProps, form: &PauseForm) -> Html {
         html! {
             <li>
                 { text.clone() }
-                <button type="button" class="small" onclick={send(d, Edit::RemoveFault(i))}
+                <button type="button" class="small" onclick={send(d, Action::Edit(Edit::RemoveFault(i)))}
                     aria-label={format!("Remove: {text}")}>{ "remove" }</button>
             </li>
         }

@@ -289,14 +289,10 @@ impl State {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::state::testing::{apply, paused};
+    use crate::state::testing::{apply, click, paused};
     use crate::state::{Action, Load, Origin, Play, TourStep, tour_story};
     use crate::undo::MAX_UNDO;
     use fencepost_sim::Detail;
-
-    fn click(worker: usize, at: u64) -> Action {
-        Action::Edit(Edit::LaneClick { worker, at })
-    }
 
     #[test]
     fn toggles_rerun_the_scenario() {

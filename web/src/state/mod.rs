@@ -55,36 +55,6 @@ pub enum Action {
     ToggleHelp,
 }
 
-impl From<Play> for Action {
-    fn from(a: Play) -> Action {
-        Action::Play(a)
-    }
-}
-
-impl From<Edit> for Action {
-    fn from(a: Edit) -> Action {
-        Action::Edit(a)
-    }
-}
-
-impl From<Load> for Action {
-    fn from(a: Load) -> Action {
-        Action::Load(a)
-    }
-}
-
-impl From<TourStep> for Action {
-    fn from(a: TourStep) -> Action {
-        Action::Tour(a)
-    }
-}
-
-impl From<Message> for Action {
-    fn from(a: Message) -> Action {
-        Action::Message(a)
-    }
-}
-
 impl State {
     /// Applies one action.
     pub fn apply(&mut self, action: Action) {

@@ -4,6 +4,7 @@
 use fencepost_sim::preset;
 
 use super::Action;
+use super::edit::Edit;
 use super::page::State;
 
 /// The page on the paused-worker story.
@@ -17,4 +18,9 @@ pub fn apply(mut s: State, actions: impl IntoIterator<Item = Action>) -> State {
         s.apply(a);
     }
     s
+}
+
+/// A click on worker `worker`'s lane at `at`.
+pub fn click(worker: usize, at: u64) -> Action {
+    Action::Edit(Edit::LaneClick { worker, at })
 }
