@@ -67,6 +67,8 @@ impl State {
             Action::Load(a) => self.apply_load(a),
             Action::Tour(a) => self.apply_tour(a),
             Action::Message(a) => {
+                // The lane clicks are undone from the notice that offers it: a message that
+                // replaces the notice takes the offer with it. Dismissing closes the help too.
                 if a.replaces_notice() {
                     self.story.clicks.clear();
                 }
