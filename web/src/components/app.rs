@@ -1,9 +1,10 @@
 //! The page: the app's state, the effects that tie it to the browser (the playback clock, the
 //! keyboard, the address bar, the tour's "seen" mark), and the layout of the panels.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
+use fencepost_sim::Scenario;
 use gloo_events::EventListener;
 use gloo_timers::callback::{Interval, Timeout};
 use yew::prelude::*;
@@ -17,7 +18,7 @@ use super::narration::Narration;
 use super::play_bar::PlayBar;
 use super::scenario_panel::ScenarioPanel;
 use super::share_panel::SharePanel;
-use super::shortcuts::use_shortcuts;
+use super::shortcuts::listen_for_shortcuts;
 use super::storage_panel::StoragePanel;
 use super::timeline::Timeline;
 use super::tour_card::TourCard;
@@ -25,7 +26,7 @@ use super::verdict::Verdict;
 use crate::address::{AddressBar, Entry, follow_address, landing};
 use crate::dom;
 use crate::model::{Playhead, TokenStyle};
-use crate::state::{Action, Edit, Play, State, TourStep};
+use crate::state::{Action, Edit, Origin, Play, State, TourStep};
 
 /// localStorage key remembering that the visitor has left the tour (finished or not).
 const TOUR_SEEN: &str = "fencepost.tour-seen";
@@ -44,12 +45,50 @@ pub fn App() -> Html {
     let state = use_reducer(initial_state);
     let dispatch = state.dispatcher();
     let bench = *use_memo((), |_| dom::has_flag(&dom::query(), "bench"));
-    let (list_ready, on_drawn) = use_list_ready();
-    use_playback_clock(state.play.playing, bench, dispatch.clone());
-    use_shortcuts(dispatch.clone());
-    use_address_bar(&state, dispatch.clone());
-    use_tour_seen(state.tour.is_open() && !state.embed);
-
+    // The event list is long: it is drawn in a task of its own once the first timeline is up.
+    let list_ready = use_state(|| false);
+    let on_drawn = when_drawn(list_ready.clone(), use_mut_ref(|| None::<Timeout>));
+    // Playback clock: an interval that lives exactly as long as playback; dropping it stops it.
+    {
+        let dispatch = dispatch.clone();
+        use_effect_with(state.play.playing, move |playing| {
+            let clock = playing.then(|| playback_clock(bench, dispatch));
+            move || drop(clock)
+        });
+    }
+    {
+        let dispatch = dispatch.clone();
+        use_effect_with((), move |_| {
+            let listener = listen_for_shortcuts(dispatch);
+            move || drop(listener)
+        });
+    }
+    {
+        let dispatch = dispatch.clone();
+        use_effect_with((), move |_| {
+            let listener = follow_pasted_links(dispatch);
+            move || drop(listener)
+        });
+    }
+    // The URL carries the scenario (during the tour, the chapter): see `sync_address`.
+    {
+        let bar = use_mut_ref(|| AddressBar::new(&state, &dom::hash()));
+        let story = &state.story;
+        let shown = (
+            story.scenario.clone(),
+            state.tour.chapter,
+            story.entry,
+            story.origin,
+        );
+        use_effect_with(shown, move |shown| {
+            sync_address(&mut bar.borrow_mut(), shown)
+        });
+    }
+    {
+        let touring = state.tour.is_open() && !state.embed;
+        let shown = use_mut_ref(|| false);
+        use_effect_with(touring, move |touring| remember_tour_seen(&shown, *touring));
+    }
     let on_lane_click = {
         let dispatch = dispatch.clone();
         Callback::from(move |(worker, at): (usize, u64)| {
@@ -71,96 +110,70 @@ pub fn App() -> Html {
             </main>
         };
     }
-    page(&state, &dispatch, list_ready, timelines, playbar)
+    page(&state, &dispatch, *list_ready, timelines, playbar)
 }
 
-/// Whether the event list may be drawn yet, and the callback that says the first timeline is:
-/// the list is long, so it is drawn in a task of its own once the first timeline is up.
-#[hook]
-fn use_list_ready() -> (bool, Callback<()>) {
-    let list_ready = use_state(|| false);
-    let pending = use_mut_ref(|| None::<Timeout>);
-    let ready = *list_ready;
-    let on_drawn = Callback::from(move |()| {
+/// The callback the first timeline calls once drawn: it lets the event list be drawn, in a task
+/// of its own (`pending` holds it until it runs).
+fn when_drawn(
+    list_ready: UseStateHandle<bool>,
+    pending: Rc<RefCell<Option<Timeout>>>,
+) -> Callback<()> {
+    Callback::from(move |()| {
         if !*list_ready && pending.borrow().is_none() {
             let list_ready = list_ready.clone();
             *pending.borrow_mut() = Some(Timeout::new(0, move || list_ready.set(true)));
         }
-    });
-    (ready, on_drawn)
+    })
 }
 
-/// The playback clock: an interval that lives exactly as long as playback; dropping it stops it.
-#[hook]
-fn use_playback_clock(playing: bool, bench: bool, dispatch: Dispatch) {
-    use_effect_with(playing, move |playing| {
-        let clock = playing.then(|| {
-            let last = Rc::new(Cell::new(dom::now()));
-            Interval::new(FRAME_MS, move || {
-                let now = dom::now();
-                let real = now - last.replace(now);
-                if bench {
-                    dom::frame_start();
-                }
-                dispatch.dispatch(Action::Play(Play::Tick(real)));
-            })
-        });
-        move || drop(clock)
-    });
-}
-
-/// The address bar and the page, kept in step both ways.
-///
-/// A link pasted into the address bar of an open page is followed. The URL carries the scenario
-/// (during the tour, the chapter). Each story loaded gets a history entry of its own, so that
-/// Back returns to the one before; edits replace the current entry. A link that failed to load
-/// stays in the address bar until the learner changes something: it is theirs to fix or pass
-/// back.
-#[hook]
-fn use_address_bar(state: &State, dispatch: Dispatch) {
-    use_effect_with((), move |_| {
-        let listener = web_sys::window().map(|w| {
-            EventListener::new(&w, "hashchange", move |_| {
-                if let Some(a) = follow_address(&dom::hash(), dom::history_note().as_deref()) {
-                    dispatch.dispatch(a);
-                }
-            })
-        });
-        move || drop(listener)
-    });
-    let bar = use_mut_ref(|| AddressBar::new(state, &dom::hash()));
-    let story = &state.story;
-    let shown = (
-        story.scenario.clone(),
-        state.tour.chapter,
-        story.entry,
-        story.origin,
-    );
-    use_effect_with(shown, move |(scenario, tour, entry, origin)| {
-        let next = bar
-            .borrow_mut()
-            .follow(scenario, *tour, *entry, *origin, &dom::hash());
-        match next {
-            Entry::Keep => {}
-            Entry::Replace { fragment, note } => dom::replace_hash(&fragment, note),
-            Entry::Push { fragment, note } => dom::push_hash(&fragment, note),
-            Entry::Back => dom::history_back(),
+/// The playback clock: a tick every frame with the real time since the last one.
+fn playback_clock(bench: bool, dispatch: Dispatch) -> Interval {
+    let last = Rc::new(Cell::new(dom::now()));
+    Interval::new(FRAME_MS, move || {
+        let now = dom::now();
+        let real = now - last.replace(now);
+        if bench {
+            dom::frame_start();
         }
-    });
+        dispatch.dispatch(Action::Play(Play::Tick(real)));
+    })
+}
+
+/// A link pasted into the address bar of the open page is followed, for as long as the
+/// listener lives.
+fn follow_pasted_links(dispatch: Dispatch) -> Option<EventListener> {
+    web_sys::window().map(|w| {
+        EventListener::new(&w, "hashchange", move |_| {
+            if let Some(a) = follow_address(&dom::hash(), dom::history_note().as_deref()) {
+                dispatch.dispatch(a);
+            }
+        })
+    })
+}
+
+/// Puts what the page `shown` (scenario, tour chapter, story counter, origin) in the address
+/// bar. Each story loaded gets a history entry of its own, so that Back returns to the one
+/// before; edits replace the current entry. A link that failed to load stays in the address bar
+/// until the learner changes something: it is theirs to fix or pass back.
+fn sync_address(bar: &mut AddressBar, shown: &(Scenario, Option<usize>, u32, Option<Origin>)) {
+    let (scenario, tour, entry, origin) = shown;
+    match bar.follow(scenario, *tour, *entry, *origin, &dom::hash()) {
+        Entry::Keep => {}
+        Entry::Replace { fragment, note } => dom::replace_hash(&fragment, note),
+        Entry::Push { fragment, note } => dom::push_hash(&fragment, note),
+        Entry::Back => dom::history_back(),
+    }
 }
 
 /// Leaving the tour once is enough: it does not come back on the next visit. A visit that never
 /// showed it (a shared link, an embed) leaves it for the first plain visit.
-#[hook]
-fn use_tour_seen(touring: bool) {
-    let shown = use_mut_ref(|| false);
-    use_effect_with(touring, move |touring| {
-        if *touring {
-            *shown.borrow_mut() = true;
-        } else if shown.replace(false) {
-            dom::store(TOUR_SEEN, "1");
-        }
-    });
+fn remember_tour_seen(shown: &RefCell<bool>, touring: bool) {
+    if touring {
+        *shown.borrow_mut() = true;
+    } else if shown.replace(false) {
+        dom::store(TOUR_SEEN, "1");
+    }
 }
 
 /// The timeline, or in compare mode the two, each with its verdict.

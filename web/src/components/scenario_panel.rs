@@ -51,7 +51,19 @@ pub fn ScenarioPanel(p: &ScenarioProps) -> Html {
             }
         });
     }
-    let form = use_pause_form(s.faults.len());
+    // The pause's start follows the playhead until the learner types one; what they typed then
+    // stays (through playback, and after a refusal that quotes it) until a pause is added. The
+    // worker to freeze is the first one until the learner picks another.
+    let form = PauseForm {
+        worker_ref: use_node_ref(),
+        at_ref: use_node_ref(),
+        typed_at: use_state(|| None::<String>),
+        worker: use_state(|| 0usize),
+    };
+    {
+        let typed_at = form.typed_at.clone();
+        use_effect_with(s.faults.len(), move |_| typed_at.set(None));
+    }
     let compare = {
         let d = p.dispatch.clone();
         Callback::from(move |_: Event| d.dispatch(Action::ToggleCompare))
@@ -211,27 +223,6 @@ struct PauseForm {
     typed_at: UseStateHandle<Option<String>>,
     /// The worker the learner picked.
     worker: UseStateHandle<usize>,
-}
-
-#[hook]
-fn use_pause_form(faults: usize) -> PauseForm {
-    let worker_ref = use_node_ref();
-    let at_ref = use_node_ref();
-    // The pause's start follows the playhead until the learner types one; what they typed then
-    // stays (through playback, and after a refusal that quotes it) until a pause is added.
-    let typed_at = use_state(|| None::<String>);
-    {
-        let typed_at = typed_at.clone();
-        use_effect_with(faults, move |_| typed_at.set(None));
-    }
-    // The worker to freeze: the first one until the learner picks another.
-    let worker = use_state(|| 0usize);
-    PauseForm {
-        worker_ref,
-        at_ref,
-        typed_at,
-        worker,
-    }
 }
 
 /// The faults, each with a remove button, and the form that adds a pause.

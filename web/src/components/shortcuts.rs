@@ -1,35 +1,30 @@
 //! The keyboard shortcuts: which key does what, and where the page leaves keys to the control
-//! that has focus. Not a component: a hook the app installs once.
+//! that has focus. Not a component: the app listens with it once.
 
 use gloo_events::{EventListener, EventListenerOptions};
 use wasm_bindgen::JsCast;
-use yew::prelude::*;
 
 use super::callbacks::{Dispatch, target};
 use crate::state::{Action, Edit, Message, Play, Switch};
 
-/// Listens to the page's keys for as long as the calling component lives.
-#[hook]
-pub fn use_shortcuts(dispatch: Dispatch) {
-    use_effect_with((), move |_| {
-        let listener = web_sys::window().and_then(|w| w.document()).map(|doc| {
-            EventListener::new_with_options(
-                &doc,
-                "keydown",
-                EventListenerOptions::enable_prevent_default(),
-                move |e| {
-                    let Some(e) = e.dyn_ref::<web_sys::KeyboardEvent>() else {
-                        return;
-                    };
-                    if let Some(a) = shortcut(e) {
-                        e.prevent_default();
-                        dispatch.dispatch(a);
-                    }
-                },
-            )
-        });
-        move || drop(listener)
-    });
+/// Listens to the page's keys for as long as the listener it returns lives.
+pub fn listen_for_shortcuts(dispatch: Dispatch) -> Option<EventListener> {
+    web_sys::window().and_then(|w| w.document()).map(|doc| {
+        EventListener::new_with_options(
+            &doc,
+            "keydown",
+            EventListenerOptions::enable_prevent_default(),
+            move |e| {
+                let Some(e) = e.dyn_ref::<web_sys::KeyboardEvent>() else {
+                    return;
+                };
+                if let Some(a) = shortcut(e) {
+                    e.prevent_default();
+                    dispatch.dispatch(a);
+                }
+            },
+        )
+    })
 }
 
 /// What key event `e` does, if it is a shortcut where it was pressed.

@@ -15,6 +15,7 @@ use std::rc::Rc;
 
 use fencepost_sim::trace::fmt_secs;
 use fencepost_sim::{Actor, Trace};
+use gloo_events::EventListener;
 use yew::prelude::*;
 
 use crate::dom;
@@ -82,15 +83,22 @@ pub struct TimelineProps {
 #[component]
 pub fn Timeline(props: &TimelineProps) -> Html {
     let layout = props.run.timeline.clone();
-    let trace = props.run.trace.clone();
     let svg_ref = use_node_ref();
     let scroll_ref = use_node_ref();
-    let avail = use_lanes_width(scroll_ref.clone());
-    // The first render uses the width the stylesheet will give the lanes (so the timeline is
-    // drawn once, at once); the measurement corrects it if the page differs.
-    let drawn = avail > 0.0;
+    // The plot fills the visible width at zoom 1 (never narrower than MIN_WIDTH); the first
+    // render uses the width the stylesheet will give the lanes (so the timeline is drawn once,
+    // at once), and the measurement corrects it if the page differs.
+    let avail = use_state(|| expected_lanes_width(dom::viewport_width()));
+    {
+        let (scroll_ref, avail) = (scroll_ref.clone(), avail.clone());
+        use_effect_with((), move |_| {
+            let listener = watch_width(scroll_ref, avail);
+            move || drop(listener)
+        });
+    }
+    let drawn = *avail > 0.0;
     let base = if drawn {
-        (avail - PAD_LEFT - PAD_RIGHT).max(MIN_WIDTH)
+        (*avail - PAD_LEFT - PAD_RIGHT).max(MIN_WIDTH)
     } else {
         BASE_WIDTH
     };
@@ -99,101 +107,116 @@ pub fn Timeline(props: &TimelineProps) -> Html {
         props.end.max(layout.end),
         base * props.zoom,
     );
-    use_first_drawn(drawn, props.on_drawn.clone());
-    use_frame_end(props.bench, (props.t, props.upto), svg_ref.clone());
-    use_playhead_in_view(scroll_ref.clone(), geom.x(props.t));
-    let onclick = props
-        .on_lane_click
-        .clone()
-        .map(|cb| lane_click(svg_ref.clone(), layout.clone(), geom, cb));
-
-    let beliefs = trace.beliefs_after(props.upto);
-    let clip_id = format!("past-{}", props.id);
-    let px = geom.x(props.t);
-    let head_text = fmt_secs(props.t);
-    let head_label = head_label_span(px, &head_text);
-    let label = aria_label(&trace, &layout, &head_text);
-
+    let on_drawn = props.on_drawn.clone();
+    use_effect_with(drawn, move |drawn| first_drawn(*drawn, on_drawn));
+    {
+        let (svg_ref, bench) = (svg_ref.clone(), props.bench);
+        use_effect_with((props.t, props.upto), move |_| {
+            if bench {
+                dom::frame_end(svg_ref.cast::<web_sys::Element>().as_ref());
+            }
+        });
+    }
+    // Keep the playhead in view while it moves.
+    {
+        let (scroll_ref, x) = (scroll_ref.clone(), geom.x(props.t));
+        use_effect_with(x as i64, move |_| keep_in_view(&scroll_ref, x));
+    }
+    let beliefs = props.run.trace.beliefs_after(props.upto);
     html! {
         <figure class="timeline" id={props.id.clone()}>
             if let Some(c) = &props.caption {
                 <figcaption>{ c.clone() }</figcaption>
             }
             <div class="timeline-body">
-                <LaneLabels trace={trace.clone()} layout={layout.clone()} beliefs={Rc::new(beliefs)} highlight={props.highlight.clone()} />
+                <LaneLabels trace={props.run.trace.clone()} layout={layout.clone()} beliefs={Rc::new(beliefs)} highlight={props.highlight.clone()} />
                 <div class="lanes-scroll" ref={scroll_ref} tabindex="0" aria-label="Timeline lanes (scroll sideways)">
-                    <svg
-                        ref={svg_ref}
-                        class={classes!("lanes", props.on_lane_click.is_some().then_some("clickable"))}
-                        xmlns="http://www.w3.org/2000/svg"
-                        width={coord(geom.width())}
-                        height={coord(geom.height())}
-                        viewBox={format!("0 0 {} {}", coord(geom.width()), coord(geom.height()))}
-                        role="img"
-                        aria-label={label}
-                        {onclick}
-                    >
-                        <Defs id={props.id.clone()} />
-                        <clipPath id={clip_id.clone()}>
-                            <rect x="0" y="0" width={coord(px + 0.5)} height={coord(geom.height())} />
-                        </clipPath>
-                        <Backdrop layout={layout.clone()} geom={geom} highlight={props.highlight.clone()} />
-                        <Axis geom={geom} head_label={head_label} />
-                        if drawn {
-                            <g clip-path={format!("url(#{clip_id})")}>
-                                <Marks layout={layout.clone()} geom={geom} id={props.id.clone()} />
-                            </g>
-                            <BadgeLayer layout={layout.clone()} geom={geom} upto={props.upto}
-                                head_x={(props.t < props.end).then_some(px)} />
-                            { in_flight(&layout, &geom, props.t) }
-                        }
-                        { pending_mark(&layout, &geom, props.pending, props.t) }
-                        <g class="playhead">
-                            <line x1={coord(px)} x2={coord(px)} y1={coord(AXIS_H - 6.0)} y2={coord(geom.height())} />
-                            <text x={coord(px + 4.0)} y={coord(AXIS_H - 9.0)} class="playhead-time">{ head_text }</text>
-                        </g>
-                    </svg>
+                    { lanes(props, geom, svg_ref, drawn) }
                 </div>
             </div>
         </figure>
     }
 }
 
-/// The width the lanes' scroller has, measured once drawn and again when the window resizes: the
-/// plot fills the visible width at zoom 1 (never narrower than [`MIN_WIDTH`]). Before the
-/// measurement, the width the stylesheet will give it.
-#[hook]
-fn use_lanes_width(scroll_ref: NodeRef) -> f64 {
-    let avail = use_state(|| expected_lanes_width(dom::viewport_width()));
-    {
-        let avail = avail.clone();
-        use_effect_with((), move |_| {
-            let measure = move || {
-                if let Some(el) = scroll_ref.cast::<web_sys::Element>() {
-                    avail.set(f64::from(el.client_width()));
-                }
-            };
-            measure();
-            let listener = web_sys::window()
-                .map(|w| gloo_events::EventListener::new(&w, "resize", move |_| measure()));
-            move || drop(listener)
-        });
+/// The lanes' picture: the backdrop and the axis, the marks and badges up to the playhead, the
+/// messages in flight, and the playhead.
+fn lanes(props: &TimelineProps, geom: Geom, svg_ref: NodeRef, drawn: bool) -> Html {
+    let layout = &props.run.timeline;
+    let onclick = props
+        .on_lane_click
+        .clone()
+        .map(|cb| lane_click(svg_ref.clone(), layout.clone(), geom, cb));
+    let clip_id = format!("past-{}", props.id);
+    let px = geom.x(props.t);
+    let head_text = fmt_secs(props.t);
+    let head_label = head_label_span(px, &head_text);
+    let label = aria_label(&props.run.trace, layout, &head_text);
+    html! {
+        <svg
+            ref={svg_ref}
+            class={classes!("lanes", props.on_lane_click.is_some().then_some("clickable"))}
+            xmlns="http://www.w3.org/2000/svg"
+            width={coord(geom.width())}
+            height={coord(geom.height())}
+            viewBox={format!("0 0 {} {}", coord(geom.width()), coord(geom.height()))}
+            role="img"
+            aria-label={label}
+            {onclick}
+        >
+            <Defs id={props.id.clone()} />
+            <clipPath id={clip_id.clone()}>
+                <rect x="0" y="0" width={coord(px + 0.5)} height={coord(geom.height())} />
+            </clipPath>
+            <Backdrop layout={layout.clone()} geom={geom} highlight={props.highlight.clone()} />
+            <Axis geom={geom} head_label={head_label} />
+            if drawn {
+                <g clip-path={format!("url(#{clip_id})")}>
+                    <Marks layout={layout.clone()} geom={geom} id={props.id.clone()} />
+                </g>
+                <BadgeLayer layout={layout.clone()} geom={geom} upto={props.upto}
+                    head_x={(props.t < props.end).then_some(px)} />
+                { in_flight(layout, &geom, props.t) }
+            }
+            { pending_mark(layout, &geom, props.pending, props.t) }
+            <g class="playhead">
+                <line x1={coord(px)} x2={coord(px)} y1={coord(AXIS_H - 6.0)} y2={coord(geom.height())} />
+                <text x={coord(px + 4.0)} y={coord(AXIS_H - 9.0)} class="playhead-time">{ head_text }</text>
+            </g>
+        </svg>
     }
-    *avail
 }
 
-/// Keeps the playhead, at `x`, in view while it moves.
-#[hook]
-fn use_playhead_in_view(scroll_ref: NodeRef, x: f64) {
-    use_effect_with(x as i64, move |_| {
+/// Measures the lanes' scroller into `avail` now and whenever the window resizes, for as long as
+/// the listener it returns lives.
+fn watch_width(scroll_ref: NodeRef, avail: UseStateHandle<f64>) -> Option<EventListener> {
+    let measure = move || {
         if let Some(el) = scroll_ref.cast::<web_sys::Element>() {
-            let left = f64::from(el.scroll_left());
-            let width = f64::from(el.client_width());
-            if width > 0.0 && (x < left || x > left + width - 40.0) {
-                el.set_scroll_left((x - width / 3.0).max(0.0) as i32);
-            }
+            avail.set(f64::from(el.client_width()));
         }
-    });
+    };
+    measure();
+    web_sys::window().map(|w| EventListener::new(&w, "resize", move |_| measure()))
+}
+
+/// Says once the layers are `drawn` (the measured width is known).
+fn first_drawn(drawn: bool, on_drawn: Option<Callback<()>>) {
+    if drawn {
+        dom::first_timeline();
+        if let Some(cb) = on_drawn {
+            cb.emit(());
+        }
+    }
+}
+
+/// Scrolls the lanes so that the playhead, at `x`, stays in view.
+fn keep_in_view(scroll_ref: &NodeRef, x: f64) {
+    if let Some(el) = scroll_ref.cast::<web_sys::Element>() {
+        let left = f64::from(el.scroll_left());
+        let width = f64::from(el.client_width());
+        if width > 0.0 && (x < left || x > left + width - 40.0) {
+            el.set_scroll_left((x - width / 3.0).max(0.0) as i32);
+        }
+    }
 }
 
 /// A click on the lanes: on a worker's lane, `cb` gets the worker and the time clicked.
@@ -228,29 +251,6 @@ fn lane_click(
             cb.emit((usize::from(w), t));
         }
     })
-}
-
-/// Says once the layers are drawn (the measured width is known).
-#[hook]
-fn use_first_drawn(drawn: bool, on_drawn: Option<Callback<()>>) {
-    use_effect_with(drawn, move |drawn| {
-        if *drawn {
-            dom::first_timeline();
-            if let Some(cb) = on_drawn {
-                cb.emit(());
-            }
-        }
-    });
-}
-
-/// In bench mode, records the frame that moved the playhead to `at` (time, events).
-#[hook]
-fn use_frame_end(bench: bool, at: (u64, usize), svg_ref: NodeRef) {
-    use_effect_with(at, move |_| {
-        if bench {
-            dom::frame_end(svg_ref.cast::<web_sys::Element>().as_ref());
-        }
-    });
 }
 
 /// What the timeline is, for a screen reader.
