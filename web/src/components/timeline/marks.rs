@@ -26,11 +26,11 @@ pub fn Marks(props: &MarksProps) -> Html {
     let (l, g, id) = (&*props.layout, props.geom, &props.id);
     html! {
         <g class="static">
-            { pauses(l, g, id) }
-            { down(l, g, id) }
-            { leases(l, g) }
-            { zombies(l, g, id) }
-            <g class="arrows">{ arrows(l, g, id) }</g>
+            { for pauses(l, g, id) }
+            { for down(l, g, id) }
+            { for leases(l, g) }
+            { for zombies(l, g, id) }
+            <g class="arrows">{ for arrows(l, g, id) }</g>
         </g>
     }
 }
@@ -55,8 +55,8 @@ fn worker_name(l: &Layout, w: u16) -> String {
 }
 
 /// The hatched stretches where a worker was frozen.
-fn pauses(l: &Layout, g: Geom, id: &str) -> Html {
-    let pauses = l.pauses.iter().filter_map(|p| {
+fn pauses<'a>(l: &'a Layout, g: Geom, id: &'a str) -> impl Iterator<Item = Html> + 'a {
+    l.pauses.iter().filter_map(move |p| {
         let y = lane_y(l, g, Actor::Worker(p.worker))?;
         let (x1, x2) = (g.x(p.from), g.x(p.to));
         Some(html! {
@@ -66,13 +66,12 @@ fn pauses(l: &Layout, g: Geom, id: &str) -> Html {
                 </rect>
             </g>
         })
-    });
-    pauses.collect()
+    })
 }
 
 /// The cross-hatched stretches where a worker's process was down.
-fn down(l: &Layout, g: Geom, id: &str) -> Html {
-    let down = l.down.iter().filter_map(|p| {
+fn down<'a>(l: &'a Layout, g: Geom, id: &'a str) -> impl Iterator<Item = Html> + 'a {
+    l.down.iter().filter_map(move |p| {
         let y = lane_y(l, g, Actor::Worker(p.worker))?;
         let (x1, x2) = (g.x(p.from), g.x(p.to));
         Some(html! {
@@ -80,13 +79,12 @@ fn down(l: &Layout, g: Geom, id: &str) -> Html {
                 <title>{ format!("process down from {} to {}", fmt_secs(p.from), fmt_secs(p.to)) }</title>
             </rect>
         })
-    });
-    down.collect()
+    })
 }
 
 /// The lease bars, each on the lock service's lane and on its holder's.
-fn leases(l: &Layout, g: Geom) -> Html {
-    let leases = l.leases.iter().flat_map(|b| {
+fn leases<'a>(l: &'a Layout, g: Geom) -> impl Iterator<Item = Html> + 'a {
+    l.leases.iter().flat_map(move |b| {
         let (x1, x2) = (g.x(b.from), g.x(b.to));
         let w = (x2 - x1).max(2.0);
         let end = match b.end {
@@ -121,13 +119,12 @@ fn leases(l: &Layout, g: Geom) -> Html {
             }
         }
         out
-    });
-    leases.collect()
+    })
 }
 
 /// The striped stretches where a worker believes in a lease the lock service no longer gives it.
-fn zombies(l: &Layout, g: Geom, id: &str) -> Html {
-    let zombies = l.zombies.iter().filter_map(|z| {
+fn zombies<'a>(l: &'a Layout, g: Geom, id: &'a str) -> impl Iterator<Item = Html> + 'a {
+    l.zombies.iter().filter_map(move |z| {
         let y = lane_y(l, g, Actor::Worker(z.worker))?;
         let (x1, x2) = (g.x(z.from), g.x(z.to));
         let w = (x2 - x1).max(2.0);
@@ -144,8 +141,7 @@ fn zombies(l: &Layout, g: Geom, id: &str) -> Html {
                 }
             </g>
         })
-    });
-    zombies.collect()
+    })
 }
 
 /// A dashed mark where a lane click added a pause the playhead has not reached yet.

@@ -41,8 +41,8 @@ pub fn arrow_class(kind: ArrowKind) -> &'static str {
 }
 
 /// An arrow from each send to its delivery (dashed if the message was never handled).
-pub fn arrows(l: &Layout, g: Geom, id: &str) -> Html {
-    let arrows = l.arrows.iter().filter_map(|a| {
+pub fn arrows<'a>(l: &'a Layout, g: Geom, id: &'a str) -> impl Iterator<Item = Html> + 'a {
+    l.arrows.iter().filter_map(move |a| {
         let (y1, y2) = (lane_mid(l, &g, a.from)?, lane_mid(l, &g, a.to)?);
         let (x1, x2) = (g.x(a.sent), g.x(a.arrived));
         Some(html! {
@@ -55,6 +55,5 @@ pub fn arrows(l: &Layout, g: Geom, id: &str) -> Html {
                     if a.delivered { "handled" } else { "due" }, fmt_secs(a.arrived)) }</title>
             </line>
         })
-    });
-    arrows.collect()
+    })
 }
