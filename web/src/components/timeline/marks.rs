@@ -46,12 +46,11 @@ fn lane_y(l: &Layout, g: Geom, actor: Actor) -> Option<f64> {
 }
 
 /// Worker `w`'s name, as its lane says it.
-fn worker_name(l: &Layout, w: u16) -> String {
+fn worker_name(l: &Layout, w: u16) -> &str {
     l.lanes
         .iter()
         .find(|lane| lane.actor == Actor::Worker(w))
-        .map(|lane| lane.label.trim_start_matches("worker ").to_string())
-        .unwrap_or_default()
+        .map_or("", |lane| lane.label.trim_start_matches("worker "))
 }
 
 /// The hatched stretches where a worker was frozen.
