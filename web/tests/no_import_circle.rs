@@ -78,7 +78,7 @@ fn use_paths(prefix: &str, tree: &str, out: &mut Vec<String>) {
     let mut depth = 0;
     let mut item = String::new();
     let mut items = Vec::new();
-    for c in tree.chars().filter(|c| !c.is_whitespace()) {
+    for c in tree.chars() {
         match c {
             '{' => depth += 1,
             '}' => depth -= 1,
@@ -91,15 +91,16 @@ fn use_paths(prefix: &str, tree: &str, out: &mut Vec<String>) {
         item.push(c);
     }
     items.push(item);
-    for item in items.into_iter().filter(|i| !i.is_empty()) {
-        match item.split_once('{') {
-            Some((head, rest)) => {
-                let inner = rest.strip_suffix('}').unwrap_or(rest);
-                use_paths(&format!("{prefix}{head}"), inner, out);
+    for item in items.iter().map(|i| i.trim()).filter(|i| !i.is_empty()) {
+        match (item.find('{'), item.rfind('}')) {
+            (Some(open), Some(close)) => {
+                let head: String = item[..open].split_whitespace().collect();
+                use_paths(&format!("{prefix}{head}"), &item[open + 1..close], out);
             }
-            None => out.push(format!(
+            // `e as f` names `e`.
+            _ => out.push(format!(
                 "{prefix}{}",
-                item.split("as").next().unwrap_or(&item)
+                item.split_whitespace().next().unwrap_or("")
             )),
         }
     }
@@ -249,14 +250,20 @@ fn the_reading_finds_a_circle_through_a_use_a_path_or_a_child() {
     let circles = [
         // Two files through `use` lines, one of them naming several things.
         &[
-            ("a", "use crate::b::{X, y::Z as W};"),
+            ("a", "use crate::b::{X, y::{Z as W,\n    V}};"),
             ("b", "use super::a::Y;"),
         ][..],
-        // A path in code, and a parent re-exporting a child that uses it.
+        // A path in code.
         &[
             ("", "pub mod a;\nfn f() { crate::a::g() }"),
             ("a", "use crate::f;"),
         ][..],
+        // A module whose name has `as` in it, read whole.
+        &[
+            ("base", "use crate::c::X;"),
+            ("c", "use crate::base::Y as Z;"),
+        ][..],
+        // A parent re-exporting a child that uses it.
         &[("p", "pub use c::X;"), ("p::c", "use super::Y;")][..],
     ];
     for files in circles {
