@@ -355,8 +355,26 @@ export class SimRun {
   [Symbol.dispose](): void;
 }
 
-/** Runs a scenario, or the preset of that name. */
-export function run(scenario: Scenario | string, options?: RunOptions): SimRun;
+/** Runs a scenario, or the preset of that name, or a prepared scenario. */
+export function run(scenario: Scenario | string | PreparedScenario, options?: RunOptions): SimRun;
+
+/**
+ * A scenario read and checked once, for many runs: `run()` of a scenario object copies, writes
+ * and reads it again every time, which costs more than a short run itself. Later changes to the
+ * object it was made from do not reach it.
+ */
+export class PreparedScenario {
+  private constructor();
+  /** Runs it, with the options of `run()`. */
+  run(options?: RunOptions): SimRun;
+  /** Frees the module memory now (otherwise it is freed when this object is collected). */
+  free(): void;
+  /** `free()`, for `using` (where the runtime has `Symbol.dispose`). */
+  [Symbol.dispose](): void;
+}
+
+/** Reads and checks a scenario (or the preset of that name) once, for many runs. */
+export function prepare(scenario: Scenario | string): PreparedScenario;
 
 /** JSON text as the simulator writes it (compact, keys in order, bigints as plain integers). */
 export function toJson(value: object): string;

@@ -11,7 +11,7 @@
 // No forced garbage collections between rounds: a full collection throws away the optimized
 // JS-to-wasm call paths, which no long-running program pays on every call.
 import { FenceGuard, LeaseAuthority } from "fencepost";
-import { presets, run } from "fencepost/sim";
+import { prepare, presets, run } from "fencepost/sim";
 
 /** A guard in plain JavaScript: the baseline the wasm figures are compared with. */
 class PlainGuard {
@@ -147,6 +147,12 @@ const verdictOnly = simRate(() => {
   if (!r.verdict.ok) sink++;
   r.free();
 });
+const prepared = prepare(story);
+const preparedVerdict = simRate(() => {
+  const r = prepared.run();
+  if (!r.verdict.ok) sink++;
+  r.free();
+});
 const wholeTrace = simRate(() => {
   const r = run(story, { fencing: false });
   sink += r.trace.events.length;
@@ -154,6 +160,7 @@ const wholeTrace = simRate(() => {
 });
 const g = (x) => Math.round(x).toLocaleString("en-US").padStart(8);
 console.log(`sim paused-worker, run + verdict             ${g(verdictOnly)} runs/s`);
+console.log(`sim paused-worker, prepared run + verdict    ${g(preparedVerdict)} runs/s`);
 const events = run(story, { fencing: false }).trace.events.length;
 console.log(`sim paused-worker, run + whole trace objects ${g(wholeTrace)} runs/s (${events} events each)`);
 if (sink === -1) console.log(sink);

@@ -3,9 +3,11 @@
 // calls the declarations must refuse (each @ts-expect-error fails the check if it were accepted).
 import {
   HistoryChecker,
+  PreparedScenario,
   Search,
   Sweep,
   checkHistory,
+  prepare,
   presets,
   run,
   search,
@@ -44,6 +46,10 @@ const scenario: Scenario = {
 };
 
 const r: SimRun = run(scenario, { fencing: true, seed: 2n, maxEvents: 10_000 });
+const prepared: PreparedScenario = prepare(scenario);
+const again: SimRun = prepared.run({ seed: 3n });
+const same: SimRun = run(prepared);
+prepared.free();
 const trace: Trace = r.trace;
 const seed: bigint = trace.seed;
 

@@ -5,10 +5,12 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
   HistoryChecker,
+  PreparedScenario,
   Search,
   SimRun,
   Sweep,
   checkHistory,
+  prepare,
   presets,
   run,
   search,
@@ -126,6 +128,44 @@ test("every preset reaches the verdicts it promises with fencing on and off", ()
   }
   list[0].scenario.lease_ttl_ms = 1;
   assert.equal(presets()[0].scenario.lease_ttl_ms, 30_000, "each call returns fresh objects");
+});
+
+test("a prepared scenario runs as its object does, and changes to the object do not reach it", () => {
+  const scenario = structuredClone(presets()[0].scenario);
+  const p = prepare(scenario);
+  assert.ok(p instanceof PreparedScenario);
+  for (const options of [undefined, { fencing: false }, { seed: 7n, maxEvents: 20 }]) {
+    assert.equal(p.run(options).toJson(), run(scenario, options).toJson());
+    assert.equal(run(p, options).toJson(), run(scenario, options).toJson());
+  }
+  const byName = prepare("paused-worker");
+  assert.equal(byName.run().toJson(), run("paused-worker").toJson());
+  // A longer pause in the object now: the prepared scenario keeps the pause it was made with.
+  scenario.faults[0].for = 1;
+  assert.deepEqual(broken(p.run({ fencing: false }).verdict), ["I1", "I2", "I4"]);
+  assert.deepEqual(run(scenario, { fencing: false }).verdict, { ok: true, violations: [] });
+  p.free();
+  p.free();
+  assert.throws(() => p.run(), { name: "TypeError", message: "this PreparedScenario was freed" });
+  byName.free();
+  assert.throws(() => new PreparedScenario(), { name: "TypeError", message: "PreparedScenario objects are made by prepare()" });
+});
+
+test("prepare refuses a bad scenario with the message run gives, naming the field", () => {
+  const bad = { version: 1, lease_ttl_ms: 1000, workers: [{ name: "A", job: { work_ms: "soon" } }] };
+  const message = (f) => {
+    try {
+      f();
+    } catch (e) {
+      return `${e.name}: ${e.message}`;
+    }
+    return "no error";
+  };
+  const fromRun = message(() => run(bad));
+  assert.match(fromRun, /^TypeError: scenario\.workers\[0\]\.job\.work_ms: /);
+  assert.equal(message(() => prepare(bad)), fromRun);
+  assert.equal(message(() => prepare("no-such-preset")), message(() => run("no-such-preset")));
+  assert.equal(message(() => prepare({ version: 1, lease_ttl_ms: 0, workers: [] })), message(() => run({ version: 1, lease_ttl_ms: 0, workers: [] })));
 });
 
 test("truncated says whether the event limit or end_ms cut events off, not merely that something was left queued", () => {

@@ -189,6 +189,8 @@ static ALLOC: fencepost_wasm_rt::SizeClasses = fencepost_wasm_rt::SizeClasses::n
 struct State {
     error: Option<Failure>,
     runs: Slots<Trace>,
+    /// Scenarios read once, for many runs.
+    scenarios: Slots<Scenario>,
     sweeps: Slots<Sweep>,
     searches: Slots<Search>,
     /// History checkers, each with the report [`history_feed`] adds to.
@@ -200,6 +202,7 @@ impl State {
         State {
             error: None,
             runs: Slots::new(),
+            scenarios: Slots::new(),
             sweeps: Slots::new(),
             searches: Slots::new(),
             checkers: Slots::new(),
@@ -355,15 +358,48 @@ pub fn run_scenario(
     adopt(made, |st| &mut st.runs)
 }
 
+/// Reads a scenario (JSON text) once, so that many runs of it skip reading it again. Returns
+/// its index, or [`NONE`].
+#[wasm_bindgen]
+pub fn scenario_prepare(json: &str) -> u32 {
+    adopt(scenario(json), |st| &mut st.scenarios)
+}
+
+/// Frees prepared scenario `i`.
+#[wasm_bindgen]
+pub fn scenario_drop(i: u32) {
+    with((), |st| st.scenarios.remove(i))
+}
+
+/// Runs prepared scenario `s` as [`run_scenario`] runs a scenario's text. Returns the run's
+/// index, or [`NONE`].
+#[wasm_bindgen]
+pub fn run_prepared(s: u32, fencing_code: u32, set_seed: bool, seed: u64, max_events: u32) -> u32 {
+    let opts = RunOptions {
+        fencing: fencing(fencing_code),
+        seed: set_seed.then_some(seed),
+        max_events: max_events as usize,
+        record: true,
+    };
+    let made = with(None, |st| st.scenarios.get(s).map(|sc| run_with(sc, opts)));
+    let made = made.ok_or_else(|| Failure {
+        kind: kind::TYPE,
+        message: "no such prepared scenario".into(),
+        ..Failure::default()
+    });
+    adopt(made, |st| &mut st.runs)
+}
+
 /// The most bytes of the module's memory an object could take, which the package checks is left
 /// before it makes one: `what` 0 a recorded run stopped at `n` events, 1 a sweep whose runs stop
-/// at `n` events, 2 a search of at most `n` states.
+/// at `n` events, 2 a search of at most `n` states, 3 a prepared scenario (`n` unused).
 #[wasm_bindgen]
 pub fn memory_bound(what: u32, n: f64) -> f64 {
     let n = n as u64;
     let bytes = match what {
         0 => fencepost_sim::engine::run_bytes(n as usize, true),
         1 => fencepost_sim::sweep::sweep_bytes(n as usize),
+        3 => fencepost_sim::scenario::scenario_bytes(),
         _ => fencepost_sim::explore::search_bytes(n),
     };
     bytes as f64

@@ -94,6 +94,16 @@ object!(Scenario {
     end_ms = None,
 });
 
+/// Most bytes of memory a valid scenario holds once read: its workers and faults as their vectors
+/// grew while they were read, and every name (scenario, workers, faults' workers), each at most
+/// 64 bytes and grown the same way.
+pub fn scenario_bytes() -> u64 {
+    use crate::growth_bytes as g;
+    use core::mem::size_of;
+    let names = (MAX_WORKERS + MAX_FAULTS + 1) as u64 * g(64, 1);
+    g(MAX_WORKERS as u64, size_of::<Worker>()) + g(MAX_FAULTS as u64, size_of::<Fault>()) + names
+}
+
 fn is_one(v: &u64) -> bool {
     *v == 1
 }

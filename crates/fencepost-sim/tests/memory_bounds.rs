@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use fencepost_sim::engine::run_bytes;
+use fencepost_sim::scenario::{MAX_FAULTS, MAX_WORKERS, scenario_bytes};
 use fencepost_sim::explore::{Scope, Search, SearchOptions, search_bytes, world_of};
 use fencepost_sim::history::{
     HistoryChecker, HistoryReport, MAX_LINE_BYTES, MAX_MESSAGE, line_bytes,
@@ -113,6 +114,39 @@ fn growth_bytes_counts_every_power_of_two_block() {
     assert_eq!(growth_bytes(4, 24), 32 + 64 + 128);
     assert_eq!(growth_bytes(5, 24), 32 + 64 + 128 + 256);
     assert!(growth_bytes(u64::MAX, 1 << 20) > 0);
+}
+
+#[test]
+fn the_largest_scenario_stays_within_scenario_bytes() {
+    // As many workers and faults as a scenario may have, every name as long as allowed, and names
+    // with escapes (read through serde's scratch buffer).
+    let worker = |i: usize| format!("{i:0>30}\\u0041");
+    let workers: Vec<String> = (0..MAX_WORKERS)
+        .map(|i| format!(r#"{{"name":"{}","job":{{"work_ms":1}}}}"#, worker(i)))
+        .collect();
+    let faults: Vec<String> = (0..MAX_FAULTS)
+        .map(|i| {
+            format!(
+                r#"{{"kind":"pause","worker":"{}","at":{i},"for":1}}"#,
+                worker(i % MAX_WORKERS)
+            )
+        })
+        .collect();
+    let json = format!(
+        r#"{{"version":1,"name":"{}","lease_ttl_ms":10,"workers":[{}],"faults":[{}]}}"#,
+        "n".repeat(64),
+        workers.join(","),
+        faults.join(",")
+    );
+    let _m = measuring();
+    let (bytes, scenario) = peak(|| Scenario::from_json(&json).unwrap());
+    assert_eq!(scenario.workers.len(), MAX_WORKERS);
+    assert_eq!(scenario.faults.len(), MAX_FAULTS);
+    assert!(
+        bytes as u64 <= scenario_bytes(),
+        "{bytes} > {}",
+        scenario_bytes()
+    );
 }
 
 #[test]

@@ -284,12 +284,14 @@ function plainCopy(argName, value) {
 }
 
 /**
- * Compact JSON of plain data (from `plainCopy`) in ASCII only, with where every value and key is:
- * `[start, end, path, keys]`, so a column the module's JSON reader reports names a field.
+ * Compact JSON of plain data (from `plainCopy`) in ASCII only; `withMarks`, also where every value
+ * and key is: `[start, end, path, keys]`, so a column the module's JSON reader reports names a
+ * field. The text is the same either way, so the marks are made only when an error needs them
+ * (see `marksOf`): writing them costs as much as the rest of a short run.
  */
-function writeJson(value) {
+function writeJson(value, withMarks = false) {
   let text = "";
-  const marks = [];
+  const marks = withMarks ? [] : null;
   const keys = [];
   const str = (v) =>
     JSON.stringify(v).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
@@ -302,9 +304,9 @@ function writeJson(value) {
       text += "[";
       for (let i = 0; i < v.length; i++) {
         if (i > 0) text += ",";
-        keys.push(i);
-        put(v[i], `${path}[${i}]`);
-        keys.pop();
+        if (withMarks) keys.push(i);
+        put(v[i], withMarks ? `${path}[${i}]` : path);
+        if (withMarks) keys.pop();
       }
       text += "]";
     } else {
@@ -314,20 +316,28 @@ function writeJson(value) {
         if (!first) text += ",";
         first = false;
         const at = text.length;
-        const child = path === "" ? key : `${path}.${key}`;
+        const child = withMarks ? (path === "" ? key : `${path}.${key}`) : path;
         text += str(key);
-        keys.push(key);
-        marks.push([at, text.length, child, [...keys]]);
+        if (withMarks) {
+          keys.push(key);
+          marks.push([at, text.length, child, [...keys]]);
+        }
         text += ":";
         put(v[key], child);
-        keys.pop();
+        if (withMarks) keys.pop();
       }
       text += "}";
     }
-    marks.push([start, text.length, path, [...keys]]);
+    if (withMarks) marks.push([start, text.length, path, [...keys]]);
   };
   put(value, "");
   return { text, marks, value };
+}
+
+/** The marks of JSON `writeJson` wrote without them: written again, the same text, with them. */
+function marksOf(json) {
+  json.marks ??= writeJson(json.value, true).marks;
+  return json.marks;
 }
 
 /** The mark at a column of JSON written by `writeJson` (the number of bytes read when the reader
@@ -382,7 +392,7 @@ function failure(...parts) {
   let [arg, json] = parts[R.error_part()] ?? parts[0];
   let field = R.error_field();
   if (column > 0 && json !== undefined) {
-    const m = markAt(json.marks, column);
+    const m = markAt(marksOf(json), column);
     field = m === null ? "" : m[2];
     const k = m === null ? -1 : culprit(json.what, json.value, m[3]);
     if (k >= 0) field = `${field}[${k}]`;
@@ -661,7 +671,20 @@ export class SimRun {
  */
 export function run(scenario, options) {
   ready();
+  if (scenario instanceof PreparedScenario) return scenario.run(options);
   const [json, written] = scenarioArg("scenario", scenario);
+  return runWith(options, (fencing, hasSeed, s, limit) => {
+    const i = R.run_scenario(json, fencing, hasSeed, s, limit) >>> 0;
+    if (i === NONE) throw failure(["scenario", written]);
+    return i;
+  });
+}
+
+/**
+ * A run with `options`, made by `make(fencing, hasSeed, seed, limit)` (which returns the run's
+ * index or throws).
+ */
+function runWith(options, make) {
   const o = checkOptions("options", options, RUN_KEYS);
   const fencing = fencingCode("options.fencing", o.fencing);
   const hasSeed = o.seed !== undefined;
@@ -672,12 +695,70 @@ export function run(scenario, options) {
   let limit = Math.min(maxEvents, FIRST_EVENTS);
   for (;;) {
     room("options.maxEvents", `a run of up to ${limit} events`, recordedRun(limit));
-    const i = R.run_scenario(json, fencing, hasSeed, s, limit) >>> 0;
-    if (i === NONE) throw failure(["scenario", written]);
+    const i = make(fencing, hasSeed, s, limit);
     if (limit === maxEvents || W.run_events(i) < limit) return adoptRun(i);
     W.run_drop(i);
     limit = maxEvents;
   }
+}
+
+const PREPARED = Symbol("PreparedScenario");
+
+const prepared =
+  typeof FinalizationRegistry === "function"
+    ? new FinalizationRegistry((i) => {
+        W.scenario_drop(i);
+        release(`s${i}`);
+      })
+    : null;
+
+/**
+ * A scenario read and checked once, for many runs: `run()` of a scenario object copies, writes
+ * and reads it again every time, which costs more than a short run itself. Later changes to the
+ * object it was made from do not reach it.
+ */
+export class PreparedScenario {
+  #i = -1;
+
+  /** Use `prepare()`. */
+  constructor(token, i) {
+    if (token !== PREPARED) throw new TypeError("PreparedScenario objects are made by prepare()");
+    this.#i = i;
+    hold(`s${i}`, W.memory_bound(3, 0), false);
+    prepared?.register(this, i, this);
+  }
+
+  /** Runs it, with the options of `run()`. */
+  run(options) {
+    ready();
+    if (this.#i < 0) throw freed("PreparedScenario");
+    const s = this.#i;
+    return runWith(options, (fencing, hasSeed, seed, limit) => {
+      const i = R.run_prepared(s, fencing, hasSeed, seed, limit) >>> 0;
+      if (i === NONE) throw failure(["scenario", undefined]);
+      return i;
+    });
+  }
+
+  /** Frees the module memory now (otherwise it is freed when this object is collected). */
+  free() {
+    if (this.#i >= 0) {
+      W.scenario_drop(this.#i);
+      release(`s${this.#i}`);
+      prepared?.unregister(this);
+      this.#i = -1;
+    }
+  }
+}
+
+/** Reads and checks a scenario (or the preset of that name) once, for many runs. */
+export function prepare(scenario) {
+  ready();
+  const [json, written] = scenarioArg("scenario", scenario);
+  room("scenario", "a prepared scenario", W.memory_bound(3, 0), null);
+  const i = R.scenario_prepare(json) >>> 0;
+  if (i === NONE) throw failure(["scenario", written]);
+  return new PreparedScenario(PREPARED, i);
 }
 
 // -------------------------------------------------------------------------------------------
@@ -1073,7 +1154,7 @@ export function checkHistory(lines, options) {
 
 // `using` support where the runtime has Symbol.dispose (Node 20 may not).
 if (typeof Symbol.dispose === "symbol") {
-  for (const C of [SimRun, Sweep, Search, HistoryChecker]) {
+  for (const C of [SimRun, PreparedScenario, Sweep, Search, HistoryChecker]) {
     Object.defineProperty(C.prototype, Symbol.dispose, {
       value: C.prototype.free,
       writable: true,
