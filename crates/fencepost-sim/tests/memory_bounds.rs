@@ -16,11 +16,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use fencepost_sim::engine::run_bytes;
-use fencepost_sim::scenario::{MAX_FAULTS, MAX_WORKERS, scenario_bytes};
 use fencepost_sim::explore::{Scope, Search, SearchOptions, search_bytes, world_of};
 use fencepost_sim::history::{
     HistoryChecker, HistoryReport, MAX_LINE_BYTES, MAX_MESSAGE, line_bytes,
 };
+use fencepost_sim::scenario::{MAX_FAULTS, MAX_WORKERS, scenario_bytes};
 use fencepost_sim::{RunOptions, Scenario, growth_bytes, preset, run_with};
 
 struct Counting;
