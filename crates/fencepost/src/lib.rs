@@ -12,7 +12,8 @@
 //!   [`Grant::safe_until`], and snapshots that can never re-issue a token.
 //! * [`Guard`] (one resource) and `GuardMap` (many): refuse stale tokens.
 //! * [`IdempotencyLedger`] and [`FencedResource`]: stop retries from applying twice.
-//! * `TokenSigner` (feature `signed`): MACs so a client cannot forge a huge token.
+//! * `TokenSigner` (feature `signed`): MACs so a client cannot forge a huge token; `KeyRing`
+//!   signs under key ids, so a deployment can rotate its key.
 //!
 //! Time is always an input (`now`, monotonic milliseconds); see [`time`].
 //!
@@ -64,7 +65,7 @@ pub use guard::GuardMap;
 pub use guard::{Admission, Guard};
 pub use ledger::{FencedResource, Idempotency, IdempotencyLedger, WriteOutcome};
 #[cfg(feature = "signed")]
-pub use signed::{ParseSignedError, SignatureError, SignedToken, TokenSigner};
+pub use signed::{KeyRing, KeyedToken, ParseSignedError, SignatureError, SignedToken, TokenSigner};
 pub use snapshot::{AuthoritySnapshot, SnapshotCodec, SnapshotError};
 #[cfg(feature = "alloc")]
 pub use table::{LockState, LockTable, TableSnapshot};
