@@ -20,7 +20,7 @@ use hmac::Mac;
 
 use super::{HEX, MAC_LEN, ParseSignedError, SignatureError, TokenSigner, parse_mac_hex};
 use crate::guard::{Admission, Guard};
-use crate::token::{MAX_DECIMAL_LEN, Token, parse_decimal_bytes};
+use crate::token::{MAX_DECIMAL_LEN, Token, parse_decimal_bytes, write_digits};
 
 /// Keys a ring holds at once: the current one and up to three previous ones.
 pub const MAX_KEYS: usize = 4;
@@ -58,7 +58,7 @@ impl KeyedToken {
         let mut dec = [0; MAX_DECIMAL_LEN];
         let start = self.token.write_decimal(&mut dec);
         let mut id = [0; KEY_ID_DIGITS];
-        let id_start = write_key_id(self.key_id, &mut id);
+        let id_start = write_digits(u64::from(self.key_id), &mut id);
         let mut n = 0;
         for part in [&dec[start..], b".", &id[id_start..], b"."] {
             buf[n..n + part.len()].copy_from_slice(part);
@@ -106,21 +106,6 @@ fn parse_key_id(digits: &[u8]) -> Option<u32> {
         let d = c.checked_sub(b'0').filter(|d| *d < 10)?;
         acc.checked_mul(10)?.checked_add(u32::from(d))
     })
-}
-
-/// Writes `id` in decimal at the end of `buf`; returns where it starts.
-fn write_key_id(id: u32, buf: &mut [u8; KEY_ID_DIGITS]) -> usize {
-    let mut i = KEY_ID_DIGITS;
-    let mut v = id;
-    loop {
-        i -= 1;
-        // A digit: the remainder is below 10.
-        buf[i] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            return i;
-        }
-    }
 }
 
 /// The keys of one deployment: the current key signs; previous keys only verify, until removed.
@@ -213,12 +198,7 @@ impl KeyRing {
         let signer = self
             .key(key_id)
             .ok_or(SignatureError::UnknownKey { key_id })?;
-        // Constant time (RustCrypto's `verify_slice`), as for a single signer.
-        signer
-            .mac_of(DOMAIN, Some(key_id), lock, keyed.token)?
-            .verify_slice(&keyed.mac)
-            .map_err(|_| SignatureError::Forged)?;
-        Ok(keyed.token)
+        signer.verify_mac(DOMAIN, Some(key_id), lock, keyed.token, &keyed.mac)
     }
 }
 
