@@ -243,7 +243,7 @@ export class FenceGuard {
   admitMany(tokens: BigUint64Array, out?: Uint8Array): Uint8Array;
   /** Verifies a signed `Fencing-Token` value for `lock` before its token can move the guard.
    * Throws RangeError for a value that is not a signed token at all. */
-  admitSigned(signer: TokenSigner, lock: string, header: string): Admission | ForgedRefusal;
+  admitSigned(signer: TokenSigner | KeyRing, lock: string, header: string): Admission | ForgedRefusal | UnknownKeyRefusal;
   /** The highest token accepted (null: none yet). */
   readonly highest: Token | null;
   free(): void;
@@ -307,6 +307,40 @@ export class TokenSigner {
   sign(lock: string, token: Token): string;
   /** Checks a signed value for `lock`. Throws RangeError for a value that is not a signed token. */
   verify(lock: string, header: string): { ok: true; token: Token } | ForgedRefusal;
+  free(): void;
+  /** `free()`, for `using` (where the runtime has `Symbol.dispose`). */
+  [Symbol.dispose](): void;
+}
+
+/** A keyed token whose key id names no key of the ring (never added, or removed since). */
+export interface UnknownKeyRefusal {
+  ok: false;
+  reason: "unknownKey";
+  keyId: number;
+}
+
+/**
+ * The signing keys of a deployment, by id (0 to 4294967295): the current key signs; previous keys
+ * only verify, until removed (at most 4 keys at once). Headers are `<token>.<key id>.<64 lowercase
+ * hex digits>`: HMAC-SHA-256 over the key id, the lock name and the token, so a token verifies
+ * only under the id and key that signed it. The v1 form of TokenSigner (no key id) is refused
+ * with a RangeError.
+ */
+export class KeyRing {
+  /** A ring whose current key is `key` (at least 16 bytes of secret randomness), id `keyId`. */
+  constructor(keyId: number, key: Uint8Array);
+  /** Makes `key` the current key; the current one stays for verifying. RangeError: the id is
+   * taken, or the ring is full. */
+  rotate(keyId: number, key: Uint8Array): void;
+  /** Removes a previous key; its tokens no longer verify. RangeError: unknown id, or the current key. */
+  remove(keyId: number): void;
+  /** The id of the key that signs. */
+  readonly currentKeyId: number;
+  /** The `Fencing-Token` value for `lock`, signed with the current key. */
+  sign(lock: string, token: Token): string;
+  /** Checks a value for `lock` with the key its id names. Throws RangeError for a value that is
+   * not a keyed token (also the v1 form). */
+  verify(lock: string, header: string): { ok: true; token: Token } | ForgedRefusal | UnknownKeyRefusal;
   free(): void;
   /** `free()`, for `using` (where the runtime has `Symbol.dispose`). */
   [Symbol.dispose](): void;

@@ -3,7 +3,8 @@
 #   workerd serve examples/cloudflare/workerd.capnp \
 #     --socket-addr http=127.0.0.1:8787 --directory-path do-storage=/tmp/fencepost-do
 #
-# The `fencepost` modules are the package built by `cargo xtask dist` (npm/dist).
+# The `fencepost` modules are the package built by `cargo xtask dist` (npm/dist). The signing key
+# below is for development only.
 using Workerd = import "/workerd/workerd.capnp";
 
 const config :Workerd.Config = (
@@ -19,6 +20,9 @@ const leases :Workerd.Worker = (
   modules = [
     (name = "examples/cloudflare/src/worker.js", esModule = embed "src/worker.js"),
     (name = "examples/shared/service.js", esModule = embed "../shared/service.js"),
+    (name = "examples/shared/http.js", esModule = embed "../shared/http.js"),
+    (name = "examples/shared/metrics.js", esModule = embed "../shared/metrics.js"),
+    (name = "examples/shared/settings.js", esModule = embed "../shared/settings.js"),
     # workerd resolves a bare specifier next to the module that imports it, so the package's
     # modules are named beside examples/shared/service.js, which imports "fencepost".
     (name = "examples/shared/fencepost", esModule = embed "../../npm/dist/workerd.js"),
@@ -35,5 +39,9 @@ const leases :Workerd.Worker = (
   bindings = [
     (name = "LOCKS", durableObjectNamespace = "LockObject"),
     (name = "DOCS", durableObjectNamespace = "DocObject"),
+    # A development key, public in this file: never deploy it. A deployment sets its own with
+    # `wrangler secret put FENCEPOST_KEYS` (see README.md, also for rotating it).
+    (name = "FENCEPOST_KEYS", text = "1:dev-only-key-never-deploy-this-0000"),
+    (name = "FENCEPOST_MAX_TTL_MS", text = "300000"),
   ],
 );

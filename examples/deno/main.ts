@@ -6,22 +6,16 @@
 // reads again and retries (a bounded number of times). Deno KV is strongly consistent, which is
 // what makes the rules hold for every instance of the service sharing the store.
 //
-//   deno run --unstable-kv --allow-net --allow-read --allow-write --allow-env main.ts
+//   FENCEPOST_KEYS=<key id>:<secret> deno run --unstable-kv --allow-net --allow-read \
+//     --allow-write --allow-env main.ts      (or `deno task dev`, with a development key)
 //   (PORT: listen port, default 8000; HOST: address to listen on, default 127.0.0.1;
-//   KV_PATH: local KV file, default: Deno's default store)
+//   KV_PATH: local KV file, default: Deno's default store; the service's own settings are in
+//   ../shared/settings.js)
 
-import {
-  answer,
-  docPut,
-  fencingToken,
-  HttpError,
-  json,
-  loadAuthority,
-  lockOp,
-  readJson,
-  readText,
-  route,
-} from "../shared/service.js";
+import { answer, HttpError, json, readJson, readText } from "../shared/http.js";
+import { metricsResponse } from "../shared/metrics.js";
+import { docPut, loadAuthority, lockOp, lockState, logWrite, route, signedToken } from "../shared/service.js";
+import { readSettings } from "../shared/settings.js";
 
 /** Attempts before a request gives up under contention. */
 const MAX_ATTEMPTS = 64;
@@ -54,20 +48,26 @@ async function store<T>(call: () => Promise<T>): Promise<T> {
 }
 
 const kv = await Deno.openKv(Deno.env.get("KV_PATH") || undefined);
+/** Read once, at start: a changed key takes a restart, as a redeploy does. */
+const settings = readSettings((name: string) => Deno.env.get(name));
 
-async function lock(request: Request, name: string, action: string): Promise<Response> {
-  const body = await readJson(request);
+async function lock(request: Request, name: string, action: string | null): Promise<Response> {
+  const body = action === null ? null : await readJson(request);
   const key = ["lock", name];
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     if (attempt > 0) await backoff(attempt);
     const entry = await store(() => kv.get<Uint8Array>(key));
-    const auth = loadAuthority(entry.value);
+    const now = Date.now();
+    const auth = loadAuthority(entry.value, now);
     try {
-      const { changed, response } = lockOp(auth, action, body, Date.now());
+      if (action === null) return lockState(auth, now);
+      const { changed, response, deleteAt } = lockOp(settings, auth, name, action, body, now);
       if (!changed) return response;
       // Persisted before the grant is returned, and only if nobody else changed the lock meanwhile.
+      // KV deletes the state by itself once the lock has been free for a while (see deleteAt).
       const snapshot = auth.snapshot();
-      const commit = await store(() => kv.atomic().check(entry).set(key, snapshot).commit());
+      const expireIn = Math.max(1, deleteAt - now);
+      const commit = await store(() => kv.atomic().check(entry).set(key, snapshot, { expireIn }).commit());
       if (commit.ok) return response;
     } finally {
       auth.free();
@@ -88,26 +88,35 @@ async function doc(request: Request, name: string): Promise<Response> {
     if (entry.value === null) return json(404, { error: "no such document" });
     return json(200, { data: decoder.decode(entry.value.data), token: entry.value.token });
   }
-  const token = fencingToken(request);
+  const token = signedToken(settings, request, name);
   const data = new TextEncoder().encode(await readText(request, MAX_DOC_BYTES));
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     if (attempt > 0) await backoff(attempt);
     const entry = await store(() => kv.get<Doc>(key));
     const decision = docPut(entry.value?.highest ?? null, token);
-    if (!decision.accepted) return decision.response;
+    if (!decision.accepted) {
+      logWrite(settings, request, name, token, false, Date.now());
+      return decision.response;
+    }
     // The guard's mark and the data change together, or not at all.
     const value: Doc = { highest: decision.highest, token: token.toString(), data };
     const commit = await store(() => kv.atomic().check(entry).set(key, value).commit());
-    if (commit.ok) return decision.response;
+    if (commit.ok) {
+      logWrite(settings, request, name, token, true, Date.now());
+      return decision.response;
+    }
   }
   throw new HttpError(503, "too much contention on this document; try again");
 }
 
 function handle(request: Request): Promise<Response> {
   return answer(async () => {
+    if (settings.unavailable !== undefined) throw new HttpError(503, settings.unavailable);
     const r = route(request);
     if (r === null) throw new HttpError(404, "no such endpoint");
-    return r.kind === "lock" ? lock(request, r.name, r.action) : doc(request, r.key);
+    if (r.kind === "metrics") return metricsResponse();
+    if (r.kind === "doc") return doc(request, r.key);
+    return lock(request, r.name, r.kind === "lock" ? r.action : null);
   });
 }
 

@@ -336,6 +336,9 @@ function coreMessage() {
     case 14: return "token signature does not verify for this lock";
     case 15: return `signing key is ${d} bytes; at least 16 are required`;
     case 16: return "lock name is too long to sign";
+    case 17: return "signed token has no key id (the v1 form): the key ring signs `<token>.<key id>.<mac>`";
+    case 18: return `signed token has a bad key id at byte ${d}`;
+    case 19: return `token is signed with key ${d}, which the ring does not have`;
     case 20: return `snapshot is truncated: needed ${d} bytes`;
     case 21: return "not a fencepost snapshot (bad magic bytes)";
     case 22: return `snapshot format version ${d} is not supported (expected 1)`;
@@ -350,6 +353,9 @@ function coreMessage() {
     case 32: return "reserveBlock must be at least 1";
     case 33: return "firstToken must be at least 1n";
     case 40: return `a name must be at most ${MAX_NAME_BYTES} bytes of UTF-8, got ${d}`;
+    case 50: return `the key ring already holds ${d} keys: remove one first`;
+    case 51: return `the key ring already holds key ${d}`;
+    case 52: return `key ${d} is the ring's current key: rotate to another before removing it`;
     default: return `error ${code}`;
   }
 }
@@ -381,6 +387,7 @@ const AUTHORITY = 1;
 const TABLE = 2;
 const RESOURCE = 3;
 const SIGNER = 4;
+const RING = 5;
 
 // What the module's `lock_call` does with a lock (`call` in crates/fencepost-wasm).
 const ACQUIRE = 0;
@@ -419,11 +426,13 @@ const dropTable = dropper(TABLE);
 const dropGuard = dropper(GUARD);
 const dropResource = dropper(RESOURCE);
 const dropSigner = dropper(SIGNER);
+const dropRing = dropper(RING);
 const authorities = cleanup(dropAuthority);
 const tables = cleanup(dropTable);
 const guards = cleanup(dropGuard);
 const resources = cleanup(dropResource);
 const signers = cleanup(dropSigner);
+const rings = cleanup(dropRing);
 
 /** Registers a new object's index, or throws when the module made none. */
 function adopt(registry, owner, i, what) {
@@ -886,16 +895,16 @@ export class FenceGuard {
     return out;
   }
 
-  /** Verifies a signed `Fencing-Token` value for `lock`, then admits its token. */
+  /** Verifies a signed `Fencing-Token` value for `lock` (with a TokenSigner or a KeyRing), then admits its token. */
   admitSigned(signer, lock, header) {
-    const si = signerOf(signer);
-    if (si === null) throw new TypeError(`signer must be a TokenSigner, got ${describe(signer)}`);
+    const si = signerOf(signer) ?? ringOf(signer);
+    if (si === null) throw new TypeError(`signer must be a TokenSigner or a KeyRing, got ${describe(signer)}`);
     name("lock", lock);
     text("header", header, MAX_TEXT);
     if (this.#i < 0) throw freed("FenceGuard");
     const code = raw.guard_admit_signed(this.#i, si, put(lock, header), second);
     if ((code & 1) === 1) return ACCEPTED;
-    if (code === 4) return FORGED;
+    if (code === 4) return forgery();
     if (code === 6) throw new RangeError(`header is not a signed token: ${coreMessage()}`);
     return refused(code, BigInt(header.slice(0, header.indexOf("."))), this.#i, "FenceGuard");
   }
@@ -1103,7 +1112,30 @@ export class FencedResource {
 }
 
 // -------------------------------------------------------------------------------------------
-// Signed tokens.
+// Signed tokens. A TokenSigner (one key, the v1 form) and a KeyRing (keys by id, the v2 form)
+// share the module's sign and verify exports: the module tells them apart by their kind.
+
+/** The header value signer or ring `i` makes for `token` on `lock`. */
+function signWith(i, lock, tok) {
+  const n = raw.signer_sign(i, put(name("lock", lock)), token("token", tok));
+  if (n === 0) throw new RangeError(coreMessage());
+  return textAt(outU32(OUTPUT), n);
+}
+
+/** A refusal of a signature, with the key id when it names a key the ring does not have. */
+function forgery() {
+  if (outU32(ERROR) === 19) return { ok: false, reason: "unknownKey", keyId: outU32(DETAIL) };
+  return FORGED;
+}
+
+/** What signer or ring `i` says of `header` for `lock`. */
+function verifyWith(i, lock, header) {
+  const t = raw.signer_verify(i, put(name("lock", lock), text("header", header, MAX_TEXT)), second);
+  if (t !== 0n) return { ok: true, token: t };
+  const code = outU32(ERROR);
+  if (code === 14 || code === 19) return forgery();
+  throw new RangeError(`header is not a signed token: ${coreMessage()}`);
+}
 
 /** The module index behind a TokenSigner (set by the class; nothing outside this file sees it). */
 let signerOf;
@@ -1131,23 +1163,91 @@ export class TokenSigner {
 
   /** The `Fencing-Token` header value of `token` for `lock`: `<token>.<64 hex digits>`. */
   sign(lock, tok) {
-    const i = this.#live();
-    const n = raw.signer_sign(i, put(name("lock", lock)), token("token", tok));
-    if (n === 0) throw new RangeError(coreMessage());
-    return textAt(outU32(OUTPUT), n);
+    return signWith(this.#live(), lock, tok);
   }
 
   /** Checks a signed header value for `lock`. */
   verify(lock, header) {
-    const i = this.#live();
-    const t = raw.signer_verify(i, put(name("lock", lock), text("header", header, MAX_TEXT)), second);
-    if (t !== 0n) return { ok: true, token: t };
-    if (outU32(ERROR) === 14) return FORGED;
-    throw new RangeError(`header is not a signed token: ${coreMessage()}`);
+    return verifyWith(this.#live(), lock, header);
   }
 
   free() {
     this.#i = release(signers, this, dropSigner, this.#i);
+  }
+}
+
+/** The module index behind a KeyRing (set by the class). */
+let ringOf;
+
+// What the module's `ring_call` does (`ring` in crates/fencepost-wasm).
+const ROTATE = 0;
+const REMOVE = 1;
+
+/** A key id: a whole number from 0 to 2^32 - 1. */
+function keyId(argName, v) {
+  if (typeof v !== "number") throw new TypeError(`${argName} must be a number, got ${describe(v)}`);
+  if (!Number.isInteger(v) || v < 0 || v > 0xffff_ffff) {
+    throw new RangeError(`${argName} must be a whole number from 0 to 4294967295, got ${describe(v)}`);
+  }
+  return v;
+}
+
+/**
+ * The signing keys of a deployment, by id: the current key signs, previous keys only verify until
+ * they are removed. Headers are `<token>.<key id>.<64 hex digits>` (HMAC-SHA-256 over the key id,
+ * the lock name and the token).
+ */
+export class KeyRing {
+  #i = -1;
+
+  constructor(id, key) {
+    ready();
+    const kid = keyId("keyId", id);
+    const k = bytes("key", key, MAX_TEXT);
+    this.#i = adopt(rings, this, raw.object_new(RING, false, putBytes(k), BigInt(kid), 0, 0, 0, 0), "key");
+  }
+
+  #live() {
+    if (this.#i < 0) throw freed("KeyRing");
+    return this.#i;
+  }
+
+  static {
+    ringOf = (ring) => (typeof ring === "object" && ring !== null && #i in ring ? ring.#live() : null);
+  }
+
+  /** Makes `key` (id `id`) the current key; the current one stays, for verifying only. */
+  rotate(id, key) {
+    const kid = keyId("keyId", id);
+    const k = bytes("key", key, MAX_TEXT);
+    if (raw.ring_call(ROTATE, this.#live(), putBytes(k), kid) !== 0) throw new RangeError(coreMessage());
+  }
+
+  /** Removes a previous key: tokens it signed no longer verify. */
+  remove(id) {
+    const kid = keyId("keyId", id);
+    if (raw.ring_call(REMOVE, this.#live(), 0, kid) === 0) return;
+    throw new RangeError(outU32(ERROR) === 19 ? `the key ring has no key ${kid}` : coreMessage());
+  }
+
+  /** The id of the key that signs. */
+  get currentKeyId() {
+    raw.state(this.#live());
+    return outDepth();
+  }
+
+  /** The `Fencing-Token` header value of `token` for `lock`, signed with the current key. */
+  sign(lock, tok) {
+    return signWith(this.#live(), lock, tok);
+  }
+
+  /** Checks a header value for `lock` with the key its id names. */
+  verify(lock, header) {
+    return verifyWith(this.#live(), lock, header);
+  }
+
+  free() {
+    this.#i = release(rings, this, dropRing, this.#i);
   }
 }
 
@@ -1204,7 +1304,7 @@ export function tokenFromBytes(value) {
 
 // `using` support where the runtime has Symbol.dispose (Node 20 may not).
 if (typeof Symbol.dispose === "symbol") {
-  for (const C of [LeaseAuthority, LockTable, FenceGuard, GuardMap, FencedResource, TokenSigner]) {
+  for (const C of [LeaseAuthority, LockTable, FenceGuard, GuardMap, FencedResource, TokenSigner, KeyRing]) {
     Object.defineProperty(C.prototype, Symbol.dispose, {
       value: C.prototype.free,
       writable: true,

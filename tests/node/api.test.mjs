@@ -3,6 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
+import { createHmac } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import * as fencepost from "fencepost";
@@ -13,6 +14,7 @@ import {
   FenceGuard,
   GuardMap,
   HEADER_NAME,
+  KeyRing,
   LeaseAuthority,
   LockTable,
   TokenSigner,
@@ -300,6 +302,85 @@ test("signed tokens verify for their lock only and cannot poison a guard", () =>
     name: "RangeError",
     message: "key: signing key is 15 bytes; at least 16 are required",
   });
+});
+
+/** The v2 MAC as documented (HMAC-SHA-256 over domain, key id, lock length, lock, token), by Node's crypto. */
+function keyedMac(key, keyId, lock, token) {
+  const head = Buffer.alloc(6);
+  head.writeUInt32BE(keyId, 0);
+  head.writeUInt16BE(Buffer.byteLength(lock), 4);
+  const tok = Buffer.alloc(8);
+  tok.writeBigUInt64BE(token);
+  return createHmac("sha256", key).update("fencepost/token/v2\0").update(head).update(lock).update(tok).digest("hex");
+}
+
+test("a key ring signs with its current key, verifies with previous ones until removed", () => {
+  const k1 = new TextEncoder().encode("first key, sixteen+ bytes");
+  const k2 = new TextEncoder().encode("second key, sixteen+ bytes");
+  const ring = new KeyRing(1, k1);
+  assert.equal(ring.currentKeyId, 1);
+  const h1 = ring.sign("orders", 34n);
+  assert.equal(h1, `34.1.${keyedMac(k1, 1, "orders", 34n)}`);
+  assert.deepEqual(ring.verify("orders", h1), { ok: true, token: 34n });
+  assert.deepEqual(ring.verify("invoices", h1), { ok: false, reason: "forged" });
+  // The key id is signed: the same MAC under another id of the ring does not verify.
+  ring.rotate(2, k2);
+  assert.equal(ring.currentKeyId, 2);
+  const h2 = ring.sign("orders", 35n);
+  assert.equal(h2, `35.2.${keyedMac(k2, 2, "orders", 35n)}`);
+  assert.deepEqual(ring.verify("orders", h1), { ok: true, token: 34n });
+  assert.deepEqual(ring.verify("orders", h1.replace(".1.", ".2.")), { ok: false, reason: "forged" });
+  assert.deepEqual(ring.verify("orders", h1.replace(".1.", ".9.")), { ok: false, reason: "unknownKey", keyId: 9 });
+  const g = new FenceGuard();
+  assert.deepEqual(g.admitSigned(ring, "orders", h1), { ok: true });
+  assert.deepEqual(g.admitSigned(ring, "orders", `${MAX}.2.${"a".repeat(64)}`), { ok: false, reason: "forged" });
+  ring.remove(1);
+  assert.deepEqual(ring.verify("orders", h1), { ok: false, reason: "unknownKey", keyId: 1 });
+  assert.deepEqual(g.admitSigned(ring, "orders", h1), { ok: false, reason: "unknownKey", keyId: 1 });
+  assert.deepEqual(g.admitSigned(ring, "orders", h2), { ok: true });
+  assert.equal(g.highest, 35n);
+  // Another deployment with its own key 2 shares lock names, not tokens.
+  const other = new KeyRing(2, k1);
+  assert.deepEqual(other.verify("orders", h2), { ok: false, reason: "forged" });
+  // The v1 form of a TokenSigner has no key id: refused, not guessed.
+  const v1 = new TokenSigner(k2).sign("orders", 35n);
+  assert.throws(() => ring.verify("orders", v1), {
+    name: "RangeError",
+    message: "header is not a signed token: signed token has no key id (the v1 form): the key ring signs `<token>.<key id>.<mac>`",
+  });
+  assert.throws(() => ring.verify("orders", "35.02." + "a".repeat(64)), {
+    name: "RangeError",
+    message: "header is not a signed token: signed token has a bad key id at byte 3",
+  });
+  assert.throws(() => ring.verify("orders", `35.2.${"a".repeat(66)}`), {
+    name: "RangeError",
+    message: "header is not a signed token: signature is too long: 33 bytes, expected 32",
+  });
+  // Rotation rules: no id twice, at most four keys, never the current key removed.
+  assert.throws(() => ring.rotate(2, k1), { name: "RangeError", message: "the key ring already holds key 2" });
+  assert.throws(() => ring.remove(2), {
+    name: "RangeError",
+    message: "key 2 is the ring's current key: rotate to another before removing it",
+  });
+  assert.throws(() => ring.remove(1), { name: "RangeError", message: "the key ring has no key 1" });
+  ring.rotate(3, k1);
+  ring.rotate(4, k1);
+  ring.rotate(5, k1);
+  assert.throws(() => ring.rotate(6, k1), { name: "RangeError", message: "the key ring already holds 4 keys: remove one first" });
+  assert.equal(ring.currentKeyId, 5);
+  assert.throws(() => new KeyRing(1, new Uint8Array(15)), {
+    name: "RangeError",
+    message: "key: signing key is 15 bytes; at least 16 are required",
+  });
+  for (const [id, name] of [[-1, "RangeError"], [2 ** 32, "RangeError"], [1.5, "RangeError"], ["1", "TypeError"], [1n, "TypeError"]]) {
+    assert.throws(() => new KeyRing(id, k1), { name }, String(id));
+    assert.throws(() => ring.rotate(id, k1), { name }, String(id));
+  }
+  assert.equal(new KeyRing(4294967295, k1).sign("l", 1n).split(".")[1], "4294967295");
+  ring.free();
+  assert.throws(() => ring.sign("orders", 1n), { name: "TypeError" });
+  other.free();
+  g.free();
 });
 
 test("token codecs are strict", () => {

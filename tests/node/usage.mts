@@ -7,6 +7,7 @@ import {
   FenceGuard,
   GuardMap,
   HEADER_NAME,
+  KeyRing,
   LeaseAuthority,
   LockTable,
   TokenSigner,
@@ -80,6 +81,15 @@ const token: bigint | undefined = verified.ok ? verified.token : undefined;
 const signed = guard.admitSigned(signer, "orders", signer.sign("orders", 35n));
 const forged: boolean = !signed.ok && signed.reason === "forged";
 
+const ring = new KeyRing(1, new Uint8Array(32));
+ring.rotate(2, new Uint8Array(32));
+const current: number = ring.currentKeyId;
+const keyed = ring.verify("orders", ring.sign("orders", 36n));
+const gone: number | undefined = !keyed.ok && keyed.reason === "unknownKey" ? keyed.keyId : undefined;
+const viaRing = guard.admitSigned(ring, "orders", ring.sign("orders", 37n));
+const ringForged: boolean = !viaRing.ok && viaRing.reason === "forged";
+ring.remove(1);
+
 const header: "Fencing-Token" = HEADER_NAME;
 const parsed: bigint = tokenFromHeader("34");
 const eight: Uint8Array = tokenToBytes(parsed);
@@ -87,9 +97,12 @@ const loading: Promise<void> = init(new URL("file:///fencepost_bg.wasm"));
 initSync(new Uint8Array(0));
 
 void [depth, holder, next, bytes, accepted, stale, entries, rows, token, forged, header, eight, loading];
+void [current, gone, ringForged];
 
 // @ts-expect-error tokens are bigints, not numbers
 guard.admit(34);
+// @ts-expect-error key ids are numbers
+new KeyRing(1n, new Uint8Array(32));
 // @ts-expect-error ttlMs is required
 new LeaseAuthority({ firstToken: 1n });
 // @ts-expect-error unknown option

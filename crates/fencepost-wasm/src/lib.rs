@@ -7,7 +7,7 @@
 //! small integer codes, and the package's hand-written JavaScript (`npm/src/api.js`) turns those
 //! into the objects, `TypeError`s and `RangeError`s its users see.
 //!
-//! Every object (authority, lock table, guard, resource, signer) lives in a table of the instance
+//! Every object (authority, lock table, guard, resource, signer, key ring) lives in a table of the instance
 //! and is known to JavaScript by its index, so every export is a free function of plain values.
 //!
 //! Nothing here may trap the instance: every function returns, whatever it is given (an unknown
@@ -24,12 +24,12 @@ use alloc::boxed::Box;
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU32, Ordering};
 
-use fencepost::signed::SIGNED_HEADER_MAX;
+use fencepost::signed::{KEYED_HEADER_MAX, SIGNED_HEADER_MAX};
 use fencepost::snapshot::{MAX_ID_LEN, SnapshotCodec};
 use fencepost::{
-    AcquireError, Admission, Config, Expired, FencedResource, Grant, LeaseError, ParseSignedError,
-    ParseTokenError, Released, SignatureError, SignedToken, SnapshotError, Token, TokenSigner,
-    WriteOutcome,
+    AcquireError, Admission, Config, Expired, FencedResource, Grant, KeyRing, KeyedToken,
+    LeaseError, ParseSignedError, ParseTokenError, Released, SignatureError, SignedToken,
+    SnapshotError, Token, TokenSigner, WriteOutcome,
 };
 use wasm_bindgen::prelude::wasm_bindgen;
 use zeroize::Zeroize;
@@ -88,6 +88,12 @@ pub mod code {
     pub const KEY_TOO_SHORT: u32 = 15;
     #[allow(missing_docs)]
     pub const LOCK_NAME_TOO_LONG: u32 = 16;
+    /// A keyed token parse error: the v1 form, without a key id.
+    pub const NO_KEY_ID: u32 = 17;
+    /// A keyed token parse error: the key id is not a `u32` in decimal (detail: its byte offset).
+    pub const BAD_KEY_ID: u32 = 18;
+    /// A key id the ring does not hold (detail: the id).
+    pub const UNKNOWN_KEY: u32 = 19;
     /// Snapshot errors, [`fencepost::SnapshotError`].
     pub const SNAP_TRUNCATED: u32 = 20;
     #[allow(missing_docs)]
@@ -116,6 +122,12 @@ pub mod code {
     pub const ZERO_FIRST_TOKEN: u32 = 33;
     /// A holder id, lock or resource name longer than `MAX_ID_LEN` bytes.
     pub const NAME_TOO_LONG: u32 = 40;
+    /// Key ring errors, [`fencepost::SignatureError`]: the ring is full (detail: its capacity).
+    pub const RING_FULL: u32 = 50;
+    /// The ring already holds this key id (detail: the id).
+    pub const KEY_ID_TAKEN: u32 = 51;
+    /// The current key cannot be removed (detail: its id).
+    pub const CURRENT_KEY: u32 = 52;
     /// An error this build of the bindings does not know (the core's enums are non-exhaustive).
     pub const UNKNOWN: u32 = 99;
 }
@@ -151,6 +163,8 @@ fn parse_signed_error(e: ParseSignedError) -> u32 {
         ParseSignedError::Truncated { len } => fail(code::MAC_TRUNCATED, len),
         ParseSignedError::TooLong { len } => fail(code::MAC_TOO_LONG, len),
         ParseSignedError::BadHex { at } => fail(code::BAD_HEX, at),
+        ParseSignedError::NoKeyId => fail(code::NO_KEY_ID, 0),
+        ParseSignedError::BadKeyId { at } => fail(code::BAD_KEY_ID, at),
         _ => fail(code::UNKNOWN, 0),
     }
 }
@@ -161,6 +175,10 @@ fn signature_error(e: SignatureError) -> u32 {
         SignatureError::Forged => fail(code::FORGED, 0),
         SignatureError::KeyTooShort { len } => fail(code::KEY_TOO_SHORT, len),
         SignatureError::LockNameTooLong => fail(code::LOCK_NAME_TOO_LONG, 0),
+        SignatureError::UnknownKey { key_id } => fail(code::UNKNOWN_KEY, key_id as usize),
+        SignatureError::RingFull { max } => fail(code::RING_FULL, max),
+        SignatureError::KeyIdTaken { key_id } => fail(code::KEY_ID_TAKEN, key_id as usize),
+        SignatureError::CurrentKey { key_id } => fail(code::CURRENT_KEY, key_id as usize),
         _ => fail(code::UNKNOWN, 0),
     }
 }
@@ -579,6 +597,7 @@ enum Object {
     Table(Box<Table>),
     Resource(Resource),
     Signer(Box<TokenSigner>),
+    Ring(Box<KeyRing>),
 }
 
 /// The kinds of object, as [`free`] names them.
@@ -593,6 +612,8 @@ pub mod kind {
     pub const RESOURCE: u32 = 3;
     #[allow(missing_docs)]
     pub const SIGNER: u32 = 4;
+    #[allow(missing_docs)]
+    pub const RING: u32 = 5;
 }
 
 /// Frees object `i` if it is of kind `k` (see [`kind`]); its index is reused by a later one.
@@ -632,7 +653,7 @@ impl Objects {
     );
     kind!(table, Table, Table);
     kind!(resource, Resource, Resource);
-    kind!(signer, Signer, TokenSigner);
+    kind!(ring, Ring, KeyRing);
 
     fn add(&mut self, o: Object) -> u32 {
         self.0.add(o)
@@ -646,6 +667,7 @@ impl Objects {
             Object::Table(_) => kind::TABLE,
             Object::Resource(_) => kind::RESOURCE,
             Object::Signer(_) => kind::SIGNER,
+            Object::Ring(_) => kind::RING,
         })
     }
 }
@@ -733,7 +755,8 @@ fn snapshot_out(output: &mut Vec<u8>, r: Result<Vec<u8>, SnapshotError>) -> usiz
 ///
 /// - a guard whose highest token is `token` (0: none yet);
 /// - a resource that has accepted nothing;
-/// - a signer for the key in the first `n` bytes of the input area (refused if too short);
+/// - a signer for the key in the first `n` bytes of the input area (refused if too short), or a
+///   key ring whose current key it is, under the key id `token` (refused past `u32::MAX`);
 /// - an authority or a lock table with the config of `ttl`, `lock_delay`, `max_reentry`, `token`
 ///   (the first token) and `block`, fresh or, with `restore`, resuming from the binary snapshot
 ///   in the first `n` bytes of the input area (refused for an invalid config or snapshot).
@@ -773,15 +796,22 @@ pub fn object_new(
                 inner: Box::new(const { FencedResource::new() }),
                 next_slot: 0,
             })),
-            (kind::SIGNER, _) => {
-                let made = TokenSigner::new(bytes);
+            (kind::SIGNER | kind::RING, _) => {
+                let made = if k == kind::SIGNER {
+                    TokenSigner::new(bytes).map(|s| Object::Signer(Box::new(s)))
+                } else if let Ok(id) = u32::try_from(token) {
+                    KeyRing::new(id, bytes).map(|r| Object::Ring(Box::new(r)))
+                } else {
+                    // api.js checks key ids; a larger one is no ring, never a trap.
+                    wipe(&mut st.input, n);
+                    fail(code::UNKNOWN, 0);
+                    return NONE;
+                };
                 // The key has been mixed into the signer's state: wipe the copy JavaScript wrote
                 // into the input area, made or refused, so no later read of memory finds it.
-                if let Some(key) = st.input.get_mut(..n) {
-                    key.zeroize();
-                }
+                wipe(&mut st.input, n);
                 match made {
-                    Ok(s) => Ok(Object::Signer(Box::new(s))),
+                    Ok(o) => Ok(o),
                     Err(e) => {
                         signature_error(e);
                         return NONE;
@@ -961,9 +991,9 @@ fn look(op: u32, i: u32, lock: usize, now: f64) -> u32 {
 }
 
 /// The counters of an authority or a lock table into [`Out`] (see `Out::counters`; for a table
-/// `depth` is the number of locks it remembers and `time` is 0), or a resource's state (`token`
-/// the highest token, 0 for none, `depth` the operations its ledger remembers); 0 if `i` is none
-/// of them.
+/// `depth` is the number of locks it remembers and `time` is 0), a resource's state (`token`
+/// the highest token, 0 for none, `depth` the operations its ledger remembers), or a key ring's
+/// current key id (`depth`); 0 if `i` is none of them.
 #[wasm_bindgen]
 #[inline(never)]
 pub fn state(i: u32) -> u32 {
@@ -982,6 +1012,10 @@ pub fn state(i: u32) -> u32 {
         Some(Object::Resource(r)) => {
             st.out.token = r.inner.guard().highest().map_or(0, Token::get);
             st.out.depth = u32::try_from(r.inner.ledger().len()).unwrap_or(u32::MAX);
+            1
+        }
+        Some(Object::Ring(r)) => {
+            st.out.depth = r.current_key_id();
             1
         }
         _ => 0,
@@ -1061,24 +1095,32 @@ pub fn guard_admit_signed(i: u32, s: u32, lock: usize, header: usize) -> u32 {
 }
 
 /// The token of a signed header value (the `header` bytes of the input area after the first
-/// `lock` bytes, the lock's name) that signer `s` verifies, else the [`admit`] code of why not:
-/// [`admit::MALFORMED`] (unparsable, or a signature error other than a forgery),
-/// [`admit::FORGED`], or [`admit::NO_GUARD`] when `s` is not a signer. Errors are recorded (see
-/// `error` in [`Out`]), a forgery as [`code::FORGED`].
+/// `lock` bytes, the lock's name) that signer or key ring `s` verifies, else the [`admit`] code of
+/// why not: [`admit::MALFORMED`] (unparsable, or a signature error other than a forgery),
+/// [`admit::FORGED`] (also for a key id the ring does not hold), or [`admit::NO_GUARD`] when `s`
+/// is neither. Errors are recorded (see `error` in [`Out`]), a forgery as [`code::FORGED`], an
+/// unknown key as [`code::UNKNOWN_KEY`].
 #[inline(never)]
 fn verify_header(st: &mut State, s: u32, lock: usize, header: usize) -> Result<Token, u32> {
     let (lock, header) = names(&st.input, lock, header);
-    let signed = SignedToken::from_header(header).map_err(|e| {
+    let malformed = |e| {
         parse_signed_error(e);
         admit::MALFORMED
-    })?;
-    let signer = st.objects.signer(s).ok_or(admit::NO_GUARD)?;
-    signer.verify(lock, &signed).map_err(|e| {
+    };
+    let verified = match st.objects.0.get(s) {
+        Some(Object::Signer(signer)) => {
+            signer.verify(lock, &SignedToken::from_header(header).map_err(malformed)?)
+        }
+        Some(Object::Ring(ring)) => {
+            ring.verify(lock, &KeyedToken::from_header(header).map_err(malformed)?)
+        }
+        _ => return Err(admit::NO_GUARD),
+    };
+    verified.map_err(|e| {
         signature_error(e);
-        if e == SignatureError::Forged {
-            admit::FORGED
-        } else {
-            admit::MALFORMED
+        match e {
+            SignatureError::Forged | SignatureError::UnknownKey { .. } => admit::FORGED,
+            _ => admit::MALFORMED,
         }
     })
 }
@@ -1129,29 +1171,36 @@ pub fn resource_write(i: u32, token: u64, op: u64) -> u32 {
 // ---------------------------------------------------------------------------------------------
 // Signed tokens.
 
-/// The header value `<token>.<mac hex>` for a lock (the first `lock` bytes of the input area)
-/// into the output area; returns its length (0, see `error` in [`Out`], on failure).
+/// The header value for a lock (the first `lock` bytes of the input area) into the output area:
+/// `<token>.<mac hex>` from a signer, `<token>.<key id>.<mac hex>` from a key ring (its current
+/// key). Returns its length (0, see `error` in [`Out`], on failure).
 #[wasm_bindgen]
 #[inline(never)]
 pub fn signer_sign(i: u32, lock: usize, token: u64) -> usize {
     with(0, |st| {
-        let Some(s) = st.objects.signer(i) else {
-            return 0;
-        };
         let Some(token) = Token::new(token) else {
             parse_error(ParseTokenError::Zero);
             return 0;
         };
-        // By reference: the signed token is read where it was made, not copied out first.
-        match s.sign(names(&st.input, lock, 0).0, token) {
-            Ok(ref signed) => {
-                // Written in place: the output area is made long enough, then cut to the value.
-                st.output.resize(SIGNED_HEADER_MAX, 0);
-                let n = st
-                    .output
-                    .first_chunk_mut()
-                    .map_or(0, |buf| signed.write_header(buf));
-                st.output.truncate(n);
+        let lock = names(&st.input, lock, 0).0;
+        // Written in place: the output area is made long enough, then cut to the value.
+        let out = &mut st.output;
+        let written = match st.objects.0.get(i) {
+            Some(Object::Signer(s)) => s.sign(lock, token).map(|ref signed| {
+                out.resize(SIGNED_HEADER_MAX, 0);
+                out.first_chunk_mut()
+                    .map_or(0, |buf| signed.write_header(buf))
+            }),
+            Some(Object::Ring(r)) => r.sign(lock, token).map(|ref keyed| {
+                out.resize(KEYED_HEADER_MAX, 0);
+                out.first_chunk_mut()
+                    .map_or(0, |buf| keyed.write_header(buf))
+            }),
+            _ => return 0,
+        };
+        match written {
+            Ok(n) => {
+                out.truncate(n);
                 n
             }
             Err(e) => {
@@ -1170,6 +1219,42 @@ pub fn signer_verify(i: u32, lock: usize, header: usize) -> u64 {
     with(0, |st| {
         verify_header(st, i, lock, header).map_or(0, Token::get)
     })
+}
+
+/// What [`ring_call`] does.
+pub mod ring {
+    /// Make the key in the first `n` bytes of the input area current, under `id`.
+    pub const ROTATE: u32 = 0;
+    /// Remove the previous key `id`.
+    pub const REMOVE: u32 = 1;
+}
+
+/// Rotates or removes a key of ring `i` (see [`ring`]); 0 when done, else the error code (see
+/// `error` in [`Out`]).
+#[wasm_bindgen]
+#[inline(never)]
+pub fn ring_call(op: u32, i: u32, n: usize, id: u32) -> u32 {
+    with(code::UNKNOWN, |st| {
+        let key = names(&st.input, n, 0).0;
+        let Some(r) = st.objects.ring(i) else {
+            return code::UNKNOWN;
+        };
+        let done = match op {
+            ring::ROTATE => r.rotate(id, key),
+            ring::REMOVE => r.remove(id),
+            _ => return code::UNKNOWN,
+        };
+        // As for a new signer: the key's copy in the input area is not left behind.
+        wipe(&mut st.input, n);
+        done.map_or_else(signature_error, |()| 0)
+    })
+}
+
+/// Wipes the first `n` bytes of the input area: a key JavaScript wrote there.
+fn wipe(input: &mut [u8], n: usize) {
+    if let Some(key) = input.get_mut(..n) {
+        key.zeroize();
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1335,6 +1420,9 @@ mod tests {
             ("TABLE", kind::TABLE as usize),
             ("RESOURCE", kind::RESOURCE as usize),
             ("SIGNER", kind::SIGNER as usize),
+            ("RING", kind::RING as usize),
+            ("ROTATE", ring::ROTATE as usize),
+            ("REMOVE", ring::REMOVE as usize),
             ("ACQUIRE", call::ACQUIRE as usize),
             ("RENEW", call::RENEW as usize),
             ("RELEASE", call::RELEASE as usize),
@@ -1379,8 +1467,20 @@ mod tests {
         assert!(api.contains(&admit_code), "api.js has no `{admit_code}`");
         // Numbers api.js tests inline: a signed header's refusals, and which errors are the options'.
         for line in [
-            std::format!("if (code === {}) return FORGED;", admit::FORGED),
-            std::format!("if (outU32(ERROR) === {}) return FORGED;", code::FORGED),
+            std::format!("if (code === {}) return forgery();", admit::FORGED),
+            std::format!(
+                "if (code === {} || code === {}) return forgery();",
+                code::FORGED,
+                code::UNKNOWN_KEY
+            ),
+            std::format!(
+                "if (outU32(ERROR) === {}) return {{ ok: false, reason: \"unknownKey\"",
+                code::UNKNOWN_KEY
+            ),
+            std::format!(
+                "throw new RangeError(outU32(ERROR) === {} ?",
+                code::UNKNOWN_KEY
+            ),
             std::format!(
                 "if (code === {}) throw new RangeError(`header",
                 admit::MALFORMED
@@ -1415,6 +1515,9 @@ mod tests {
             code::FORGED,
             code::KEY_TOO_SHORT,
             code::LOCK_NAME_TOO_LONG,
+            code::NO_KEY_ID,
+            code::BAD_KEY_ID,
+            code::UNKNOWN_KEY,
             code::SNAP_TRUNCATED,
             code::SNAP_BAD_MAGIC,
             code::SNAP_VERSION,
@@ -1429,6 +1532,9 @@ mod tests {
             code::ZERO_RESERVE_BLOCK,
             code::ZERO_FIRST_TOKEN,
             code::NAME_TOO_LONG,
+            code::RING_FULL,
+            code::KEY_ID_TAKEN,
+            code::CURRENT_KEY,
         ] {
             assert!(
                 api.contains(&std::format!("case {c}: return ")),
@@ -1734,6 +1840,69 @@ mod tests {
         assert_eq!(resource_write(r, 0, 3), write::INVALID);
         assert_eq!(state(r), 1);
         assert_eq!((out_token(), out_depth()), (34, 2));
+    }
+
+    #[test]
+    fn key_rings_sign_with_a_key_id_and_rotate() {
+        let _turn = serial();
+        let key = "first key, sixteen+ bytes";
+        let r = object_new(kind::RING, false, put1(key), 1, 0.0, 0.0, 0, 0.0);
+        assert_ne!(r, NONE);
+        // The key's copy in the input area is wiped once the ring holds it.
+        assert_eq!(
+            with(Vec::new(), |st| st.input.clone()),
+            std::vec![0; key.len()]
+        );
+        assert_eq!(state(r), 1);
+        assert_eq!(out_depth(), 1);
+        let n = signer_sign(r, put1("orders"), 34);
+        let old = String::from_utf8(output_bytes(n)).unwrap();
+        assert!(old.starts_with("34.1."), "{old}");
+        assert_eq!(old.len(), 5 + 64);
+        assert_eq!(
+            ring_call(ring::ROTATE, r, put1("second key, sixteen+"), 2),
+            0
+        );
+        assert_eq!(with(Vec::new(), |st| st.input.clone()), [0; 20]);
+        assert_eq!((state(r), out_depth()), (1, 2));
+        let n = signer_sign(r, put1("orders"), 35);
+        let new = String::from_utf8(output_bytes(n)).unwrap();
+        assert!(new.starts_with("35.2."), "{new}");
+        let (l, h) = put2("orders", &old);
+        assert_eq!(signer_verify(r, l, h), 34);
+        let g = object_new(kind::GUARD, false, 0, 0, 0.0, 0.0, 0, 0.0);
+        let (l, h) = put2("orders", &new);
+        assert_eq!(guard_admit_signed(g, r, l, h), admit::ADVANCED);
+        assert_eq!(ring_call(ring::REMOVE, r, 0, 2), code::CURRENT_KEY);
+        assert_eq!(last_error_detail(), 2);
+        assert_eq!(ring_call(ring::REMOVE, r, 0, 1), 0);
+        let (l, h) = put2("orders", &old);
+        assert_eq!(signer_verify(r, l, h), 0);
+        assert_eq!((last_error(), last_error_detail()), (code::UNKNOWN_KEY, 1));
+        let (l, h) = put2("orders", &old);
+        assert_eq!(guard_admit_signed(g, r, l, h), admit::FORGED);
+        assert_eq!(last_error(), code::UNKNOWN_KEY);
+        // The v1 form of a signer, and a ring's form to a signer: refused as malformed.
+        let (l, h) = put2("orders", &alloc::format!("34.{}", "a".repeat(64)));
+        assert_eq!(guard_admit_signed(g, r, l, h), admit::MALFORMED);
+        assert_eq!(last_error(), code::NO_KEY_ID);
+        assert_eq!(
+            ring_call(ring::ROTATE, r, put1("second key, sixteen+"), 2),
+            code::KEY_ID_TAKEN
+        );
+        assert_eq!(
+            ring_call(ring::ROTATE, r, put1("short"), 3),
+            code::KEY_TOO_SHORT
+        );
+        assert_eq!(ring_call(9, r, 0, 3), code::UNKNOWN);
+        assert_eq!(ring_call(ring::REMOVE, g, 0, 3), code::UNKNOWN);
+        assert_eq!(
+            object_new(kind::RING, false, put1(key), 1 << 32, 0.0, 0.0, 0, 0.0),
+            NONE
+        );
+        assert_eq!(guard_highest(g), 35);
+        free(kind::RING, r);
+        assert_eq!(signer_sign(r, put1("orders"), 36), 0);
     }
 
     #[test]

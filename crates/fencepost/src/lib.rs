@@ -13,7 +13,8 @@
 //! * [`Guard`] (one resource) and `GuardMap` (many): refuse stale tokens.
 //! * [`IdempotencyLedger`] and [`FencedResource`]: stop retries from applying twice.
 //! * [`Keeper`] (the holder's side): whether a lease is still safe to act on, and when to renew.
-//! * `TokenSigner` (feature `signed`): MACs so a client cannot forge a huge token.
+//! * `TokenSigner` (feature `signed`): MACs so a client cannot forge a huge token; `KeyRing`
+//!   signs under key ids, so a deployment can rotate its key.
 //!
 //! Time is always an input (`now`, monotonic milliseconds); see [`time`].
 //!
@@ -69,7 +70,7 @@ pub use keeper::{
 };
 pub use ledger::{FencedResource, Idempotency, IdempotencyLedger, WriteOutcome};
 #[cfg(feature = "signed")]
-pub use signed::{ParseSignedError, SignatureError, SignedToken, TokenSigner};
+pub use signed::{KeyRing, KeyedToken, ParseSignedError, SignatureError, SignedToken, TokenSigner};
 pub use snapshot::{AuthoritySnapshot, SnapshotCodec, SnapshotError};
 #[cfg(feature = "alloc")]
 pub use table::{LockState, LockTable, TableSnapshot};

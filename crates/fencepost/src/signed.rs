@@ -10,6 +10,13 @@
 //!
 //! Encodings: 40 bytes (token big-endian, then the 32-byte MAC), or the `Fencing-Token` header
 //! value `<decimal token>.<64 lowercase hex digits>`, e.g. `34.9c1f…`.
+//!
+//! That is format v1, one key and no key id. A deployment that rotates keys uses a [`KeyRing`]
+//! and its format v2 ([`ring`]): the key id is signed too and travels in the header.
+
+pub mod ring;
+
+pub use ring::{KEYED_HEADER_MAX, KeyRing, KeyedToken, MAX_KEYS};
 
 use core::fmt;
 
@@ -53,7 +60,7 @@ impl fmt::Debug for SignedToken {
     }
 }
 
-const HEX: &[u8; 16] = b"0123456789abcdef";
+pub(crate) const HEX: &[u8; 16] = b"0123456789abcdef";
 
 impl SignedToken {
     /// The 40-byte form.
@@ -113,30 +120,36 @@ impl SignedToken {
         let Some(hex) = value.get(dot + 1..) else {
             return Err(ParseSignedError::MissingMac);
         };
-        // One pass: the first non-hex character is the error; the first 64 digits are the MAC,
-        // shifted into each byte high digit first.
-        let mut mac = [0; MAC_LEN];
-        for (i, &c) in hex.iter().enumerate() {
-            let nibble = match c {
-                b'0'..=b'9' => c - b'0',
-                b'a'..=b'f' => c - b'a' + 10,
-                _ => return Err(ParseSignedError::BadHex { at: dot + 1 + i }),
-            };
-            if let Some(m) = mac.get_mut(i / 2) {
-                *m = *m << 4 | nibble;
-            }
-        }
-        if hex.len() < 2 * MAC_LEN {
-            return Err(ParseSignedError::Truncated { len: hex.len() / 2 });
-        }
-        if hex.len() > 2 * MAC_LEN {
-            // Rounded up: 65 hex digits are more than 32 bytes.
-            return Err(ParseSignedError::TooLong {
-                len: hex.len().div_ceil(2),
-            });
-        }
+        let mac = parse_mac_hex(hex, dot + 1)?;
         Ok(SignedToken { token, mac })
     }
+}
+
+/// The MAC of a header value, from its 64 lowercase hex digits `hex` (at byte `at` of the value).
+pub(crate) fn parse_mac_hex(hex: &[u8], at: usize) -> Result<[u8; MAC_LEN], ParseSignedError> {
+    // One pass: the first non-hex character is the error; the first 64 digits are the MAC,
+    // shifted into each byte high digit first.
+    let mut mac = [0; MAC_LEN];
+    for (i, &c) in hex.iter().enumerate() {
+        let nibble = match c {
+            b'0'..=b'9' => c - b'0',
+            b'a'..=b'f' => c - b'a' + 10,
+            _ => return Err(ParseSignedError::BadHex { at: at + i }),
+        };
+        if let Some(m) = mac.get_mut(i / 2) {
+            *m = *m << 4 | nibble;
+        }
+    }
+    if hex.len() < 2 * MAC_LEN {
+        return Err(ParseSignedError::Truncated { len: hex.len() / 2 });
+    }
+    if hex.len() > 2 * MAC_LEN {
+        // Rounded up: 65 hex digits are more than 32 bytes.
+        return Err(ParseSignedError::TooLong {
+            len: hex.len().div_ceil(2),
+        });
+    }
+    Ok(mac)
 }
 
 /// Why a signed token could not be parsed.
@@ -162,6 +175,14 @@ pub enum ParseSignedError {
         /// Byte offset in the header value.
         at: usize,
     },
+    /// A keyed token without a key id: the v1 form `<token>.<mac>`, which a [`KeyRing`] refuses
+    /// rather than guess which of its keys made it.
+    NoKeyId,
+    /// The key id at byte `at` is not a decimal `u32` (without leading zeros).
+    BadKeyId {
+        /// Byte offset in the header value.
+        at: usize,
+    },
 }
 
 impl fmt::Display for ParseSignedError {
@@ -177,6 +198,10 @@ impl fmt::Display for ParseSignedError {
             }
             ParseSignedError::BadHex { at } => {
                 write!(f, "signature has a non-hex character at byte {at}")
+            }
+            ParseSignedError::NoKeyId => f.write_str("signed token has no key id (the v1 form)"),
+            ParseSignedError::BadKeyId { at } => {
+                write!(f, "signed token has a bad key id at byte {at}")
             }
         }
     }
@@ -197,6 +222,26 @@ pub enum SignatureError {
     },
     /// The lock name is longer than [`MAX_LOCK_NAME`] bytes.
     LockNameTooLong,
+    /// A key ring holds no key of this id (never added, or removed since).
+    UnknownKey {
+        /// The key id asked for.
+        key_id: u32,
+    },
+    /// A key ring already holds [`MAX_KEYS`] keys: remove a previous one before rotating.
+    RingFull {
+        /// The ring's capacity.
+        max: usize,
+    },
+    /// A key ring already holds a key of this id.
+    KeyIdTaken {
+        /// The id given.
+        key_id: u32,
+    },
+    /// The current key of a ring cannot be removed; rotate to another first.
+    CurrentKey {
+        /// Its id.
+        key_id: u32,
+    },
 }
 
 impl fmt::Display for SignatureError {
@@ -210,6 +255,22 @@ impl fmt::Display for SignatureError {
                 )
             }
             SignatureError::LockNameTooLong => f.write_str("lock name is too long to sign"),
+            SignatureError::UnknownKey { key_id } => {
+                write!(
+                    f,
+                    "token is signed with key {key_id}, which the ring does not have"
+                )
+            }
+            SignatureError::RingFull { max } => {
+                write!(f, "the key ring already holds {max} keys: remove one first")
+            }
+            SignatureError::KeyIdTaken { key_id } => {
+                write!(f, "the key ring already holds key {key_id}")
+            }
+            SignatureError::CurrentKey { key_id } => write!(
+                f,
+                "key {key_id} is the ring's current key: rotate to another before removing it"
+            ),
         }
     }
 }
@@ -251,11 +312,21 @@ impl TokenSigner {
         Ok(TokenSigner { keyed })
     }
 
-    /// The MAC state after the documented input for `lock` and `token`, ready to finish or verify.
-    fn mac_of(&self, lock: &[u8], token: Token) -> Result<Hmac<Sha256>, SignatureError> {
+    /// The MAC state after the documented input for `lock` and `token`, ready to finish or verify:
+    /// format v1 (`domain` [`DOMAIN`], no key id) or a key ring's v2 (its domain and key id).
+    pub(crate) fn mac_of(
+        &self,
+        domain: &[u8],
+        key_id: Option<u32>,
+        lock: &[u8],
+        token: Token,
+    ) -> Result<Hmac<Sha256>, SignatureError> {
         let len = u16::try_from(lock.len()).map_err(|_| SignatureError::LockNameTooLong)?;
         let mut m = self.keyed.clone();
-        m.update(DOMAIN);
+        m.update(domain);
+        if let Some(id) = key_id {
+            m.update(&id.to_be_bytes());
+        }
         m.update(&len.to_be_bytes());
         m.update(lock);
         m.update(&token.get().to_be_bytes());
@@ -264,7 +335,10 @@ impl TokenSigner {
 
     /// Signs `token` for the lock named `lock`.
     pub fn sign(&self, lock: &[u8], token: Token) -> Result<SignedToken, SignatureError> {
-        let mac = self.mac_of(lock, token)?.finalize().into_bytes();
+        let mac = self
+            .mac_of(DOMAIN, None, lock, token)?
+            .finalize()
+            .into_bytes();
         Ok(SignedToken {
             token,
             mac: mac.into(),
@@ -275,10 +349,23 @@ impl TokenSigner {
     /// constant time (RustCrypto's `verify_slice`), so timing does not tell a forger how many of
     /// its bytes were right.
     pub fn verify(&self, lock: &[u8], signed: &SignedToken) -> Result<Token, SignatureError> {
-        self.mac_of(lock, signed.token)?
-            .verify_slice(&signed.mac)
+        self.verify_mac(DOMAIN, None, lock, signed.token, &signed.mac)
+    }
+
+    /// Checks `mac` against the MAC of the input [`TokenSigner::mac_of`] describes, in constant
+    /// time; the token if it matches.
+    pub(crate) fn verify_mac(
+        &self,
+        domain: &[u8],
+        key_id: Option<u32>,
+        lock: &[u8],
+        token: Token,
+        mac: &[u8; MAC_LEN],
+    ) -> Result<Token, SignatureError> {
+        self.mac_of(domain, key_id, lock, token)?
+            .verify_slice(mac)
             .map_err(|_| SignatureError::Forged)?;
-        Ok(signed.token)
+        Ok(token)
     }
 }
 

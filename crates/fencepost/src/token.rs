@@ -79,17 +79,7 @@ impl Token {
 
     /// Writes the decimal digits at the end of `buf`; returns the index of the first one.
     pub fn write_decimal(self, buf: &mut [u8; MAX_DECIMAL_LEN]) -> usize {
-        let mut v = self.get();
-        let mut i = MAX_DECIMAL_LEN;
-        loop {
-            i -= 1;
-            buf[i] = b'0' + (v % 10) as u8;
-            v /= 10;
-            if v == 0 {
-                break;
-            }
-        }
-        i
+        write_digits(self.get(), buf)
     }
 
     /// The 8-byte big-endian form.
@@ -139,6 +129,20 @@ impl Token {
 
 /// `u64::MAX` in decimal.
 const U64_MAX_DECIMAL: &[u8; MAX_DECIMAL_LEN] = b"18446744073709551615";
+
+/// Writes the decimal digits of `v` at the end of `buf` (which must hold them all: 20 for any
+/// `u64`); returns the index of the first one. Also used for the key ids of signed tokens.
+pub(crate) fn write_digits(mut v: u64, buf: &mut [u8]) -> usize {
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            return i;
+        }
+    }
+}
 
 /// Parses the strict decimal form from bytes.
 #[inline(never)]

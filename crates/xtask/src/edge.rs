@@ -1,15 +1,36 @@
 //! The edge services (examples/cloudflare, examples/deno), tested over HTTP in real workerd and
-//! real Deno. Both runtimes come from their npm packages, pinned in tests/edge/package-lock.json.
+//! real Deno, and put under load. Both runtimes come from their npm packages, pinned in
+//! tests/edge/package-lock.json.
+
+use std::path::{Path, PathBuf};
 
 use crate::Result;
 use crate::npm::npm_ci;
 use crate::tools::{Cmd, root, step};
 
-/// Runs tests/edge against the package in npm/dist (build it first with `npm::dist`).
-pub fn test() -> Result {
+/// The test files of tests/edge, run together.
+const TESTS: &[&str] = &["edge.test.mjs", "security.test.mjs", "lifecycle.test.mjs"];
+
+/// Installs the runtimes; answers tests/edge and the folder of their binaries.
+fn runtimes() -> Result<(PathBuf, PathBuf)> {
     let dir = root().join("tests/edge");
     npm_ci(&dir)?;
     let bin = dir.join("node_modules/.bin");
+    Ok((dir, bin))
+}
+
+/// A command in tests/edge with the runtimes' paths set.
+fn node(dir: &Path, bin: &Path) -> Cmd {
+    Cmd::new("node")
+        .cwd(dir)
+        .env("WORKERD_BIN", bin.join("workerd"))
+        .env("DENO_BIN", bin.join("deno"))
+        .env("DENO_NO_UPDATE_CHECK", "1")
+}
+
+/// Runs tests/edge against the package in npm/dist (build it first with `npm::dist`).
+pub fn test() -> Result {
+    let (dir, bin) = runtimes()?;
     step("edge services: the Deno host type-checks");
     Cmd::new(bin.join("deno"))
         .args([
@@ -24,11 +45,22 @@ pub fn test() -> Result {
         .env("DENO_NO_UPDATE_CHECK", "1")
         .run()?;
     step("edge services: Cloudflare Workers + Durable Objects (workerd) and Deno + KV, over HTTP");
-    Cmd::new("node")
-        .args(["--test", "--test-reporter=spec", "edge.test.mjs"])
-        .cwd(&dir)
-        .env("WORKERD_BIN", bin.join("workerd"))
-        .env("DENO_BIN", bin.join("deno"))
-        .env("DENO_NO_UPDATE_CHECK", "1")
+    node(&dir, &bin)
+        .args(["--test", "--test-reporter=spec", "--test-concurrency=1"])
+        .args(TESTS)
+        .run()
+}
+
+/// Drives each host with 64 clients for a fixed time (the package in npm/dist, built first), then
+/// checks its write log with `fencepost check`: throughput, p50/p99, stale writes accepted.
+pub fn bench() -> Result {
+    step("edge services under load: building the fencepost CLI that checks their write logs");
+    Cmd::cargo(&["build", "--release", "-q", "-p", "fencepost-cli"]).run()?;
+    let (dir, bin) = runtimes()?;
+    step("edge services under load: 64 clients, 16 locks, acquire -> signed PUT -> release");
+    node(&dir, &bin)
+        .arg("bench.mjs")
+        .env("FENCEPOST_BIN", root().join("target/release/fencepost"))
+        .env("BENCH_OUT", root().join("target/edge-bench"))
         .run()
 }

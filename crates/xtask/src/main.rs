@@ -39,6 +39,8 @@ enum Task {
     Bench,
     /// Only the npm package's checks of `test` (build, sizes, Node, tsc, workerd, Deno, Chromium)
     TestNpm,
+    /// Only the edge services' checks of `test` (after `dist`: workerd and Deno over HTTP)
+    TestEdge,
     /// Only the visualizer's checks of `test` (wasm32 clippy, release build, end to end)
     TestWeb,
     /// The npm package's Node benchmark (wasm admit vs plain JS, batches, acquire, sim)
@@ -65,6 +67,7 @@ fn main() -> ExitCode {
         Task::Test => test(),
         Task::Bench => bench(),
         Task::TestNpm => npm::test(),
+        Task::TestEdge => edge::test(),
         Task::TestWeb => web::test(),
         Task::BenchNpm => npm::bench(),
         Task::BenchWeb => web::bench(),
@@ -263,6 +266,7 @@ fn bench() -> Result {
     Cmd::cargo(&["bench", "-q", "-p", "fencepost-sim", "--bench", "sim"]).run()?;
     sim::bench()?;
     npm::bench()?;
+    edge::bench()?;
     web::bench()
 }
 

@@ -4,54 +4,96 @@
 // resource. Durable Objects run one request at a time per object and their storage is strongly
 // consistent, so each object is the single, serialised home of its state: that is what makes the
 // rules hold across every machine the Worker runs on.
+//
+// Settings (see ../../shared/settings.js) are Worker secrets and variables: FENCEPOST_KEYS (a
+// secret: `wrangler secret put FENCEPOST_KEYS`), FENCEPOST_MAX_TTL_MS, FENCEPOST_WRITE_LOG.
 
 import { DurableObject } from "cloudflare:workers";
+import { answer, HttpError, json, readJson, readText } from "../../shared/http.js";
+import { metricsResponse } from "../../shared/metrics.js";
 import {
-  answer,
+  deleteAt,
   docPut,
-  fencingToken,
-  HttpError,
-  json,
+  idle,
   loadAuthority,
   lockOp,
-  readJson,
-  readText,
+  lockState,
+  logWrite,
   route,
+  signedToken,
 } from "../../shared/service.js";
+import { readSettings } from "../../shared/settings.js";
+
+/** The settings, read from the first `env` this isolate sees: bindings do not change while it lives. */
+let settings = null;
+
+function settingsOf(env) {
+  settings ??= readSettings((name) => env[name]);
+  if (settings.unavailable !== undefined) throw new HttpError(503, settings.unavailable);
+  return settings;
+}
 
 export default {
   async fetch(request, env) {
     return answer(async () => {
+      settingsOf(env);
       const r = route(request);
       if (r === null) throw new HttpError(404, "no such endpoint");
-      const ns = r.kind === "lock" ? env.LOCKS : env.DOCS;
-      const stub = ns.get(ns.idFromName(r.kind === "lock" ? r.name : r.key));
+      if (r.kind === "metrics") return metricsResponse();
+      const ns = r.kind === "doc" ? env.DOCS : env.LOCKS;
+      const stub = ns.get(ns.idFromName(r.kind === "doc" ? r.key : r.name));
       return stub.fetch(request);
     });
   },
 };
 
-/** The lease authority of one lock. Its snapshot is persisted before any grant is answered. */
+/**
+ * The lease authority of one lock. Its snapshot is persisted before any grant is answered; an
+ * alarm deletes it once the lock has been free for a while (see deleteAt in service.js).
+ */
 export class LockObject extends DurableObject {
   constructor(ctx, env) {
     super(ctx, env);
     this.storage = ctx.storage;
+    this.env = env;
   }
 
   async fetch(request) {
     return answer(async () => {
-      const { action } = route(request);
-      const body = await readJson(request);
-      const auth = loadAuthority(await this.storage.get("snapshot"));
+      const s = settingsOf(this.env);
+      const r = route(request);
+      // The body first: reading it lets other requests in, so it comes before the lock's state is
+      // read, and from there to the write nothing else runs (the object's input gate).
+      const body = r.kind === "lock" ? await readJson(request) : null;
+      const now = Date.now();
+      const auth = loadAuthority(await this.storage.get("snapshot"), now);
       try {
-        const { changed, response } = lockOp(auth, action, body, Date.now());
+        if (r.kind === "lockState") return lockState(auth, now);
+        const { changed, response, deleteAt } = lockOp(s, auth, r.name, r.action, body, now);
         // fencepost's contract: the state behind a grant is durable before the grant is returned.
-        if (changed) await this.storage.put("snapshot", auth.snapshot());
+        if (changed) {
+          await this.storage.put("snapshot", auth.snapshot());
+          await this.storage.setAlarm(deleteAt);
+        }
         return response;
       } finally {
         auth.free();
       }
     });
+  }
+
+  /** Deletes the lock's state once it has had no lease for the idle time, else looks again later. */
+  async alarm() {
+    const now = Date.now();
+    const snapshot = await this.storage.get("snapshot");
+    if (snapshot === undefined) return;
+    const auth = loadAuthority(snapshot, now);
+    try {
+      if (idle(auth, now)) await this.storage.deleteAll();
+      else await this.storage.setAlarm(deleteAt(settingsOf(this.env), auth, now));
+    } finally {
+      auth.free();
+    }
   }
 }
 
@@ -60,15 +102,18 @@ export class DocObject extends DurableObject {
   constructor(ctx, env) {
     super(ctx, env);
     this.storage = ctx.storage;
+    this.env = env;
   }
 
   async fetch(request) {
     return answer(async () => {
+      const s = settingsOf(this.env);
+      const { key } = route(request);
       if (request.method === "GET") {
         const doc = await this.storage.get("doc");
         return doc === undefined ? json(404, { error: "no such document" }) : json(200, doc);
       }
-      const token = fencingToken(request);
+      const token = signedToken(s, request, key);
       const data = await readText(request);
       const decision = docPut(await this.storage.get("highest"), token);
       if (decision.accepted) {
@@ -77,6 +122,7 @@ export class DocObject extends DurableObject {
           doc: { data, token: token.toString() },
         });
       }
+      logWrite(s, request, key, token, decision.accepted, Date.now());
       return decision.response;
     });
   }
