@@ -62,7 +62,7 @@ pub use authority::{
 #[cfg(feature = "alloc")]
 pub use guard::GuardMap;
 pub use guard::{Admission, Guard};
-pub use ledger::{FencedResource, Idempotency, IdempotencyLedger, WriteOutcome};
+pub use ledger::{FencedResource, Idempotency, IdempotencyLedger, WriteOutcome, decide_stored};
 #[cfg(feature = "signed")]
 pub use signed::{ParseSignedError, SignatureError, SignedToken, TokenSigner};
 pub use snapshot::{AuthoritySnapshot, SnapshotCodec, SnapshotError};
