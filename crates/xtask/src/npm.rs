@@ -82,6 +82,9 @@ const SOURCES: &[&str] = &[
     "slim.js",
 ];
 
+/// The files of `fencepost/store` (npm/src/store), copied into npm/dist/store as they are.
+const STORE_SOURCES: &[&str] = &["index.js", "fence.js", "postgres.js", "sqlite.js"];
+
 /// The helpers both modules' api.js import (npm/src/common.js).
 const COMMON: &str = "common.js";
 
@@ -377,6 +380,12 @@ pub fn dist() -> Result {
         write(
             &dist.join("node.cjs"),
             commonjs(&template, module.name, &glue, &common, &api)?,
+        )?;
+    }
+    for f in STORE_SOURCES {
+        copy(
+            &npm_dir().join("src/store").join(f),
+            &dist_dir().join("store").join(f),
         )?;
     }
     println!("npm/dist is ready");
