@@ -65,6 +65,8 @@ export class PostgresStore implements FencedTable {
   createTable(): Promise<void>;
   write(key: string, tokenOrHeader: Token | string, value: unknown, options?: WriteOptions): Promise<StoreWriteResult>;
   read<V = unknown>(key: string): Promise<StoredEntry<V> | null>;
+  /** Writes that lost the race for their key and were read and decided again, so far. */
+  readonly retries: number;
 }
 
 /** The parts of a synchronous SQLite driver (better-sqlite3, node:sqlite) the store uses. */
@@ -79,6 +81,8 @@ export class SqliteStore implements FencedTable {
   createTable(): Promise<void>;
   write(key: string, tokenOrHeader: Token | string, value: unknown, options?: WriteOptions): Promise<StoreWriteResult>;
   read<V = unknown>(key: string): Promise<StoredEntry<V> | null>;
+  /** Writes that found the database busy and tried again, so far. */
+  readonly retries: number;
 }
 
 /** A write that lost the race for its key too many times in a row: not applied, not refused. */

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { after, test } from "node:test";
 import { Worker } from "node:worker_threads";
 import Database from "better-sqlite3";
-import { SqliteStore } from "fencepost/store";
+import { SqliteStore, StoreContentionError } from "fencepost/store";
 import { cases, check } from "./cases.mjs";
 
 const dir = mkdtempSync(join(tmpdir(), "fencepost-sqlite-"));
@@ -127,4 +127,33 @@ test("SQLite: a process killed between its write and its COMMIT loses nothing an
   assert.deepEqual(await store.write("k", 39n, "stale"), { ok: false, reason: "stale", presented: 39n, highest: 40n });
   assert.deepEqual(await store.write("k", 45n, "after the crash"), { ok: true });
   assert.deepEqual(await store.read("k"), { value: "after the crash", token: 45n });
+});
+
+test("SQLite: a write that finds the database busy on every attempt ends in StoreContentionError", async () => {
+  const store = new SqliteStore(db, { table: "busy" });
+  await store.createTable();
+  assert.deepEqual(await store.write("k", 3n, "by 3"), { ok: true });
+  // Another connection holds the write lock; this one gives up waiting after 1 ms each time.
+  const other = new Database(file);
+  other.exec("BEGIN IMMEDIATE");
+  const impatient = new Database(file, { timeout: 1 });
+  try {
+    const blocked = new SqliteStore(impatient, { table: "busy" });
+    await assert.rejects(blocked.write("k", 4n, "by 4"), (e) => {
+      assert.equal(e.name, "StoreContentionError");
+      assert.ok(e instanceof StoreContentionError);
+      assert.equal(e.key, "k");
+      assert.equal(e.attempts, 32);
+      assert.equal(e.cause.code, "SQLITE_BUSY");
+      return true;
+    });
+    assert.equal(blocked.retries, 32);
+  } finally {
+    other.exec("ROLLBACK");
+    other.close();
+    impatient.close();
+  }
+  // It was not applied, and once the lock is free the same write goes through.
+  assert.deepEqual(await store.read("k"), { value: "by 3", token: 3n });
+  assert.deepEqual(await store.write("k", 4n, "by 4"), { ok: true });
 });

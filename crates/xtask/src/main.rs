@@ -7,8 +7,10 @@
 mod edge;
 mod memory_layout;
 mod npm;
+mod postgres;
 mod sim;
 mod sizes;
+mod store;
 mod tools;
 mod web;
 
@@ -41,6 +43,9 @@ enum Task {
     TestNpm,
     /// Only the visualizer's checks of `test` (wasm32 clippy, release build, end to end)
     TestWeb,
+    /// Only `fencepost/store`'s checks of `test`: real SQLite, and a Postgres server started
+    /// and stopped for them
+    TestStore,
     /// The npm package's Node benchmark (wasm admit vs plain JS, batches, acquire, sim)
     BenchNpm,
     /// Only the visualizer's part of `bench` (load to first timeline, p95 frame time)
@@ -66,6 +71,7 @@ fn main() -> ExitCode {
         Task::Bench => bench(),
         Task::TestNpm => npm::test(),
         Task::TestWeb => web::test(),
+        Task::TestStore => store::test(),
         Task::BenchNpm => npm::bench(),
         Task::BenchWeb => web::bench(),
         Task::Dist => npm::dist(),
@@ -136,6 +142,7 @@ fn test() -> Result {
     npm::ensure_wasm_bindgen()?;
     sim::wasm_tests()?;
     npm::test()?;
+    store::test()?;
     edge::test()?;
     web::test()?;
     tools::step("all tests passed");

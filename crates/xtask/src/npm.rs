@@ -499,7 +499,7 @@ pub fn size() -> Result {
 // Packaging tests.
 
 /// `npm pack` of npm/ into target/npm-pack; returns the tarball.
-fn pack() -> Result<PathBuf> {
+pub(crate) fn pack() -> Result<PathBuf> {
     let out = target().join("npm-pack");
     let _ = fs::remove_dir_all(&out);
     fs::create_dir_all(&out).map_err(|e| format!("creating {}: {e}", out.display()))?;
@@ -536,7 +536,7 @@ fn copy_tree(from: &Path, to: &Path) -> Result {
 /// A fresh copy of the fixture project tests/<name> under target/npm-fixtures (its npm dev
 /// dependencies kept between runs while its lock file is unchanged), with the package installed
 /// from `tarball`.
-fn fixture(name: &str, tarball: &Path) -> Result<PathBuf> {
+pub(crate) fn fixture(name: &str, tarball: &Path) -> Result<PathBuf> {
     let src = root().join("tests").join(name);
     let dir = target().join("npm-fixtures").join(name);
     if dir.exists() {

@@ -18,6 +18,7 @@ export class PostgresStore {
   #db;
   #pool;
   #config;
+  #retries = 0;
   /** With a Client: the end of the queue of writes taking turns on it. */
   #turn = Promise.resolve();
 
@@ -52,10 +53,11 @@ export class PostgresStore {
       try {
         return await work(client);
       } catch (error) {
-        broken = error;
+        // A transaction that lost a race was rolled back and its connection is fine; after any
+        // other failure the connection is not handed to anyone else.
+        if (!RETRY.has(error?.code)) broken = error;
         throw error;
       } finally {
-        // A connection that failed mid-transaction is not handed to anyone else.
         client.release(broken);
       }
     }
@@ -96,9 +98,15 @@ export class PostgresStore {
       } catch (error) {
         if (!RETRY.has(error?.code)) throw error;
         lost = error;
+        this.#retries++;
       }
     }
     throw new StoreContentionError(k, ATTEMPTS, lost);
+  }
+
+  /** How many times a write lost the race for its key and was read and decided again. */
+  get retries() {
+    return this.#retries;
   }
 
   /** The value and mark of `key`, or null when no write to it was accepted. */

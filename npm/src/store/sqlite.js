@@ -18,6 +18,7 @@ function busy(error) {
 export class SqliteStore {
   #db;
   #config;
+  #retries = 0;
   #statements = null;
 
   constructor(database, options) {
@@ -70,6 +71,7 @@ export class SqliteStore {
       } catch (error) {
         if (!busy(error)) throw error;
         lastBusy = error;
+        this.#retries++;
         continue;
       }
       try {
@@ -89,6 +91,11 @@ export class SqliteStore {
       }
     }
     throw new StoreContentionError(k, ATTEMPTS, lastBusy);
+  }
+
+  /** How many times a write lost the race for its key and was read and decided again. */
+  get retries() {
+    return this.#retries;
   }
 
   /** The value and mark of `key`, or null when no write to it was accepted. */
