@@ -27,8 +27,9 @@ export interface WriteOptions {
 }
 
 export interface StoreOptions {
-  /** Verify signed `Fencing-Token` values; the store then refuses bare tokens. */
-  signer?: TokenSigner;
+  /** Verify signed `Fencing-Token` values; the store then refuses bare tokens. Any object with
+   * TokenSigner's `verify` will do. */
+  signer?: Pick<TokenSigner, "verify">;
   /** The lock name a key's tokens are signed for (default: the key itself). */
   lock?: (key: string) => string;
 }
@@ -82,6 +83,48 @@ export class SqliteStore implements FencedTable {
   write(key: string, tokenOrHeader: Token | string, value: unknown, options?: WriteOptions): Promise<StoreWriteResult>;
   read<V = unknown>(key: string): Promise<StoredEntry<V> | null>;
   /** Writes that found the database busy and tried again, so far. */
+  readonly retries: number;
+}
+
+/** A Durable Object's `ctx.storage` with SQL enabled (the parts the store uses). */
+export interface DurableObjectSqlStorage {
+  sql: { exec(query: string, ...bindings: unknown[]): { toArray(): any[] } };
+  transactionSync<T>(closure: () => T): T;
+}
+
+/** Durable Object SQL: each write runs inside `transactionSync`, without yielding. */
+export class DurableObjectSqlStore implements FencedTable {
+  constructor(storage: DurableObjectSqlStorage, options: SqlStoreOptions);
+  createTable(): Promise<void>;
+  write(key: string, tokenOrHeader: Token | string, value: unknown, options?: WriteOptions): Promise<StoreWriteResult>;
+  read<V = unknown>(key: string): Promise<StoredEntry<V> | null>;
+  /** Always 0: no race is lost inside a Durable Object. */
+  readonly retries: number;
+}
+
+/** The parts of a Deno.Kv the store uses. */
+export interface DenoKvLike {
+  get(key: unknown[]): Promise<{ key: unknown[]; value: any; versionstamp: string | null }>;
+  atomic(): {
+    check(...checks: { key: unknown[]; versionstamp: string | null }[]): any;
+    set(key: unknown[], value: unknown): any;
+    commit(): Promise<{ ok: boolean }>;
+  };
+}
+
+export interface DenoKvStoreOptions extends StoreOptions {
+  /** Key parts before each key (default: none). */
+  prefix?: unknown[];
+}
+
+/** Deno KV: each write commits only if the key's entry is unchanged since it was read. */
+export class DenoKvStore implements FencedTable {
+  constructor(kv: DenoKvLike, options?: DenoKvStoreOptions);
+  /** Nothing to create (keys need no schema); resolves at once. */
+  createTable(): Promise<void>;
+  write(key: string, tokenOrHeader: Token | string, value: unknown, options?: WriteOptions): Promise<StoreWriteResult>;
+  read<V = unknown>(key: string): Promise<StoredEntry<V> | null>;
+  /** Writes whose commit lost the race for their key and were read and decided again, so far. */
   readonly retries: number;
 }
 

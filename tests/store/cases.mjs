@@ -13,6 +13,11 @@ import { TokenSigner, tokenFromHeader } from "fencepost";
 
 export const MAX = 2n ** 64n - 1n;
 
+/** The signing key and lock naming of the signed case (a store in another runtime makes its
+ * signer from the same). */
+export const SIGNING_KEY = "a key of at least sixteen bytes";
+export const lockOf = (key) => `lock:${key}`;
+
 /** The RangeError (or TypeError) `f` throws, for comparing a store's error with the guard's. */
 export function thrown(f) {
   try {
@@ -123,8 +128,8 @@ export function cases(engine, make, raw) {
   });
 
   test(`${engine}: with a signer, only tokens signed for the key's lock move the mark`, async () => {
-    const signer = new TokenSigner(new TextEncoder().encode("a key of at least sixteen bytes"));
-    const store = await make("signed", { signer, lock: (key) => `lock:${key}` });
+    const signer = new TokenSigner(new TextEncoder().encode(SIGNING_KEY));
+    const store = await make("signed", { signer, lock: lockOf });
     const header = signer.sign("lock:k", 34n);
     assert.deepEqual(await store.write("k", header, "B"), { ok: true });
     assert.deepEqual(await store.write("k", signer.sign("lock:k", 33n), "A"), { ok: false, reason: "stale", presented: 33n, highest: 34n });

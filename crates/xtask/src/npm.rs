@@ -83,7 +83,14 @@ const SOURCES: &[&str] = &[
 ];
 
 /// The files of `fencepost/store` (npm/src/store), copied into npm/dist/store as they are.
-const STORE_SOURCES: &[&str] = &["index.js", "fence.js", "postgres.js", "sqlite.js"];
+const STORE_SOURCES: &[&str] = &[
+    "index.js",
+    "fence.js",
+    "postgres.js",
+    "sqlite.js",
+    "durable-object.js",
+    "deno-kv.js",
+];
 
 /// The helpers both modules' api.js import (npm/src/common.js).
 const COMMON: &str = "common.js";

@@ -1,6 +1,7 @@
-//! `fencepost/store` against real engines: SQLite (better-sqlite3 in Node) and Postgres (a
-//! throwaway server, see [`crate::postgres`], through the `pg` driver), from the packed tarball in
-//! the fixture project tests/store.
+//! `fencepost/store` against real engines: SQLite (better-sqlite3 in Node), Postgres (a throwaway
+//! server, see [`crate::postgres`], through the `pg` driver), Durable Object SQL (workerd) and
+//! Deno KV (Deno), from the packed tarball in the fixture project tests/store. workerd and Deno
+//! come from their npm packages, pinned there at the versions tests/edge uses.
 
 use crate::Result;
 use crate::npm::{dist, fixture, pack};
@@ -16,13 +17,19 @@ pub fn test() -> Result {
     let cli = root().join("target/debug/fencepost");
     let dir = fixture("store", &tarball)?;
     let pg = Postgres::start()?;
-    step("fencepost/store: SQLite and Postgres");
+    step("fencepost/store: SQLite and Postgres in Node, Durable Object SQL in workerd");
     Cmd::new("node")
-        .args(["--test", "sqlite.test.mjs", "postgres.test.mjs"])
+        .args([
+            "--test",
+            "sqlite.test.mjs",
+            "postgres.test.mjs",
+            "do.test.mjs",
+        ])
         .env("FENCEPOST_CLI", &cli)
         .env("PGHOST", pg.socket_dir())
         .env("PGUSER", "postgres")
         .env("PGDATABASE", "postgres")
+        .env("WORKERD_BIN", dir.join("node_modules/.bin/workerd"))
         .cwd(&dir)
         .run()
 }

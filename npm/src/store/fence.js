@@ -6,7 +6,7 @@
 // and the core (decideStoredWrite, crates/fencepost) answers. A store only writes when the answer
 // is `{ ok: true }`, in the same atomic step as its read.
 
-import { TokenSigner, decideStoredWrite, tokenFromHeader, tokenFromString } from "fencepost";
+import { decideStoredWrite, tokenFromHeader, tokenFromString } from "fencepost";
 import { checkOptions, describe } from "../common.js";
 
 /** Idempotency entries a key keeps beside its data, newest last; the oldest is forgotten first. */
@@ -99,7 +99,9 @@ export function storeOptions(options, { sql }) {
   const o = checkOptions("options", options, allowed);
   const out = { signer: null, lock: (key) => key };
   if (o.signer !== undefined) {
-    if (!(o.signer instanceof TokenSigner)) throw new TypeError(`options.signer must be a TokenSigner, got ${describe(o.signer)}`);
+    // Anything with TokenSigner's verify: a TokenSigner of this or another copy of the package
+    // (a bundle may hold two), or a verifier that knows several keys.
+    if (typeof o.signer?.verify !== "function") throw new TypeError(`options.signer must be a TokenSigner, got ${describe(o.signer)}`);
     out.signer = o.signer;
   }
   if (o.lock !== undefined) {

@@ -4,3 +4,5 @@
 export { StoreContentionError } from "./fence.js";
 export { PostgresStore } from "./postgres.js";
 export { SqliteStore } from "./sqlite.js";
+export { DurableObjectSqlStore } from "./durable-object.js";
+export { DenoKvStore } from "./deno-kv.js";
