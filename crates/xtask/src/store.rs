@@ -31,5 +31,22 @@ pub fn test() -> Result {
         .env("PGDATABASE", "postgres")
         .env("WORKERD_BIN", dir.join("node_modules/.bin/workerd"))
         .cwd(&dir)
+        .run()?;
+    step("fencepost/store: Deno KV in Deno");
+    Cmd::new(dir.join("node_modules/.bin/deno"))
+        .args([
+            "test",
+            "--quiet",
+            "--no-check",
+            "--unstable-kv",
+            "--allow-read",
+            "--allow-write",
+            "--allow-run",
+            "--allow-env",
+            "deno-kv.test.mjs",
+        ])
+        .env("FENCEPOST_CLI", &cli)
+        .env("DENO_NO_UPDATE_CHECK", "1")
+        .cwd(&dir)
         .run()
 }

@@ -2,9 +2,16 @@
 // together, so one `set` writes them all; the write commits only if the entry still has the
 // versionstamp it was read with (`atomic().check()`). A commit that fails that check lost the
 // race to another write: the entry is read again and the core decides again, up to ATTEMPTS times.
+// So is a commit that finds the database busy (the local KV, opened from one file by several
+// handles or processes).
 
 import { ATTEMPTS, StoreContentionError, decide, entry, keyOf, markText, opOf, presented, storeOptions } from "./fence.js";
 import { describe } from "../common.js";
+
+/** Deno's local KV (SQLite underneath) says so when another handle holds its write lock. */
+function busy(error) {
+  return /database is locked/.test(String(error?.message));
+}
 
 export class DenoKvStore {
   #kv;
@@ -36,20 +43,32 @@ export class DenoKvStore {
     const token = presented(this.#config, k, tokenOrHeader);
     if (typeof token !== "bigint") return token;
     const kvKey = [...this.#prefix, k];
+    let lost;
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       const current = await this.#kv.get(kvKey);
       const stored = current.value;
       const { verdict, ops } = decide(token, op, stored?.fence, stored?.ops, `entry ${describe(k)}`);
       if (!verdict.ok) return verdict;
-      const committed = await this.#kv
-        .atomic()
-        .check(current)
-        .set(kvKey, { value: json, fence: markText(token), ops })
-        .commit();
+      let committed;
+      try {
+        committed = await this.#kv
+          .atomic()
+          .check(current)
+          .set(kvKey, { value: json, fence: markText(token), ops })
+          .commit();
+      } catch (error) {
+        if (!busy(error)) throw error;
+        // Another handle on the same local database file is writing: wait a moment, then race
+        // again (each attempt a little longer, so a crowd spreads out).
+        lost = error;
+        this.#retries++;
+        await new Promise((resolve) => setTimeout(resolve, attempt));
+        continue;
+      }
       if (committed.ok) return verdict;
       this.#retries++;
     }
-    throw new StoreContentionError(k, ATTEMPTS);
+    throw new StoreContentionError(k, ATTEMPTS, lost);
   }
 
   /** How many times a write lost the race for its key and was read and decided again. */
