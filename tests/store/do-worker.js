@@ -14,6 +14,10 @@ export class Store {
     this.store = null;
     /** Writes in the order the object applied them: each runs to its end before the next. */
     this.applied = 0;
+    /** The benchmark's token counter and tallies. */
+    this.next = 0;
+    this.accepted = 0;
+    this.stale = 0;
   }
 
   async fetch(request) {
@@ -40,6 +44,26 @@ export class Store {
         case "/write": {
           const result = await this.store.write(body.key, tokenOf(body.token), body.value, body.options);
           return reply({ result, seq: result.ok ? ++this.applied : null });
+        }
+        case "/bench": {
+          // `n` writes to one key, fenced through the store or the same upsert without a fence;
+          // with `shared`, each fenced write takes the next token of the object's counter, as
+          // the writers of the concurrency figure do.
+          for (let i = 0; i < body.n; i++) {
+            if (body.fenced) {
+              const token = body.shared ? BigInt(++this.next) : BigInt(body.from + i);
+              const r = await this.store.write("bench", token, `v${i}`);
+              if (r.ok) this.accepted++;
+              else this.stale++;
+            } else {
+              this.ctx.storage.sql.exec(
+                `INSERT INTO bench (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+                "plain",
+                JSON.stringify(`v${i}`),
+              );
+            }
+          }
+          return reply({ n: body.n, accepted: this.accepted, stale: this.stale });
         }
         case "/read":
           return reply(await this.store.read(body.key));

@@ -1,80 +1,22 @@
 // fencepost/store's DurableObjectSqlStore in a real workerd (Durable Objects with SQL, on local
 // disk), driven over HTTP: the shared cases, the migration of an existing table, 100 concurrent
 // writers, and workerd killed in the middle of a burst of writes.
-//
-// workerd does not resolve packages, so this does what a bundler does: it resolves `fencepost`
-// and `fencepost/store` with the `workerd` condition (Node's resolver) and names each module as
-// workerd will ask for it (a bare specifier beside the module that imports it).
 
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, posix, relative } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { SIGNING_KEY, cases, check } from "./cases.mjs";
-import { freePort, post, remote, start } from "./runtime.mjs";
-
-function resolveWorkerd(specifier) {
-  return fileURLToPath(
-    execFileSync(process.execPath, ["--conditions=workerd", "--input-type=module", "-e", `process.stdout.write(import.meta.resolve(${JSON.stringify(specifier)}))`], {
-      encoding: "utf8",
-    }),
-  );
-}
-
-/** Every module the worker loads, by the name workerd asks for it. */
-function modules() {
-  const found = new Map([["do-worker.js", "do-worker.js"]]);
-  const pending = [["do-worker.js", "do-worker.js"]];
-  while (pending.length > 0) {
-    const [name, file] = pending.pop();
-    for (const [, spec] of readFileSync(file, "utf8").matchAll(/(?:from|import)\s*["']([^"']+)["']/g)) {
-      const childName = posix.normalize(posix.join(posix.dirname(name), spec));
-      const path = spec.startsWith(".") ? join(dirname(file), spec) : resolveWorkerd(spec);
-      if (!found.has(childName)) {
-        found.set(childName, path);
-        if (path.endsWith(".js")) pending.push([childName, path]);
-      }
-    }
-  }
-  return found;
-}
+import { post, remote } from "./runtime.mjs";
+import { configure, startWorkerd } from "./workerd.mjs";
 
 const dir = mkdtempSync(join(tmpdir(), "fencepost-do-"));
-const config = join(dir, "config.capnp");
 let workerd;
 
-async function startWorkerd() {
-  const port = await freePort();
-  return start(process.env.WORKERD_BIN ?? "node_modules/.bin/workerd", ["serve", config, "--socket-addr", `http=127.0.0.1:${port}`, "--directory-path", `do-storage=${dir}`], port);
-}
-
 before(async () => {
-  const list = [...modules()]
-    .map(([name, path]) => `    (name = ${JSON.stringify(name)}, ${path.endsWith(".wasm") ? "wasm" : "esModule"} = embed ${JSON.stringify(relative(dir, path))}),`)
-    .join("\n");
-  // capnp embeds files by paths relative to the config, which lives in the test's directory.
-  writeFileSync(
-    config,
-    `using Workerd = import "/workerd/workerd.capnp";
-const config :Workerd.Config = (
-  services = [ (name = "main", worker = .worker), (name = "do-storage", disk = (writable = true)) ],
-  sockets = [ (name = "http", address = "127.0.0.1:0", http = (), service = "main") ],
-);
-const worker :Workerd.Worker = (
-  modules = [
-${list}
-  ],
-  compatibilityDate = "2025-01-01",
-  durableObjectNamespaces = [ (className = "Store", uniqueKey = "fencepost-store-test", enableSql = true) ],
-  durableObjectStorage = (localDisk = "do-storage"),
-  bindings = [ (name = "STORES", durableObjectNamespace = "Store") ],
-);
-`,
-  );
-  workerd = await startWorkerd();
+  configure(dir);
+  workerd = await startWorkerd(dir);
 });
 after(async () => {
   await workerd?.stop();
@@ -143,7 +85,7 @@ test("Durable Object SQL: workerd killed in the middle of a burst of writes leav
   while (answered.length < 20) await new Promise((r) => setTimeout(r, 1));
   await workerd.stop();
   await Promise.all(writes);
-  workerd = await startWorkerd();
+  workerd = await startWorkerd(dir);
   const store = await open("burst", { table: "burst" });
   const after = await store.read("k");
   // The value belongs to the mark, and the mark is at least every acknowledged accepted token.

@@ -50,6 +50,9 @@ enum Task {
     BenchNpm,
     /// Only the visualizer's part of `bench` (load to first timeline, p95 frame time)
     BenchWeb,
+    /// Only `fencepost/store`'s part of `bench` (fenced vs plain writes per engine, 16
+    /// concurrent writers to one key)
+    BenchStore,
     /// Build the npm package into npm/dist (wasm, bindings, entry points)
     Dist,
     /// Raw / gzip / brotli of each .wasm in npm/dist, against its budget, and the visualizer's
@@ -74,6 +77,7 @@ fn main() -> ExitCode {
         Task::TestStore => store::test(),
         Task::BenchNpm => npm::bench(),
         Task::BenchWeb => web::bench(),
+        Task::BenchStore => store::bench(),
         Task::Dist => npm::dist(),
         Task::Size => {
             let npm = npm::size();
@@ -264,6 +268,7 @@ fn bench() -> Result {
     Cmd::cargo(&["bench", "-q", "-p", "fencepost-sim", "--bench", "sim"]).run()?;
     sim::bench()?;
     npm::bench()?;
+    store::bench()?;
     web::bench()
 }
 

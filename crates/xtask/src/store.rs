@@ -50,3 +50,35 @@ pub fn test() -> Result {
         .cwd(&dir)
         .run()
 }
+
+/// The store benchmark: per engine a fenced write against the same plain write, and 16
+/// concurrent writers to one key (tests/store/bench.mjs in Node and workerd, bench-kv.mjs in Deno).
+/// Prints figures; asserts no times.
+pub fn bench() -> Result {
+    dist()?;
+    let tarball = pack()?;
+    let dir = fixture("store", &tarball)?;
+    let pg = Postgres::start()?;
+    step("fencepost/store benchmark: SQLite, Postgres, Durable Object SQL");
+    Cmd::new("node")
+        .arg("bench.mjs")
+        .env("PGHOST", pg.socket_dir())
+        .env("PGUSER", "postgres")
+        .env("PGDATABASE", "postgres")
+        .env("WORKERD_BIN", dir.join("node_modules/.bin/workerd"))
+        .cwd(&dir)
+        .run()?;
+    step("fencepost/store benchmark: Deno KV");
+    Cmd::new(dir.join("node_modules/.bin/deno"))
+        .args([
+            "run",
+            "--quiet",
+            "--unstable-kv",
+            "--allow-read",
+            "--allow-write",
+            "bench-kv.mjs",
+        ])
+        .env("DENO_NO_UPDATE_CHECK", "1")
+        .cwd(&dir)
+        .run()
+}
