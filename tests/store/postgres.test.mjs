@@ -4,16 +4,23 @@
 // connections killed mid-transaction with pg_terminate_backend.
 
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
+import { after, test } from "node:test";
 import pg from "pg";
 import { PostgresStore } from "fencepost/store";
 import { cases, check } from "./cases.mjs";
 
-const pool = new pg.Pool({ max: 50 });
-after(() => pool.end());
-
-before(async () => {
-  await pool.query("DROP SCHEMA public CASCADE; CREATE SCHEMA public");
+// A database of its own, so other test files on the same server (the README's examples) and
+// earlier runs do not meet this one's tables.
+const database = `fencepost_store_${process.pid}`;
+const admin = new pg.Client();
+await admin.connect();
+await admin.query(`DROP DATABASE IF EXISTS ${database}`);
+await admin.query(`CREATE DATABASE ${database}`);
+const pool = new pg.Pool({ max: 50, database });
+after(async () => {
+  await pool.end();
+  await admin.query(`DROP DATABASE ${database}`);
+  await admin.end();
 });
 
 cases(
@@ -52,7 +59,7 @@ test("Postgres: createTable adds the fence columns to an existing table and keep
 });
 
 test("Postgres: concurrent writes through one Client take turns on it", async () => {
-  const client = new pg.Client();
+  const client = new pg.Client({ database });
   await client.connect();
   try {
     const store = new PostgresStore(client, { table: "one_client" });
@@ -114,7 +121,7 @@ test("Postgres: 100 writers with interleaved tokens on 50 connections keep the f
 });
 
 test("Postgres: under SERIALIZABLE, lost races are read again and decided again, never refused", async () => {
-  const strict = new pg.Pool({ max: 20, options: "-c default_transaction_isolation=serializable" });
+  const strict = new pg.Pool({ max: 20, database, options: "-c default_transaction_isolation=serializable" });
   try {
     const store = new PostgresStore(strict, { table: "serial" });
     await store.createTable();
@@ -147,7 +154,7 @@ test("Postgres: a connection killed between its write and its COMMIT loses nothi
   const store = new PostgresStore(pool, { table: "crash" });
   await store.createTable();
   assert.deepEqual(await store.write("k", 40n, "committed by 40", { idempotencyKey: "op-40" }), { ok: true });
-  const victim = new pg.Client();
+  const victim = new pg.Client({ database });
   victim.on("error", () => {}); // the kill is expected
   await victim.connect();
   let reached;
@@ -181,7 +188,7 @@ test("Postgres: a writer killed while it waits for the row lock changes nothing"
   const holder = await pool.connect();
   await holder.query("BEGIN");
   await holder.query(`SELECT * FROM waiting WHERE key = 'k' FOR UPDATE`);
-  const victim = new pg.Client();
+  const victim = new pg.Client({ database });
   victim.on("error", () => {});
   await victim.connect();
   // Its failure is taken as soon as it comes: it may come before the test looks.

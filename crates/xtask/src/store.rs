@@ -17,13 +17,14 @@ pub fn test() -> Result {
     let cli = root().join("target/debug/fencepost");
     let dir = fixture("store", &tarball)?;
     let pg = Postgres::start()?;
-    step("fencepost/store: SQLite and Postgres in Node, Durable Object SQL in workerd");
+    step("fencepost/store: SQLite and Postgres in Node, Durable Object SQL in workerd, the README");
     Cmd::new("node")
         .args([
             "--test",
             "sqlite.test.mjs",
             "postgres.test.mjs",
             "do.test.mjs",
+            "readme.test.mjs",
         ])
         .env("FENCEPOST_CLI", &cli)
         .env("PGHOST", pg.socket_dir())
