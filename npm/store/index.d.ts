@@ -57,7 +57,7 @@ interface FencedTable extends FencedStore {
 
 /** The parts of a `pg` Pool or Client the store uses. */
 export interface PgQueryable {
-  query(text: string, values?: unknown[]): Promise<{ rows: any[] }>;
+  query(text: string, values?: readonly unknown[]): Promise<{ rows: any[] }>;
 }
 
 /** Postgres through `pg`: each write is one transaction with `SELECT ... FOR UPDATE`. */
@@ -72,7 +72,7 @@ export class PostgresStore implements FencedTable {
 
 /** The parts of a synchronous SQLite driver (better-sqlite3, node:sqlite) the store uses. */
 export interface SqliteDatabase {
-  prepare(sql: string): { get(...params: unknown[]): any; run(...params: unknown[]): unknown; all(...params: unknown[]): any[] };
+  prepare(sql: string): { get(...params: readonly unknown[]): any; run(...params: readonly unknown[]): unknown; all(...params: readonly unknown[]): any[] };
   exec(sql: string): unknown;
 }
 
@@ -88,7 +88,7 @@ export class SqliteStore implements FencedTable {
 
 /** A Durable Object's `ctx.storage` with SQL enabled (the parts the store uses). */
 export interface DurableObjectSqlStorage {
-  sql: { exec(query: string, ...bindings: unknown[]): { toArray(): any[] } };
+  sql: { exec(query: string, ...bindings: readonly unknown[]): { toArray(): any[] } };
   transactionSync<T>(closure: () => T): T;
 }
 
@@ -104,17 +104,17 @@ export class DurableObjectSqlStore implements FencedTable {
 
 /** The parts of a Deno.Kv the store uses. */
 export interface DenoKvLike {
-  get(key: unknown[]): Promise<{ key: unknown[]; value: any; versionstamp: string | null }>;
+  get(key: readonly unknown[]): Promise<{ key: readonly unknown[]; value: any; versionstamp: string | null }>;
   atomic(): {
-    check(...checks: { key: unknown[]; versionstamp: string | null }[]): any;
-    set(key: unknown[], value: unknown): any;
+    check(...checks: { key: readonly unknown[]; versionstamp: string | null }[]): any;
+    set(key: readonly unknown[], value: unknown): any;
     commit(): Promise<{ ok: boolean }>;
   };
 }
 
 export interface DenoKvStoreOptions extends StoreOptions {
   /** Key parts before each key (default: none). */
-  prefix?: unknown[];
+  prefix?: readonly unknown[];
 }
 
 /** Deno KV: each write commits only if the key's entry is unchanged since it was read. */

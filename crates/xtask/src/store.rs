@@ -33,6 +33,12 @@ pub fn test() -> Result {
         .env("WORKERD_BIN", dir.join("node_modules/.bin/workerd"))
         .cwd(&dir)
         .run()?;
+    step("fencepost/store: its declarations, type-checked (deno check)");
+    Cmd::new(dir.join("node_modules/.bin/deno"))
+        .args(["check", "--quiet", "--unstable-kv", "store-usage.ts"])
+        .env("DENO_NO_UPDATE_CHECK", "1")
+        .cwd(&dir)
+        .run()?;
     step("fencepost/store: Deno KV in Deno");
     Cmd::new(dir.join("node_modules/.bin/deno"))
         .args([
