@@ -18,6 +18,16 @@ export const MAX = 2n ** 64n - 1n;
 export const SIGNING_KEY = "a key of at least sixteen bytes";
 export const lockOf = (key) => `lock:${key}`;
 
+/** Tokens 1n..n in a shuffled, fixed order: low and high tokens interleaved. */
+export function shuffled(n) {
+  const tokens = Array.from({ length: n }, (_, i) => BigInt(i + 1));
+  for (let i = n - 1; i > 0; i--) {
+    const j = (i * 7919 + 13) % (i + 1);
+    [tokens[i], tokens[j]] = [tokens[j], tokens[i]];
+  }
+  return tokens;
+}
+
 /** The RangeError (or TypeError) `f` throws, for comparing a store's error with the guard's. */
 export function thrown(f) {
   try {

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { DenoKvStore } from "fencepost/store";
-import { cases, check } from "./cases.mjs";
+import { cases, check, shuffled } from "./cases.mjs";
 
 const dir = await Deno.makeTempDir({ prefix: "fencepost-kv-" });
 const path = `${dir}/kv.sqlite3`;
@@ -47,14 +47,6 @@ function noting(handle, commits) {
   };
 }
 
-function shuffled(n) {
-  const tokens = Array.from({ length: n }, (_, i) => BigInt(i + 1));
-  for (let i = n - 1; i > 0; i--) {
-    const j = (i * 7919 + 13) % (i + 1);
-    [tokens[i], tokens[j]] = [tokens[j], tokens[i]];
-  }
-  return tokens;
-}
 
 test("Deno KV: 100 writers on four handles race their commits and keep the fence", async () => {
   const handles = await Promise.all([0, 1, 2, 3].map(() => Deno.openKv(path)));

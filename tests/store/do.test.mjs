@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { SIGNING_KEY, cases, check } from "./cases.mjs";
+import { SIGNING_KEY, cases, check, shuffled } from "./cases.mjs";
 import { post, remote } from "./runtime.mjs";
 import { configure, startWorkerd } from "./workerd.mjs";
 
@@ -49,14 +49,6 @@ test("Durable Object SQL: createTable adds the fence columns to an existing tabl
   assert.deepEqual(await sql("migrate", `SELECT author FROM documents WHERE id = 'd1'`), [{ author: "n/a" }]);
 });
 
-function shuffled(n) {
-  const tokens = Array.from({ length: n }, (_, i) => BigInt(i + 1));
-  for (let i = n - 1; i > 0; i--) {
-    const j = (i * 7919 + 13) % (i + 1);
-    [tokens[i], tokens[j]] = [tokens[j], tokens[i]];
-  }
-  return tokens;
-}
 
 test("Durable Object SQL: 100 concurrent writers with interleaved tokens keep the fence", async () => {
   await open("crowd", { table: "crowd" });

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import pg from "pg";
 import { PostgresStore } from "fencepost/store";
-import { cases, check } from "./cases.mjs";
+import { cases, check, shuffled } from "./cases.mjs";
 
 // A database of its own, so other test files on the same server (the README's examples) and
 // earlier runs do not meet this one's tables.
@@ -86,15 +86,6 @@ async function logTable(table) {
     CREATE TRIGGER "${table}_logged" AFTER UPDATE ON "${table}" FOR EACH ROW EXECUTE FUNCTION "${table}_logged"();`);
 }
 
-/** Tokens 1..n in a shuffled, fixed order. */
-function shuffled(n) {
-  const tokens = Array.from({ length: n }, (_, i) => BigInt(i + 1));
-  for (let i = n - 1; i > 0; i--) {
-    const j = (i * 7919 + 13) % (i + 1);
-    [tokens[i], tokens[j]] = [tokens[j], tokens[i]];
-  }
-  return tokens;
-}
 
 /** The write log of `table` (applied writes in order, then the refusals), checked by the CLI. */
 async function checkLog(table, results) {

@@ -11,7 +11,7 @@ import { after, test } from "node:test";
 import { Worker } from "node:worker_threads";
 import Database from "better-sqlite3";
 import { SqliteStore, StoreContentionError } from "fencepost/store";
-import { cases, check } from "./cases.mjs";
+import { cases, check, shuffled } from "./cases.mjs";
 
 const dir = mkdtempSync(join(tmpdir(), "fencepost-sqlite-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -68,11 +68,7 @@ test("SQLite: 100 writers with interleaved tokens on four connections keep the f
   logTable("crowd");
   // Tokens 1..100 dealt round-robin to the threads in a shuffled order: each thread holds a mix
   // of low and high tokens, and they all write at once.
-  const tokens = Array.from({ length: 100 }, (_, i) => i + 1);
-  for (let i = tokens.length - 1; i > 0; i--) {
-    const j = (i * 7919 + 13) % (i + 1);
-    [tokens[i], tokens[j]] = [tokens[j], tokens[i]];
-  }
+  const tokens = shuffled(100).map(Number);
   const threads = [0, 1, 2, 3].map((t) => tokens.filter((_, i) => i % 4 === t));
   const start = new Int32Array(new SharedArrayBuffer(4));
   const workers = threads.map((mine) => new Worker(new URL("./sqlite-writer.mjs", import.meta.url), { workerData: { file, tokens: mine, start } }));

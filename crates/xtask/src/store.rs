@@ -3,10 +3,22 @@
 //! Deno KV (Deno), from the packed tarball in the fixture project tests/store. workerd and Deno
 //! come from their npm packages, pinned there at the versions tests/edge uses.
 
+use std::path::Path;
+
 use crate::Result;
 use crate::npm::{dist, fixture, pack};
 use crate::postgres::Postgres;
 use crate::tools::{Cmd, root, step};
+
+/// `node` in the fixture `dir`, told where Postgres listens and where workerd is.
+fn node(pg: &Postgres, dir: &Path) -> Cmd {
+    Cmd::new("node")
+        .env("PGHOST", pg.socket_dir())
+        .env("PGUSER", "postgres")
+        .env("PGDATABASE", "postgres")
+        .env("WORKERD_BIN", dir.join("node_modules/.bin/workerd"))
+        .cwd(dir)
+}
 
 /// Runs tests/store: SQLite, then Postgres on a server started here and stopped afterwards.
 pub fn test() -> Result {
@@ -18,7 +30,7 @@ pub fn test() -> Result {
     let dir = fixture("store", &tarball)?;
     let pg = Postgres::start()?;
     step("fencepost/store: SQLite and Postgres in Node, Durable Object SQL in workerd, the README");
-    Cmd::new("node")
+    node(&pg, &dir)
         .args([
             "--test",
             "sqlite.test.mjs",
@@ -27,11 +39,6 @@ pub fn test() -> Result {
             "readme.test.mjs",
         ])
         .env("FENCEPOST_CLI", &cli)
-        .env("PGHOST", pg.socket_dir())
-        .env("PGUSER", "postgres")
-        .env("PGDATABASE", "postgres")
-        .env("WORKERD_BIN", dir.join("node_modules/.bin/workerd"))
-        .cwd(&dir)
         .run()?;
     step("fencepost/store: its declarations, type-checked (deno check)");
     Cmd::new(dir.join("node_modules/.bin/deno"))
@@ -67,14 +74,7 @@ pub fn bench() -> Result {
     let dir = fixture("store", &tarball)?;
     let pg = Postgres::start()?;
     step("fencepost/store benchmark: SQLite, Postgres, Durable Object SQL");
-    Cmd::new("node")
-        .arg("bench.mjs")
-        .env("PGHOST", pg.socket_dir())
-        .env("PGUSER", "postgres")
-        .env("PGDATABASE", "postgres")
-        .env("WORKERD_BIN", dir.join("node_modules/.bin/workerd"))
-        .cwd(&dir)
-        .run()?;
+    node(&pg, &dir).arg("bench.mjs").run()?;
     step("fencepost/store benchmark: Deno KV");
     Cmd::new(dir.join("node_modules/.bin/deno"))
         .args([

@@ -5,7 +5,7 @@
 // So is a commit that finds the database busy (the local KV, opened from one file by several
 // handles or processes).
 
-import { ATTEMPTS, StoreContentionError, decide, entry, keyOf, markText, opOf, presented, storeOptions } from "./fence.js";
+import { ATTEMPTS, StoreContentionError, decide, entry, keyOf, markText, storeOptions, writeArgs } from "./fence.js";
 import { describe } from "../common.js";
 
 /** Deno's local KV (SQLite underneath) says so when another handle holds its write lock. */
@@ -35,13 +35,10 @@ export class DenoKvStore {
 
   /** Writes `value` under `key` if the core admits the token; the same result shape as FenceGuard#admit. */
   async write(key, tokenOrHeader, value, options) {
-    const k = keyOf(key);
-    const op = opOf(options);
-    // Checked like the SQL stores' values, so one value is accepted by every store.
-    const json = JSON.stringify(value);
-    if (json === undefined) throw new TypeError(`value must be something JSON can hold, got ${describe(value)}`);
-    const token = presented(this.#config, k, tokenOrHeader);
-    if (typeof token !== "bigint") return token;
+    // The value as JSON text, as the SQL stores keep it, so one value is accepted by every store.
+    const args = writeArgs(this.#config, key, tokenOrHeader, value, options);
+    if (args.ok === false) return args;
+    const { key: k, op, text: json, token } = args;
     const kvKey = [...this.#prefix, k];
     let lost;
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {

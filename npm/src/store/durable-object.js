@@ -5,7 +5,7 @@
 // yielding, so no other write to the object can come between them, and a failure leaves nothing
 // half-written. No race can be lost, so nothing is retried.
 
-import { decide, entry, keyOf, markText, opOf, presented, storeOptions, valueText } from "./fence.js";
+import { decide, entry, keyOf, markText, storeOptions, writeArgs } from "./fence.js";
 import { describe } from "../common.js";
 
 export class DurableObjectSqlStore {
@@ -43,11 +43,9 @@ export class DurableObjectSqlStore {
 
   /** Writes `value` under `key` if the core admits the token; the same result shape as FenceGuard#admit. */
   async write(key, tokenOrHeader, value, options) {
-    const k = keyOf(key);
-    const op = opOf(options);
-    const text = valueText(value);
-    const token = presented(this.#config, k, tokenOrHeader);
-    if (typeof token !== "bigint") return token;
+    const args = writeArgs(this.#config, key, tokenOrHeader, value, options);
+    if (args.ok === false) return args;
+    const { key: k, op, text, token } = args;
     const { table, key: keyCol, value: valueCol } = this.#config;
     return this.#storage.transactionSync(() => {
       const row = this.#exec(`SELECT fence, fence_ops FROM ${table} WHERE ${keyCol} = ?`, k).toArray()[0];

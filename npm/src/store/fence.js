@@ -170,6 +170,18 @@ export function presented(config, key, tokenOrHeader) {
 }
 
 /**
+ * A write's arguments, checked in the order every store checks them: `{ key, op, text, token }`,
+ * or the refusal the token already is (a forged signature).
+ */
+export function writeArgs(config, key, tokenOrHeader, value, options) {
+  const k = keyOf(key);
+  const op = opOf(options);
+  const text = valueText(value);
+  const token = presented(config, k, tokenOrHeader);
+  return typeof token === "bigint" ? { key: k, op, text, token } : token;
+}
+
+/**
  * What the core says of writing `token` over a row whose stored mark and idempotency entries
  * were read as `mark` and `opsText`: `{ verdict, ops }`, the new entries' text when accepted.
  */

@@ -8,7 +8,7 @@
 // row keeps until COMMIT. A serialization failure or deadlock (possible under stricter isolation
 // than the default) is a lost race: the write is tried again, up to ATTEMPTS times.
 
-import { ATTEMPTS, StoreContentionError, decide, entry, keyOf, markText, opOf, presented, storeOptions, valueText } from "./fence.js";
+import { ATTEMPTS, decide, entry, keyOf, markText, StoreContentionError, storeOptions, writeArgs } from "./fence.js";
 import { describe } from "../common.js";
 
 /** SQLSTATEs of a transaction that lost a race and may simply run again. */
@@ -68,11 +68,9 @@ export class PostgresStore {
 
   /** Writes `value` under `key` if the core admits the token; the same result shape as FenceGuard#admit. */
   async write(key, tokenOrHeader, value, options) {
-    const k = keyOf(key);
-    const op = opOf(options);
-    const text = valueText(value);
-    const token = presented(this.#config, k, tokenOrHeader);
-    if (typeof token !== "bigint") return token;
+    const args = writeArgs(this.#config, key, tokenOrHeader, value, options);
+    if (args.ok === false) return args;
+    const { key: k, op, text, token } = args;
     const { table, key: keyCol, value: valueCol } = this.#config;
     let lost;
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {

@@ -7,7 +7,7 @@
 // decides on and the write. Another connection holding that lock makes BEGIN fail with "busy"
 // (after the driver's busy timeout); that is the lost race, tried again up to ATTEMPTS times.
 
-import { ATTEMPTS, StoreContentionError, decide, entry, keyOf, markText, opOf, presented, storeOptions, valueText } from "./fence.js";
+import { ATTEMPTS, decide, entry, keyOf, markText, StoreContentionError, storeOptions, writeArgs } from "./fence.js";
 import { describe } from "../common.js";
 
 function busy(error) {
@@ -58,11 +58,9 @@ export class SqliteStore {
 
   /** Writes `value` under `key` if the core admits the token; the same result shape as FenceGuard#admit. */
   async write(key, tokenOrHeader, value, options) {
-    const k = keyOf(key);
-    const op = opOf(options);
-    const text = valueText(value);
-    const token = presented(this.#config, k, tokenOrHeader);
-    if (typeof token !== "bigint") return token;
+    const args = writeArgs(this.#config, key, tokenOrHeader, value, options);
+    if (args.ok === false) return args;
+    const { key: k, op, text, token } = args;
     const st = this.#prepared();
     let lastBusy;
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
