@@ -43,8 +43,8 @@ enum Task {
     TestNpm,
     /// Only the visualizer's checks of `test` (wasm32 clippy, release build, end to end)
     TestWeb,
-    /// Only `fencepost/store`'s checks of `test`: real SQLite, and a Postgres server started
-    /// and stopped for them
+    /// Only `fencepost/store`'s checks of `test`: SQLite, Postgres (a server started and stopped
+    /// for them), Durable Object SQL in workerd, Deno KV in Deno
     TestStore,
     /// The npm package's Node benchmark (wasm admit vs plain JS, batches, acquire, sim)
     BenchNpm,
@@ -437,8 +437,10 @@ mod tests {
                 "bench",
                 "test-npm",
                 "test-web",
+                "test-store",
                 "bench-npm",
                 "bench-web",
+                "bench-store",
                 "dist",
                 "size",
                 "fuzz"
@@ -446,6 +448,8 @@ mod tests {
         );
         assert!(matches!(parse(&["test-npm"]), Ok(Task::TestNpm)));
         assert!(matches!(parse(&["bench-web"]), Ok(Task::BenchWeb)));
+        assert!(matches!(parse(&["test-store"]), Ok(Task::TestStore)));
+        assert!(matches!(parse(&["bench-store"]), Ok(Task::BenchStore)));
     }
 
     #[test]
@@ -464,7 +468,9 @@ mod tests {
         assert_eq!(e.exit_code(), 2);
         let text = e.to_string();
         assert!(
-            text.contains("tip: some similar subcommands exist: 'test-npm', 'test-web', 'test'"),
+            text.contains(
+                "tip: some similar subcommands exist: 'test-store', 'test-npm', 'test-web', 'test'"
+            ),
             "{text}"
         );
         let e = parse(&[]).err().unwrap();
@@ -476,8 +482,9 @@ mod tests {
         let help = Cli::command().render_help().to_string();
         assert!(help.contains("Usage: cargo xtask <COMMAND>"), "{help}");
         for line in [
-            "  test-npm   Only the npm package's checks of `test` (build, sizes, Node, tsc, workerd, Deno, Chromium)",
-            "  fuzz       Run every fuzz target for SECS seconds each",
+            "  test-npm     Only the npm package's checks of `test` (build, sizes, Node, tsc, workerd, Deno, Chromium)",
+            "  test-store   Only `fencepost/store`'s checks of `test`: SQLite, Postgres (a server started and stopped for them), Durable Object SQL in workerd, Deno KV in Deno",
+            "  fuzz         Run every fuzz target for SECS seconds each",
         ] {
             assert!(help.contains(line), "{line}\n{help}");
         }
