@@ -103,6 +103,7 @@ test("Deno KV: a process killed in the middle of its writes leaves value and mar
   assert.deepEqual(await store.write("k", after.token + 1n, "after the crash"), { ok: true });
 });
 
-test("Deno KV: closes", () => {
+test("Deno KV: closes, and its files go", async () => {
   kv.close();
+  await Deno.remove(dir, { recursive: true });
 });
