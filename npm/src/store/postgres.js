@@ -38,10 +38,13 @@ export class PostgresStore {
    */
   async createTable() {
     const { table, key, value } = this.#config;
-    // text, not bigint or numeric: see markText in fence.js.
-    await this.#db.query(
-      `CREATE TABLE IF NOT EXISTS ${table} (${key} text PRIMARY KEY, ${value} text);
-       ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS fence text, ADD COLUMN IF NOT EXISTS fence_ops text`,
+    // text, not bigint or numeric: see markText in fence.js. In its turn on a Client, like
+    // every statement of this store.
+    await this.#session((db) =>
+      db.query(
+        `CREATE TABLE IF NOT EXISTS ${table} (${key} text PRIMARY KEY, ${value} text);
+         ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS fence text, ADD COLUMN IF NOT EXISTS fence_ops text`,
+      ),
     );
   }
 
