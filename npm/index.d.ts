@@ -299,6 +299,25 @@ export class FencedResource {
   [Symbol.dispose](): void;
 }
 
+/** A retry of an operation the store already applied (same idempotency key, same token). */
+export interface DuplicateRefusal {
+  ok: false;
+  reason: "duplicate";
+  presented: Token;
+}
+
+/**
+ * What a store may do with a write, decided by the core from what the store read for the key: its
+ * mark `highest` (null: nothing written yet) and the token it holds for the write's idempotency key
+ * (null: none). `{ ok: true }`: write the data with `token` as the new mark, atomically with the read.
+ * `fencepost/store` is built on it; it is here for stores it does not cover.
+ */
+export function decideStoredWrite(
+  highest: Token | null,
+  token: Token,
+  recorded?: Token | null,
+): Accepted | StaleRefusal | InvalidRefusal | DuplicateRefusal;
+
 /** Signs and verifies tokens (HMAC-SHA-256 over the lock name and the token) with a shared key. */
 export class TokenSigner {
   /** `key`: at least 16 bytes of secret randomness. */

@@ -1112,6 +1112,32 @@ export class FencedResource {
 }
 
 // -------------------------------------------------------------------------------------------
+// Fenced stores: the mark and the idempotency entries live beside the data, not in this process.
+
+/**
+ * What a store may do with a write, decided by the core from what the store read for the key:
+ * `highest`, its mark (null: nothing written yet), and `recorded`, the token it holds for the
+ * write's idempotency key (null: no key, or never seen). `{ ok: true }` means write the data with
+ * `token` as the new mark, in the same atomic step as the read.
+ */
+export function decideStoredWrite(highest, tok, recorded = null) {
+  ready();
+  const h = highest === null ? 0n : token("highest", highest);
+  const r = recorded === null ? 0n : token("recorded", recorded);
+  u64("token", tok);
+  switch (W.store_decide(h, r, tok)) {
+    case APPLIED:
+      return ACCEPTED;
+    case DUPLICATE:
+      return { ok: false, reason: "duplicate", presented: tok };
+    case STALE_WRITE:
+      return { ok: false, reason: "stale", presented: tok, highest: outToken(TOKEN) };
+    default:
+      return { ok: false, reason: "invalid", presented: tok };
+  }
+}
+
+// -------------------------------------------------------------------------------------------
 // Signed tokens. A TokenSigner (one key, the v1 form) and a KeyRing (keys by id, the v2 form)
 // share the module's sign and verify exports: the module tells them apart by their kind.
 

@@ -29,7 +29,7 @@ use fencepost::snapshot::{MAX_ID_LEN, SnapshotCodec};
 use fencepost::{
     AcquireError, Admission, Config, Expired, FencedResource, Grant, KeyRing, KeyedToken,
     LeaseError, ParseSignedError, ParseTokenError, Released, SignatureError, SignedToken,
-    SnapshotError, Token, TokenSigner, WriteOutcome,
+    SnapshotError, Token, TokenSigner, WriteOutcome, decide_stored,
 };
 use wasm_bindgen::prelude::wasm_bindgen;
 use zeroize::Zeroize;
@@ -1168,6 +1168,25 @@ pub fn resource_write(i: u32, token: u64, op: u64) -> u32 {
     })
 }
 
+/// What a store decides for a write (see [`write`] for the codes) from what it read for the key:
+/// `highest` its mark and `recorded` the token held for the write's idempotency key (0: none).
+/// Stateless: the store keeps both beside its data; [`write::STALE`] leaves `highest` in `token`.
+#[wasm_bindgen]
+#[inline(never)]
+pub fn store_decide(highest: u64, recorded: u64, token: u64) -> u32 {
+    with(write::INVALID, |st| {
+        match decide_stored(Token::new(highest), Token::new(recorded), token) {
+            WriteOutcome::Applied(()) => write::APPLIED,
+            WriteOutcome::Duplicate(()) => write::DUPLICATE,
+            WriteOutcome::Stale { highest, .. } => {
+                st.out.token = highest.get();
+                write::STALE
+            }
+            WriteOutcome::Invalid => write::INVALID,
+        }
+    })
+}
+
 // ---------------------------------------------------------------------------------------------
 // Signed tokens.
 
@@ -1552,6 +1571,18 @@ mod tests {
     fn serial() -> std::sync::MutexGuard<'static, ()> {
         static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
         LOCK.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    #[test]
+    fn store_decides_from_what_it_read() {
+        let _turn = serial();
+        assert_eq!(store_decide(0, 0, 34), write::APPLIED);
+        assert_eq!(store_decide(34, 0, 33), write::STALE);
+        assert_eq!(with(0, |st| st.out.token), 34);
+        assert_eq!(store_decide(34, 33, 33), write::DUPLICATE);
+        assert_eq!(store_decide(34, 0, 34), write::APPLIED);
+        assert_eq!(store_decide(34, 0, 0), write::INVALID);
+        assert_eq!(store_decide(u64::MAX - 1, 0, u64::MAX), write::APPLIED);
     }
 
     #[test]

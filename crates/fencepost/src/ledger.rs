@@ -178,6 +178,32 @@ impl<O: Copy, const N: usize> FencedResource<O, N> {
     }
 }
 
+/// What a [`FencedResource`] would decide for a write to a resource whose mark and ledger live in
+/// a store (a row's fence column, a key-value entry) rather than in this process.
+///
+/// `highest` is the mark the store read for the key; `recorded` the token the store holds beside
+/// the data for this write's idempotency key (`None`: the write has no key, or the store has not
+/// seen it). The order is [`FencedResource::write`]'s: the ledger first, then the guard. Only on
+/// [`WriteOutcome::Applied`] may the store write its data, with the presented token as the new
+/// mark, in the same atomic step as the read this decision came from.
+pub fn decide_stored(
+    highest: Option<Token>,
+    recorded: Option<Token>,
+    token: u64,
+) -> WriteOutcome<()> {
+    let Some(token) = Token::new(token) else {
+        return WriteOutcome::Invalid;
+    };
+    if recorded == Some(token) {
+        return WriteOutcome::Duplicate(());
+    }
+    match Guard::with_highest(highest).admit(token) {
+        Admission::Advanced { .. } | Admission::Current => WriteOutcome::Applied(()),
+        Admission::Stale { presented, highest } => WriteOutcome::Stale { presented, highest },
+        Admission::Invalid => WriteOutcome::Invalid,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -267,5 +293,46 @@ mod tests {
         let mut l: IdempotencyLedger<(), 8> = IdempotencyLedger::new();
         l.record(t(34), 1, ());
         assert_eq!(l.lookup(t(33), 2), Idempotency::Fresh);
+    }
+
+    #[test]
+    fn stored_decisions_follow_the_resource() {
+        // The story against a mark read from a store: 34 written, 33 refused.
+        assert_eq!(decide_stored(None, None, 34), WriteOutcome::Applied(()));
+        assert_eq!(
+            decide_stored(Some(t(34)), None, 33),
+            WriteOutcome::Stale {
+                presented: t(33),
+                highest: t(34)
+            }
+        );
+        assert_eq!(
+            decide_stored(Some(t(34)), None, 34),
+            WriteOutcome::Applied(())
+        );
+        // A retry recorded under its own token is a duplicate, even once it has become stale.
+        assert_eq!(
+            decide_stored(Some(t(34)), Some(t(33)), 33),
+            WriteOutcome::Duplicate(())
+        );
+        // The same idempotency key under another token is another operation.
+        assert_eq!(
+            decide_stored(Some(t(34)), Some(t(34)), 35),
+            WriteOutcome::Applied(())
+        );
+        assert_eq!(decide_stored(Some(t(34)), None, 0), WriteOutcome::Invalid);
+        assert_eq!(decide_stored(None, Some(t(1)), 0), WriteOutcome::Invalid);
+        let top = u64::MAX;
+        assert_eq!(
+            decide_stored(Some(t(top - 1)), None, top),
+            WriteOutcome::Applied(())
+        );
+        assert_eq!(
+            decide_stored(Some(t(top)), None, top - 1),
+            WriteOutcome::Stale {
+                presented: t(top - 1),
+                highest: t(top)
+            }
+        );
     }
 }

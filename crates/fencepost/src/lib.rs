@@ -68,7 +68,7 @@ pub use guard::{Admission, Guard};
 pub use keeper::{
     Answer, Failure, Keeper, KeeperConfig, KeeperConfigError, KeeperError, LeaseState, Loss, Ticket,
 };
-pub use ledger::{FencedResource, Idempotency, IdempotencyLedger, WriteOutcome};
+pub use ledger::{FencedResource, Idempotency, IdempotencyLedger, WriteOutcome, decide_stored};
 #[cfg(feature = "signed")]
 pub use signed::{KeyRing, KeyedToken, ParseSignedError, SignatureError, SignedToken, TokenSigner};
 pub use snapshot::{AuthoritySnapshot, SnapshotCodec, SnapshotError};

@@ -7,8 +7,10 @@
 mod edge;
 mod memory_layout;
 mod npm;
+mod postgres;
 mod sim;
 mod sizes;
+mod store;
 mod tools;
 mod web;
 
@@ -43,10 +45,16 @@ enum Task {
     TestEdge,
     /// Only the visualizer's checks of `test` (wasm32 clippy, release build, end to end)
     TestWeb,
+    /// Only `fencepost/store`'s checks of `test`: SQLite, Postgres (a server started and stopped
+    /// for them), Durable Object SQL in workerd, Deno KV in Deno
+    TestStore,
     /// The npm package's Node benchmark (wasm admit vs plain JS, batches, acquire, sim)
     BenchNpm,
     /// Only the visualizer's part of `bench` (load to first timeline, p95 frame time)
     BenchWeb,
+    /// Only `fencepost/store`'s part of `bench` (fenced vs plain writes per engine, 16
+    /// concurrent writers to one key)
+    BenchStore,
     /// Build the npm package into npm/dist (wasm, bindings, entry points)
     Dist,
     /// Raw / gzip / brotli of each .wasm in npm/dist, against its budget, and the visualizer's
@@ -69,8 +77,10 @@ fn main() -> ExitCode {
         Task::TestNpm => npm::test(),
         Task::TestEdge => edge::test(),
         Task::TestWeb => web::test(),
+        Task::TestStore => store::test(),
         Task::BenchNpm => npm::bench(),
         Task::BenchWeb => web::bench(),
+        Task::BenchStore => store::bench(),
         Task::Dist => npm::dist(),
         Task::Size => {
             let npm = npm::size();
@@ -139,6 +149,7 @@ fn test() -> Result {
     npm::ensure_wasm_bindgen()?;
     sim::wasm_tests()?;
     npm::test()?;
+    store::test()?;
     edge::test()?;
     web::test()?;
     tools::step("all tests passed");
@@ -267,6 +278,7 @@ fn bench() -> Result {
     sim::bench()?;
     npm::bench()?;
     edge::bench()?;
+    store::bench()?;
     web::bench()
 }
 
@@ -434,9 +446,12 @@ mod tests {
                 "test",
                 "bench",
                 "test-npm",
+                "test-edge",
                 "test-web",
+                "test-store",
                 "bench-npm",
                 "bench-web",
+                "bench-store",
                 "dist",
                 "size",
                 "fuzz"
@@ -444,6 +459,9 @@ mod tests {
         );
         assert!(matches!(parse(&["test-npm"]), Ok(Task::TestNpm)));
         assert!(matches!(parse(&["bench-web"]), Ok(Task::BenchWeb)));
+        assert!(matches!(parse(&["test-edge"]), Ok(Task::TestEdge)));
+        assert!(matches!(parse(&["test-store"]), Ok(Task::TestStore)));
+        assert!(matches!(parse(&["bench-store"]), Ok(Task::BenchStore)));
     }
 
     #[test]
@@ -462,7 +480,9 @@ mod tests {
         assert_eq!(e.exit_code(), 2);
         let text = e.to_string();
         assert!(
-            text.contains("tip: some similar subcommands exist: 'test-npm', 'test-web', 'test'"),
+            text.contains(
+                "tip: some similar subcommands exist: 'test-store', 'test-edge', 'test-npm', 'test-web', 'test'"
+            ),
             "{text}"
         );
         let e = parse(&[]).err().unwrap();
@@ -474,8 +494,9 @@ mod tests {
         let help = Cli::command().render_help().to_string();
         assert!(help.contains("Usage: cargo xtask <COMMAND>"), "{help}");
         for line in [
-            "  test-npm   Only the npm package's checks of `test` (build, sizes, Node, tsc, workerd, Deno, Chromium)",
-            "  fuzz       Run every fuzz target for SECS seconds each",
+            "  test-npm     Only the npm package's checks of `test` (build, sizes, Node, tsc, workerd, Deno, Chromium)",
+            "  test-store   Only `fencepost/store`'s checks of `test`: SQLite, Postgres (a server started and stopped for them), Durable Object SQL in workerd, Deno KV in Deno",
+            "  fuzz         Run every fuzz target for SECS seconds each",
         ] {
             assert!(help.contains(line), "{line}\n{help}");
         }

@@ -82,6 +82,16 @@ const SOURCES: &[&str] = &[
     "slim.js",
 ];
 
+/// The files of `fencepost/store` (npm/src/store), copied into npm/dist/store as they are.
+const STORE_SOURCES: &[&str] = &[
+    "index.js",
+    "fence.js",
+    "postgres.js",
+    "sqlite.js",
+    "durable-object.js",
+    "deno-kv.js",
+];
+
 /// The helpers both modules' api.js import (npm/src/common.js).
 const COMMON: &str = "common.js";
 
@@ -379,6 +389,12 @@ pub fn dist() -> Result {
             commonjs(&template, module.name, &glue, &common, &api)?,
         )?;
     }
+    for f in STORE_SOURCES {
+        copy(
+            &npm_dir().join("src/store").join(f),
+            &dist_dir().join("store").join(f),
+        )?;
+    }
     println!("npm/dist is ready");
     Ok(())
 }
@@ -490,7 +506,7 @@ pub fn size() -> Result {
 // Packaging tests.
 
 /// `npm pack` of npm/ into target/npm-pack; returns the tarball.
-fn pack() -> Result<PathBuf> {
+pub(crate) fn pack() -> Result<PathBuf> {
     let out = target().join("npm-pack");
     let _ = fs::remove_dir_all(&out);
     fs::create_dir_all(&out).map_err(|e| format!("creating {}: {e}", out.display()))?;
@@ -527,7 +543,7 @@ fn copy_tree(from: &Path, to: &Path) -> Result {
 /// A fresh copy of the fixture project tests/<name> under target/npm-fixtures (its npm dev
 /// dependencies kept between runs while its lock file is unchanged), with the package installed
 /// from `tarball`.
-fn fixture(name: &str, tarball: &Path) -> Result<PathBuf> {
+pub(crate) fn fixture(name: &str, tarball: &Path) -> Result<PathBuf> {
     let src = root().join("tests").join(name);
     let dir = target().join("npm-fixtures").join(name);
     if dir.exists() {

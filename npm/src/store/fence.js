@@ -1,0 +1,200 @@
+// What every fenced store shares: reading the presented token (a bigint, an unsigned header value,
+// or a signed one verified with a TokenSigner), asking the core what to do with a write given what
+// the store read, and the stored forms of a mark and of the idempotency entries.
+//
+// No token is compared here: the store hands the core the mark and the idempotency entry it read,
+// and the core (decideStoredWrite, crates/fencepost) answers. A store only writes when the answer
+// is `{ ok: true }`, in the same atomic step as its read.
+
+import { decideStoredWrite, tokenFromHeader, tokenFromString } from "fencepost";
+import { checkOptions, describe } from "../common.js";
+
+/** Idempotency entries a key keeps beside its data, newest last; the oldest is forgotten first. */
+export const OPS_KEPT = 16;
+/** Longest idempotency key, in UTF-16 code units: what one write can make a row hold is bounded. */
+export const MAX_OP_KEY = 200;
+/** Longest key, in UTF-16 code units. */
+export const MAX_KEY = 1024;
+/** Attempts of one write before it ends in a StoreContentionError. */
+export const ATTEMPTS = 32;
+
+/**
+ * A write that lost the race for its key `attempts` times in a row (a compare-and-set that kept
+ * failing, or a database that kept answering "busy"). It was not applied; nothing was refused:
+ * try again.
+ */
+export class StoreContentionError extends Error {
+  constructor(key, attempts, cause) {
+    super(`fencepost/store: the write to ${describe(key)} lost the race for its key ${attempts} times in a row; it was not applied`, cause === undefined ? undefined : { cause });
+    this.name = "StoreContentionError";
+    this.key = key;
+    this.attempts = attempts;
+  }
+}
+
+/**
+ * A token stored as 20 decimal digits, zero-padded. A token is a u64; Postgres' bigint and
+ * SQLite's INTEGER are signed 64-bit (u64::MAX does not fit) and SQLite's NUMERIC turns large
+ * numbers into lossy floats. Fixed-width text holds every token exactly in every engine and sorts
+ * in token order, so `ORDER BY fence` still reads right.
+ */
+export function markText(token) {
+  return token.toString().padStart(20, "0");
+}
+
+/** The token of a stored mark (null: none), parsed by the core; anything else is damage. */
+export function markOf(text, where) {
+  if (text === null || text === undefined) return null;
+  if (typeof text !== "string" || !/^[0-9]{20}$/.test(text)) {
+    throw new Error(`fencepost/store: ${where} holds ${describe(text)}, not a stored token (20 digits)`);
+  }
+  return tokenFromString(text.replace(/^0+/, "") || "0");
+}
+
+/** The idempotency entries of a stored `ops` text ([[key, mark], ...]; null: none). */
+export function opsOf(text, where) {
+  if (text === null || text === undefined) return [];
+  let ops;
+  try {
+    ops = JSON.parse(text);
+  } catch {
+    ops = null;
+  }
+  if (!Array.isArray(ops) || !ops.every((e) => Array.isArray(e) && e.length === 2 && typeof e[0] === "string")) {
+    throw new Error(`fencepost/store: ${where} holds ${describe(text)}, not idempotency entries`);
+  }
+  return ops;
+}
+
+/** The token `ops` holds for idempotency key `op` (null: none). */
+function recordedFor(ops, op, where) {
+  if (op === undefined) return null;
+  const entry = ops.find((e) => e[0] === op);
+  return entry === undefined ? null : markOf(entry[1], where);
+}
+
+/** `ops` with `op` recorded under `token`, newest last, at most OPS_KEPT entries. */
+export function opsWith(ops, op, token) {
+  if (op === undefined) return ops.length === 0 ? null : JSON.stringify(ops);
+  const kept = ops.filter((e) => e[0] !== op);
+  kept.push([op, markText(token)]);
+  return JSON.stringify(kept.slice(-OPS_KEPT));
+}
+
+const STORE_KEYS = ["table", "signer", "lock", "keyColumn", "valueColumn"];
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+
+function identifier(argName, v) {
+  if (typeof v !== "string") throw new TypeError(`${argName} must be a string, got ${describe(v)}`);
+  if (!IDENTIFIER.test(v)) {
+    throw new RangeError(`${argName} must be a SQL name of letters, digits and _ (at most 63, not starting with a digit), got ${describe(v)}`);
+  }
+  // Quoted, so a name that is also a keyword (`key`, `value`) is taken as a name.
+  return `"${v}"`;
+}
+
+/** The options every store takes, checked: how it names things and how it reads tokens. */
+export function storeOptions(options, { sql }) {
+  const allowed = sql ? STORE_KEYS : ["prefix", "signer", "lock"];
+  const o = checkOptions("options", options, allowed);
+  const out = { signer: null, lock: (key) => key };
+  if (o.signer !== undefined) {
+    // Anything with TokenSigner's verify: a TokenSigner of this or another copy of the package
+    // (a bundle may hold two), or a verifier that knows several keys.
+    if (typeof o.signer?.verify !== "function") throw new TypeError(`options.signer must be a TokenSigner, got ${describe(o.signer)}`);
+    out.signer = o.signer;
+  }
+  if (o.lock !== undefined) {
+    if (typeof o.lock !== "function") throw new TypeError(`options.lock must be a function from a key to the lock name its tokens are signed for, got ${describe(o.lock)}`);
+    out.lock = o.lock;
+  }
+  if (sql) {
+    if (o.table === undefined) throw new TypeError("options.table is required (the table the store keeps its rows in)");
+    out.table = identifier("options.table", o.table);
+    out.key = identifier("options.keyColumn", o.keyColumn ?? "key");
+    out.value = identifier("options.valueColumn", o.valueColumn ?? "value");
+  }
+  return out;
+}
+
+/** A key: a string of at most MAX_KEY characters. */
+export function keyOf(key) {
+  if (typeof key !== "string") throw new TypeError(`key must be a string, got ${describe(key)}`);
+  if (key.length === 0 || key.length > MAX_KEY) throw new RangeError(`key must be 1 to ${MAX_KEY} characters, got ${key.length}`);
+  return key;
+}
+
+const WRITE_KEYS = ["idempotencyKey"];
+
+/** The idempotency key of a write's options (undefined: none). */
+export function opOf(options) {
+  const { idempotencyKey } = checkOptions("options", options, WRITE_KEYS);
+  if (idempotencyKey === undefined) return undefined;
+  if (typeof idempotencyKey !== "string") throw new TypeError(`options.idempotencyKey must be a string, got ${describe(idempotencyKey)}`);
+  if (idempotencyKey.length === 0 || idempotencyKey.length > MAX_OP_KEY) {
+    throw new RangeError(`options.idempotencyKey must be 1 to ${MAX_OP_KEY} characters, got ${idempotencyKey.length}`);
+  }
+  return idempotencyKey;
+}
+
+/** The JSON text of a value (what the value column holds). */
+export function valueText(value) {
+  const text = JSON.stringify(value);
+  if (text === undefined) throw new TypeError(`value must be something JSON can hold, got ${describe(value)}`);
+  return text;
+}
+
+const FORGED = Object.freeze({ ok: false, reason: "forged" });
+
+/**
+ * The token a write presents, or the refusal it already is. A store with a signer takes only the
+ * signed header value (a malformed one throws the RangeError TokenSigner#verify throws); without
+ * one, a bigint or an unsigned header value (malformed: tokenFromHeader's RangeError).
+ */
+export function presented(config, key, tokenOrHeader) {
+  if (config.signer !== null) {
+    if (typeof tokenOrHeader !== "string") {
+      throw new TypeError(`a store with a signer takes the signed Fencing-Token value, got ${describe(tokenOrHeader)}`);
+    }
+    const verified = config.signer.verify(config.lock(key), tokenOrHeader);
+    return verified.ok ? verified.token : FORGED;
+  }
+  if (typeof tokenOrHeader === "string") return tokenFromHeader(tokenOrHeader);
+  if (typeof tokenOrHeader !== "bigint") {
+    throw new TypeError(`token must be a bigint or a Fencing-Token header value, got ${describe(tokenOrHeader)}`);
+  }
+  if (BigInt.asUintN(64, tokenOrHeader) !== tokenOrHeader) {
+    throw new RangeError(`token must be between 0n and 18446744073709551615n, got ${describe(tokenOrHeader)}`);
+  }
+  return tokenOrHeader;
+}
+
+/**
+ * A write's arguments, checked in the order every store checks them: `{ key, op, text, token }`,
+ * or the refusal the token already is (a forged signature).
+ */
+export function writeArgs(config, key, tokenOrHeader, value, options) {
+  const k = keyOf(key);
+  const op = opOf(options);
+  const text = valueText(value);
+  const token = presented(config, k, tokenOrHeader);
+  return typeof token === "bigint" ? { key: k, op, text, token } : token;
+}
+
+/**
+ * What the core says of writing `token` over a row whose stored mark and idempotency entries
+ * were read as `mark` and `opsText`: `{ verdict, ops }`, the new entries' text when accepted.
+ */
+export function decide(token, op, mark, opsText, where) {
+  const highest = markOf(mark, `${where} fence`);
+  const ops = opsOf(opsText, `${where} fence_ops`);
+  const verdict = decideStoredWrite(highest, token, recordedFor(ops, op, `${where} fence_ops`));
+  return { verdict, ops: verdict.ok ? opsWith(ops, op, token) : null };
+}
+
+/** What `read` answers for a stored row (null: no write accepted yet). */
+export function entry(valueText, mark, where) {
+  const token = markOf(mark, `${where} fence`);
+  if (token === null) return null;
+  return { value: JSON.parse(valueText), token };
+}

@@ -1,0 +1,135 @@
+// Types of `fencepost/store`: fenced writes where the data lives (ES modules only).
+//
+// Every store keeps, beside a key's value, its high-water mark (`fence`: the token as 20
+// zero-padded digits, since a u64 does not fit a signed 64-bit column) and its last 16
+// idempotency keys with their tokens (`fence_ops`). A write reads both, lets the core decide, and
+// writes value and mark in one atomic step. Refusals are results; misuse and malformed tokens
+// throw (TypeError / RangeError, with the core's wording); a write that keeps losing the race for
+// its key ends in a StoreContentionError.
+
+import type { Accepted, InvalidRefusal, StaleRefusal, ForgedRefusal, DuplicateRefusal, Token, TokenSigner } from "fencepost";
+
+/** What a write answers: the shape of FenceGuard#admit, plus "forged" and "duplicate". */
+export type StoreWriteResult = Accepted | StaleRefusal | InvalidRefusal | ForgedRefusal | DuplicateRefusal;
+
+export interface StoredEntry<V = unknown> {
+  value: V;
+  /** The mark: the token of the last accepted write. */
+  token: Token;
+}
+
+export interface WriteOptions {
+  /**
+   * The operation's id, 1 to 200 characters: a retry with the same id and token is answered
+   * "duplicate" and not applied again (the last 16 ids of a key are remembered).
+   */
+  idempotencyKey?: string;
+}
+
+export interface StoreOptions {
+  /** Verify signed `Fencing-Token` values; the store then refuses bare tokens. Any object with
+   * TokenSigner's `verify` will do. */
+  signer?: Pick<TokenSigner, "verify">;
+  /** The lock name a key's tokens are signed for (default: the key itself). */
+  lock?: (key: string) => string;
+}
+
+export interface SqlStoreOptions extends StoreOptions {
+  /** The table (letters, digits and _). */
+  table: string;
+  /** Its key column (default "key"). */
+  keyColumn?: string;
+  /** Its value column, JSON text (default "value"). */
+  valueColumn?: string;
+}
+
+interface FencedStore {
+  /** Writes `value` (JSON) under `key` if the core admits the token. */
+  write(key: string, tokenOrHeader: Token | string, value: unknown, options?: WriteOptions): Promise<StoreWriteResult>;
+  /** The value and mark of `key`; null when no write to it was accepted. */
+  read<V = unknown>(key: string): Promise<StoredEntry<V> | null>;
+}
+
+interface FencedTable extends FencedStore {
+  /** Creates the table, or adds the fence and idempotency columns to an existing one. */
+  createTable(): Promise<void>;
+}
+
+/** The parts of a `pg` Pool or Client the store uses. */
+export interface PgQueryable {
+  query(text: string, values?: readonly unknown[]): Promise<{ rows: any[] }>;
+}
+
+/** Postgres through `pg`: each write is one transaction with `SELECT ... FOR UPDATE`. */
+export class PostgresStore implements FencedTable {
+  constructor(poolOrClient: PgQueryable, options: SqlStoreOptions);
+  createTable(): Promise<void>;
+  write(key: string, tokenOrHeader: Token | string, value: unknown, options?: WriteOptions): Promise<StoreWriteResult>;
+  read<V = unknown>(key: string): Promise<StoredEntry<V> | null>;
+  /** Writes that lost the race for their key and were read and decided again, so far. */
+  readonly retries: number;
+}
+
+/** The parts of a synchronous SQLite driver (better-sqlite3, node:sqlite) the store uses. */
+export interface SqliteDatabase {
+  prepare(sql: string): { get(...params: readonly unknown[]): any; run(...params: readonly unknown[]): unknown; all(...params: readonly unknown[]): any[] };
+  exec(sql: string): unknown;
+}
+
+/** SQLite: each write runs inside `BEGIN IMMEDIATE`, without yielding. */
+export class SqliteStore implements FencedTable {
+  constructor(database: SqliteDatabase, options: SqlStoreOptions);
+  createTable(): Promise<void>;
+  write(key: string, tokenOrHeader: Token | string, value: unknown, options?: WriteOptions): Promise<StoreWriteResult>;
+  read<V = unknown>(key: string): Promise<StoredEntry<V> | null>;
+  /** Writes that found the database busy and tried again, so far. */
+  readonly retries: number;
+}
+
+/** A Durable Object's `ctx.storage` with SQL enabled (the parts the store uses). */
+export interface DurableObjectSqlStorage {
+  sql: { exec(query: string, ...bindings: readonly unknown[]): { toArray(): any[] } };
+  transactionSync<T>(closure: () => T): T;
+}
+
+/** Durable Object SQL: each write runs inside `transactionSync`, without yielding. */
+export class DurableObjectSqlStore implements FencedTable {
+  constructor(storage: DurableObjectSqlStorage, options: SqlStoreOptions);
+  createTable(): Promise<void>;
+  write(key: string, tokenOrHeader: Token | string, value: unknown, options?: WriteOptions): Promise<StoreWriteResult>;
+  read<V = unknown>(key: string): Promise<StoredEntry<V> | null>;
+  /** Always 0: no race is lost inside a Durable Object. */
+  readonly retries: number;
+}
+
+/** The parts of a Deno.Kv the store uses. */
+export interface DenoKvLike {
+  get(key: readonly unknown[]): Promise<{ key: readonly unknown[]; value: any; versionstamp: string | null }>;
+  atomic(): {
+    check(...checks: { key: readonly unknown[]; versionstamp: string | null }[]): any;
+    set(key: readonly unknown[], value: unknown): any;
+    commit(): Promise<{ ok: boolean }>;
+  };
+}
+
+export interface DenoKvStoreOptions extends StoreOptions {
+  /** Key parts before each key (default: none). */
+  prefix?: readonly unknown[];
+}
+
+/** Deno KV: each write commits only if the key's entry is unchanged since it was read. */
+export class DenoKvStore implements FencedTable {
+  constructor(kv: DenoKvLike, options?: DenoKvStoreOptions);
+  /** Nothing to create (keys need no schema); resolves at once. */
+  createTable(): Promise<void>;
+  write(key: string, tokenOrHeader: Token | string, value: unknown, options?: WriteOptions): Promise<StoreWriteResult>;
+  read<V = unknown>(key: string): Promise<StoredEntry<V> | null>;
+  /** Writes whose commit lost the race for their key and were read and decided again, so far. */
+  readonly retries: number;
+}
+
+/** A write that lost the race for its key too many times in a row: not applied, not refused. */
+export class StoreContentionError extends Error {
+  readonly key: string;
+  readonly attempts: number;
+}

@@ -1,0 +1,19 @@
+// One writer thread of the SQLite concurrency figure: its own connection, `writes` fenced writes
+// to one key, each with the next token of the shared counter.
+import { parentPort, workerData } from "node:worker_threads";
+import Database from "better-sqlite3";
+import { SqliteStore } from "fencepost/store";
+
+const db = new Database(workerData.file, { timeout: 10_000 });
+const store = new SqliteStore(db, { table: "crowd" });
+parentPort.postMessage("ready");
+Atomics.wait(workerData.start, 0, 0);
+let accepted = 0;
+let stale = 0;
+for (let i = 0; i < workerData.writes; i++) {
+  const r = await store.write("one", BigInt(Atomics.add(workerData.counter, 0, 1) + 1), `v${i}`);
+  if (r.ok) accepted++;
+  else stale++;
+}
+db.close();
+parentPort.postMessage({ accepted, stale, retries: store.retries });

@@ -1,0 +1,25 @@
+// Writes token argv[3] to key "k" of table "crash" through the store, and freezes (blocks its
+// event loop for good) right after the row is written, inside the open transaction, before
+// COMMIT; the test kills it there.
+import Database from "better-sqlite3";
+import { SqliteStore } from "fencepost/store";
+
+const db = new Database(process.argv[2]);
+const frozen = {
+  exec: (sql) => db.exec(sql),
+  prepare(sql) {
+    const statement = db.prepare(sql);
+    if (!sql.startsWith("INSERT")) return statement;
+    return {
+      get: (...a) => statement.get(...a),
+      all: (...a) => statement.all(...a),
+      run(...a) {
+        statement.run(...a);
+        // A pipe's writes are synchronous on Linux: the test reads this before the freeze.
+        process.stdout.write("written\n");
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
+      },
+    };
+  },
+};
+await new SqliteStore(frozen, { table: "crash" }).write("k", BigInt(process.argv[3]), `written by ${process.argv[3]}`);

@@ -1,0 +1,155 @@
+// fencepost/store on a real SQLite (better-sqlite3): the shared cases, the migration of an
+// existing table, 100 writers on four connections in four threads, and a process killed between
+// its write and its COMMIT.
+
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, test } from "node:test";
+import { Worker } from "node:worker_threads";
+import Database from "better-sqlite3";
+import { SqliteStore, StoreContentionError } from "fencepost/store";
+import { cases, check, shuffled } from "./cases.mjs";
+
+const dir = mkdtempSync(join(tmpdir(), "fencepost-sqlite-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
+const file = join(dir, "store.db");
+const db = new Database(file);
+db.pragma("journal_mode = WAL");
+after(() => db.close());
+
+cases(
+  "SQLite",
+  async (table, options = {}) => {
+    const store = new SqliteStore(db, { table, ...options });
+    await store.createTable();
+    return store;
+  },
+  async (table, key) => db.prepare(`SELECT fence, fence_ops FROM "${table}" WHERE key = ?`).get(key),
+);
+
+test("SQLite: createTable adds the fence columns to an existing table and keeps its rows", async () => {
+  db.exec(`CREATE TABLE documents (id TEXT PRIMARY KEY, body TEXT, author TEXT DEFAULT 'n/a')`);
+  db.prepare(`INSERT INTO documents (id, body) VALUES (?, ?)`).run("d1", JSON.stringify("before fencing"));
+  const store = new SqliteStore(db, { table: "documents", keyColumn: "id", valueColumn: "body" });
+  await store.createTable();
+  await store.createTable(); // a second run changes nothing
+  const columns = db.prepare(`SELECT name FROM pragma_table_info('documents')`).all().map((c) => c.name);
+  assert.deepEqual(columns, ["id", "body", "author", "fence", "fence_ops"]);
+  // A row no fenced write has touched has no mark yet.
+  assert.equal(await store.read("d1"), null);
+  assert.deepEqual(await store.write("d1", 33n, "fenced"), { ok: true });
+  assert.deepEqual(await store.read("d1"), { value: "fenced", token: 33n });
+  assert.deepEqual(db.prepare(`SELECT author FROM documents WHERE id = 'd1'`).get(), { author: "n/a" });
+});
+
+test("SQLite: bad options are refused", () => {
+  assert.throws(() => new SqliteStore(db, {}), { name: "TypeError", message: /options.table is required/ });
+  assert.throws(() => new SqliteStore(db, { table: "x; DROP TABLE y" }), RangeError);
+  assert.throws(() => new SqliteStore(db, { table: "t", keyColumn: "1k" }), RangeError);
+  assert.throws(() => new SqliteStore({}, { table: "t" }), TypeError);
+  assert.throws(() => new SqliteStore(db, { table: "t", signer: {} }), TypeError);
+});
+
+/** The accepted writes in the order SQLite applied them, kept by a trigger on the table. */
+function logTable(table) {
+  db.exec(`CREATE TABLE "${table}_log" (seq INTEGER PRIMARY KEY AUTOINCREMENT, key TEXT, value TEXT, fence TEXT)`);
+  for (const on of ["INSERT", "UPDATE"]) {
+    db.exec(`CREATE TRIGGER "${table}_${on}" AFTER ${on} ON "${table}" BEGIN
+      INSERT INTO "${table}_log" (key, value, fence) VALUES (NEW.key, NEW.value, NEW.fence); END`);
+  }
+}
+
+test("SQLite: 100 writers with interleaved tokens on four connections keep the fence", async () => {
+  const store = new SqliteStore(db, { table: "crowd" });
+  await store.createTable();
+  logTable("crowd");
+  // Tokens 1..100 dealt round-robin to the threads in a shuffled order: each thread holds a mix
+  // of low and high tokens, and they all write at once.
+  const tokens = shuffled(100).map(Number);
+  const threads = [0, 1, 2, 3].map((t) => tokens.filter((_, i) => i % 4 === t));
+  const start = new Int32Array(new SharedArrayBuffer(4));
+  const workers = threads.map((mine) => new Worker(new URL("./sqlite-writer.mjs", import.meta.url), { workerData: { file, tokens: mine, start } }));
+  const message = (w) =>
+    new Promise((resolve, reject) => {
+      w.once("message", resolve);
+      w.once("error", reject);
+    });
+  // Every thread has its connection open before any writes.
+  await Promise.all(workers.map(message));
+  const done = Promise.all(workers.map(message));
+  Atomics.store(start, 0, 1);
+  Atomics.notify(start, 0);
+  const results = await done;
+  const all = results.flat();
+  assert.equal(all.length, 100);
+  const accepted = all.filter((r) => r.result.ok);
+  const refused = all.filter((r) => !r.result.ok);
+  assert.ok(refused.every((r) => r.result.reason === "stale"), JSON.stringify(refused.filter((r) => r.result.reason !== "stale")));
+  // The highest token is never refused, whatever the others did.
+  assert.ok(accepted.some((r) => r.token === "100"));
+  assert.deepEqual(await store.read("one"), { value: { writer: "w100" }, token: 100n });
+  // The log of applied writes, in SQLite's order, then the refusals: `fencepost check` finds none.
+  const applied = db.prepare(`SELECT seq, value, fence FROM crowd_log ORDER BY seq`).all();
+  assert.equal(applied.length, accepted.length);
+  const log = applied.map((row) => ({ t: row.seq, resource: "one", writer: JSON.parse(row.value).writer, token: Number(row.fence), result: "ok" }));
+  for (const r of refused) log.push({ t: 1000, resource: "one", writer: `w${r.token}`, token: Number(r.token), result: "rejected" });
+  const { status, report, stderr } = check(log);
+  assert.equal(status, 0, stderr + JSON.stringify(report));
+  const summary = report.find((o) => o.summary).summary;
+  assert.equal(summary.accepted, accepted.length);
+  assert.equal(report.filter((o) => o.finding).length, 0);
+});
+
+test("SQLite: a process killed between its write and its COMMIT loses nothing and lets nothing stale in", async () => {
+  const store = new SqliteStore(db, { table: "crash" });
+  await store.createTable();
+  assert.deepEqual(await store.write("k", 40n, "committed by 40"), { ok: true });
+  // A child process writes 50 through the store and freezes (a blocked event loop) right after
+  // the row is written, before COMMIT; then it is killed.
+  const child = spawn(process.execPath, [new URL("./sqlite-crash.mjs", import.meta.url).pathname, file, "50"], { stdio: ["ignore", "pipe", "inherit"] });
+  await new Promise((resolve, reject) => {
+    child.stdout.on("data", (d) => String(d).includes("written") && resolve());
+    child.once("exit", (code) => reject(new Error(`the child exited (${code}) before writing`)));
+  });
+  const killed = new Promise((resolve) => child.once("exit", (_code, signal) => resolve(signal)));
+  child.kill("SIGKILL");
+  assert.equal(await killed, "SIGKILL");
+  // Its write never happened: the committed row stands.
+  assert.deepEqual(await store.read("k"), { value: "committed by 40", token: 40n });
+  // Nothing stale gets in, and a newer owner (45, below the dead 50) is admitted.
+  assert.deepEqual(await store.write("k", 39n, "stale"), { ok: false, reason: "stale", presented: 39n, highest: 40n });
+  assert.deepEqual(await store.write("k", 45n, "after the crash"), { ok: true });
+  assert.deepEqual(await store.read("k"), { value: "after the crash", token: 45n });
+});
+
+test("SQLite: a write that finds the database busy on every attempt ends in StoreContentionError", async () => {
+  const store = new SqliteStore(db, { table: "busy" });
+  await store.createTable();
+  assert.deepEqual(await store.write("k", 3n, "by 3"), { ok: true });
+  // Another connection holds the write lock; this one gives up waiting after 1 ms each time.
+  const other = new Database(file);
+  other.exec("BEGIN IMMEDIATE");
+  const impatient = new Database(file, { timeout: 1 });
+  try {
+    const blocked = new SqliteStore(impatient, { table: "busy" });
+    await assert.rejects(blocked.write("k", 4n, "by 4"), (e) => {
+      assert.equal(e.name, "StoreContentionError");
+      assert.ok(e instanceof StoreContentionError);
+      assert.equal(e.key, "k");
+      assert.equal(e.attempts, 32);
+      assert.equal(e.cause.code, "SQLITE_BUSY");
+      return true;
+    });
+    assert.equal(blocked.retries, 32);
+  } finally {
+    other.exec("ROLLBACK");
+    other.close();
+    impatient.close();
+  }
+  // It was not applied, and once the lock is free the same write goes through.
+  assert.deepEqual(await store.read("k"), { value: "by 3", token: 3n });
+  assert.deepEqual(await store.write("k", 4n, "by 4"), { ok: true });
+});
