@@ -23,6 +23,7 @@ const leases :Workerd.Worker = (
     (name = "examples/shared/http.js", esModule = embed "../shared/http.js"),
     (name = "examples/shared/metrics.js", esModule = embed "../shared/metrics.js"),
     (name = "examples/shared/settings.js", esModule = embed "../shared/settings.js"),
+    (name = "examples/shared/documents.js", esModule = embed "../shared/documents.js"),
     # workerd resolves a bare specifier next to the module that imports it, so the package's
     # modules are named beside examples/shared/service.js, which imports "fencepost".
     (name = "examples/shared/fencepost", esModule = embed "../../npm/dist/workerd.js"),
@@ -30,6 +31,16 @@ const leases :Workerd.Worker = (
     (name = "examples/shared/common.js", esModule = embed "../../npm/dist/common.js"),
     (name = "examples/shared/fencepost_bg.js", esModule = embed "../../npm/dist/fencepost_bg.js"),
     (name = "examples/shared/fencepost_bg.wasm", wasm = embed "../../npm/dist/fencepost_bg.wasm"),
+    # fencepost/store, imported by examples/shared/documents.js. Its modules import the package as
+    # "fencepost", which workerd names beside them; that name re-exports the package above, so the
+    # store and the service share one instance of it.
+    (name = "examples/shared/fencepost/store", esModule = embed "../../npm/dist/store/index.js"),
+    (name = "examples/shared/fencepost/fence.js", esModule = embed "../../npm/dist/store/fence.js"),
+    (name = "examples/shared/fencepost/durable-object.js", esModule = embed "../../npm/dist/store/durable-object.js"),
+    (name = "examples/shared/fencepost/deno-kv.js", esModule = embed "../../npm/dist/store/deno-kv.js"),
+    (name = "examples/shared/fencepost/postgres.js", esModule = embed "../../npm/dist/store/postgres.js"),
+    (name = "examples/shared/fencepost/sqlite.js", esModule = embed "../../npm/dist/store/sqlite.js"),
+    (name = "examples/shared/fencepost/fencepost", esModule = "export * from \"../fencepost\";"),
   ],
   durableObjectNamespaces = [
     (className = "LockObject", uniqueKey = "fencepost-locks", enableSql = true),

@@ -3,8 +3,10 @@
 // Every change goes through `kv.atomic().check(...)`: a request reads the state with its
 // versionstamp, decides with fencepost, and commits only if nobody changed that state meanwhile.
 // Concurrent requests therefore serialise per lock and per document; a request that lost the race
-// reads again and retries (a bounded number of times). Deno KV is strongly consistent, which is
-// what makes the rules hold for every instance of the service sharing the store.
+// reads again and retries (a bounded number of times). Locks do that here; documents through
+// `fencepost/store`'s DenoKvStore (../shared/documents.js), which keeps a document's text and
+// guard mark in one KV entry. Deno KV is strongly consistent, which is what makes the rules hold
+// for every instance of the service sharing the store.
 //
 //   FENCEPOST_KEYS=<key id>:<secret> deno run --unstable-kv --allow-net --allow-read \
 //     --allow-write --allow-env main.ts      (or `deno task dev`, with a development key)
@@ -12,17 +14,21 @@
 //   KV_PATH: local KV file, default: Deno's default store; the service's own settings are in
 //   ../shared/settings.js)
 
-import { answer, HttpError, json, readJson, readText } from "../shared/http.js";
+import { type DenoKvStore, StoreContentionError } from "fencepost/store";
+import { adoptDoc, denoKvDocs, docGet, docPut } from "../shared/documents.js";
+import { answer, HttpError, readJson, readText } from "../shared/http.js";
 import { metricsResponse } from "../shared/metrics.js";
-import { docPut, loadAuthority, lockOp, lockState, logWrite, route, signedToken } from "../shared/service.js";
+import { loadAuthority, lockOp, lockState, logWrite, route, signedToken } from "../shared/service.js";
 import { readSettings } from "../shared/settings.js";
 
-/** Attempts before a request gives up under contention. */
+/** Attempts of a lock operation before it gives up under contention. */
 const MAX_ATTEMPTS = 64;
 /**
- * Largest document, in bytes. Deno KV caps a value at 64 KiB after serialisation, and a document's
- * value also holds its token and guard mark, so documents here are a little smaller than the
- * service's 64 KiB request limit.
+ * Largest document body, in bytes. Deno KV caps a value at 64 KiB after serialisation, and a
+ * document's entry also holds its guard mark, so documents here are a little smaller than the
+ * service's 64 KiB request limit. The store keeps the text as JSON, which V8 serialises at two
+ * bytes a character once any character is beyond U+00FF: such a document holds up to about 32 K
+ * characters, and a larger one is refused with 400 when KV refuses it (see `doc`).
  */
 const MAX_DOC_BYTES = 60 * 1024;
 
@@ -76,37 +82,59 @@ async function lock(request: Request, name: string, action: string | null): Prom
   throw new HttpError(503, "too much contention on this lock; try again");
 }
 
-/** A document as stored: its guard's mark, its token, and its text as UTF-8 bytes. */
-type Doc = { highest: string; token: string; data: Uint8Array };
+/**
+ * A document as earlier versions of the service stored it, at ["doc", key]: its guard's mark, its
+ * token, and its text as UTF-8 bytes.
+ */
+type OldDoc = { highest: string; token: string; data: Uint8Array };
 
 const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 
+/**
+ * Moves every document an earlier version stored into the fenced store (see adoptDoc), then
+ * deletes its old entry unless it changed meanwhile. Runs before the service listens, so no
+ * request sees a document half-moved; instances starting together each move what is left,
+ * through the core, so a mark is never lowered. An instance of the earlier version still writing
+ * to the same KV would write where this one does not look: stop it first.
+ */
+async function adoptOldDocs(kv: Deno.Kv, docs: DenoKvStore): Promise<number> {
+  let moved = 0;
+  for await (const old of kv.list<OldDoc>({ prefix: ["doc"] })) {
+    const key = old.key[1];
+    if (old.key.length !== 2 || typeof key !== "string") continue;
+    await adoptDoc(docs, key, old.value.highest, decoder.decode(old.value.data));
+    await store(() => kv.atomic().check(old).delete(old.key).commit());
+    moved++;
+  }
+  return moved;
+}
+
+const docs = denoKvDocs(kv);
+const adopted = await adoptOldDocs(kv, docs);
+if (adopted > 0) console.log(`moved ${adopted} documents of an earlier version into the fenced store`);
+
+/** Deno KV refuses a value over 64 KiB, as its commit says; the document is then the client's fault. */
+function tooLarge(e: unknown): boolean {
+  return e instanceof TypeError && /value too large/i.test(e.message);
+}
+
 async function doc(request: Request, name: string): Promise<Response> {
-  const key = ["doc", name];
-  if (request.method === "GET") {
-    const entry = await store(() => kv.get<Doc>(key));
-    if (entry.value === null) return json(404, { error: "no such document" });
-    return json(200, { data: decoder.decode(entry.value.data), token: entry.value.token });
-  }
+  if (request.method === "GET") return await store(() => docGet(docs, name));
   const token = signedToken(settings, request, name);
-  const data = new TextEncoder().encode(await readText(request, MAX_DOC_BYTES));
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    if (attempt > 0) await backoff(attempt);
-    const entry = await store(() => kv.get<Doc>(key));
-    const decision = docPut(entry.value?.highest ?? null, token);
-    if (!decision.accepted) {
-      logWrite(settings, request, name, token, false, Date.now());
-      return decision.response;
+  const data = await readText(request, MAX_DOC_BYTES);
+  let decision;
+  try {
+    // The store retries a lost race itself and ends in a StoreContentionError after its attempts.
+    decision = await store(() => docPut(docs, name, token, data));
+  } catch (e) {
+    if (tooLarge(e)) {
+      throw new HttpError(400, "document is larger than Deno KV holds: its text is stored as JSON, two bytes a character when any is beyond U+00FF");
     }
-    // The guard's mark and the data change together, or not at all.
-    const value: Doc = { highest: decision.highest, token: token.toString(), data };
-    const commit = await store(() => kv.atomic().check(entry).set(key, value).commit());
-    if (commit.ok) {
-      logWrite(settings, request, name, token, true, Date.now());
-      return decision.response;
-    }
+    if (e instanceof StoreContentionError) throw new HttpError(503, "too much contention on this document; try again");
+    throw e;
   }
-  throw new HttpError(503, "too much contention on this document; try again");
+  logWrite(settings, request, name, token, decision.accepted, Date.now());
+  return decision.response;
 }
 
 function handle(request: Request): Promise<Response> {

@@ -3,7 +3,8 @@
 // Each host owns storage (Durable Object storage, Deno KV) and calls into this module to turn a
 // request into a decision. Every lease, fence and signing rule runs in fencepost's WebAssembly
 // core through the `fencepost` package; this module only validates input, maps results to HTTP,
-// and tells the host what to persist.
+// and tells the host what to persist. Documents are written through `fencepost/store`
+// (documents.js), which fences them where they are stored.
 //
 //   POST /locks/:name/acquire  {ttlMs?, leaseId?}        -> 200 {token, header, leaseId, expiresAt}
 //                                                           | 409 {error: "held", until}
@@ -20,7 +21,7 @@
 // with {error: "<what is wrong>"}; a failure on the server's side (storage, a stored state it
 // cannot read) gets 500 or 503, never a 4xx that tells the client its request was at fault.
 
-import { FenceGuard, LeaseAuthority, tokenFromHeader, tokenFromString } from "fencepost";
+import { LeaseAuthority, tokenFromHeader, tokenFromString } from "fencepost";
 import { HttpError, json } from "./http.js";
 import { count } from "./metrics.js";
 
@@ -265,27 +266,6 @@ export function signedToken(settings, request, key) {
     throw new HttpError(403, `Fencing-Token is signed with key ${v.keyId}, which this service does not have`);
   }
   throw new HttpError(403, `Fencing-Token does not verify for lock ${JSON.stringify(lockOfDocument(key))}`);
-}
-
-/**
- * Decides a PUT of a verified `token` against the stored high-water mark (`highest`, a decimal
- * string or null). Returns the response and, when accepted, the new mark to store in the same
- * transaction as the data.
- */
-export function docPut(highest, token) {
-  const guard = new FenceGuard(highest == null ? undefined : { highest: BigInt(highest) });
-  try {
-    const v = guard.admit(token);
-    if (!v.ok) {
-      if (v.reason === "stale") count("stale_rejections");
-      const body = v.reason === "stale" ? { presented: v.presented, highest: v.highest } : { error: v.reason };
-      return { accepted: false, response: json(409, body) };
-    }
-    const mark = guard.highest.toString();
-    return { accepted: true, highest: mark, response: json(200, { token, highest: mark }) };
-  } finally {
-    guard.free();
-  }
 }
 
 /**

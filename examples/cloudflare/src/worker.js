@@ -9,11 +9,11 @@
 // secret: `wrangler secret put FENCEPOST_KEYS`), FENCEPOST_MAX_TTL_MS, FENCEPOST_WRITE_LOG.
 
 import { DurableObject } from "cloudflare:workers";
+import { adoptDoc, docGet, docPut, durableObjectDocs, hasDocTable } from "../../shared/documents.js";
 import { answer, HttpError, json, readJson, readText } from "../../shared/http.js";
 import { metricsResponse } from "../../shared/metrics.js";
 import {
   deleteAt,
-  docPut,
   idle,
   loadAuthority,
   lockOp,
@@ -97,12 +97,39 @@ export class LockObject extends DurableObject {
   }
 }
 
-/** A fenced document: its data and its guard's high-water mark change in one atomic write. */
+/**
+ * A fenced document: a row of its object's SQL storage, written through `fencepost/store`'s
+ * DurableObjectSqlStore, whose text and guard mark change in one transaction.
+ */
 export class DocObject extends DurableObject {
   constructor(ctx, env) {
     super(ctx, env);
     this.storage = ctx.storage;
     this.env = env;
+    this.docs = durableObjectDocs(ctx.storage);
+    /** Whether the table exists and holds what an earlier version stored: checked once an instance. */
+    this.ready = false;
+  }
+
+  /**
+   * Makes the document's table ready: created (unless `create` is false and nothing is stored, so
+   * a GET of a missing document stores nothing), with the document an earlier version of the
+   * service stored (keys "highest" and "doc" of the object's key-value storage) moved into it
+   * through the core and then deleted. Nothing else runs meanwhile, so no request sees it half-moved.
+   */
+  async prepare(key, create) {
+    if (this.ready) return;
+    await this.ctx.blockConcurrencyWhile(async () => {
+      if (this.ready) return;
+      const old = await this.storage.get(["highest", "doc"]);
+      if (!create && !old.has("highest") && !hasDocTable(this.storage)) return;
+      await this.docs.createTable();
+      if (old.has("highest")) {
+        await adoptDoc(this.docs, key, old.get("highest"), old.get("doc").data);
+        await this.storage.delete(["highest", "doc"]);
+      }
+      this.ready = true;
+    });
   }
 
   async fetch(request) {
@@ -110,18 +137,13 @@ export class DocObject extends DurableObject {
       const s = settingsOf(this.env);
       const { key } = route(request);
       if (request.method === "GET") {
-        const doc = await this.storage.get("doc");
-        return doc === undefined ? json(404, { error: "no such document" }) : json(200, doc);
+        await this.prepare(key, false);
+        return this.ready ? docGet(this.docs, key) : json(404, { error: "no such document" });
       }
       const token = signedToken(s, request, key);
       const data = await readText(request);
-      const decision = docPut(await this.storage.get("highest"), token);
-      if (decision.accepted) {
-        await this.storage.put({
-          highest: decision.highest,
-          doc: { data, token: token.toString() },
-        });
-      }
+      await this.prepare(key, true);
+      const decision = await docPut(this.docs, key, token, data);
       logWrite(s, request, key, token, decision.accepted, Date.now());
       return decision.response;
     });
