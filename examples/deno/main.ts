@@ -103,7 +103,7 @@ async function adoptOldDocs(kv: Deno.Kv, docs: DenoKvStore): Promise<number> {
     const key = old.key[1];
     if (old.key.length !== 2 || typeof key !== "string") continue;
     await adoptDoc(docs, key, old.value.highest, decoder.decode(old.value.data));
-    await store(() => kv.atomic().check(old).delete(old.key).commit());
+    await kv.atomic().check(old).delete(old.key).commit();
     moved++;
   }
   return moved;
