@@ -258,6 +258,11 @@ export class GuardMap {
   check(resource: string, token: Token): Admission;
   highest(resource: string): Token | null;
   readonly size: number;
+  /**
+   * Forgets `resource`'s guard and frees its memory; whether it had one. Only for a resource that
+   * no longer exists: a forgotten resource admits any token again, a stale owner's included.
+   */
+  delete(resource: string): boolean;
   /** Every resource with its highest token, in the order they were first seen. */
   entries(): Array<[resource: string, highest: Token | null]>;
   free(): void;

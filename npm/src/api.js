@@ -989,6 +989,18 @@ export class GuardMap {
     return this.#index.size;
   }
 
+  /**
+   * Forgets `resource`'s guard and frees its memory; whether it had one. Only for a resource that
+   * no longer exists: a forgotten resource admits any token again, a stale owner's included.
+   */
+  delete(resource) {
+    const i = this.#slot(resource, false);
+    if (i === -1) return false;
+    this.#index.delete(resource);
+    dropGuard(i);
+    return true;
+  }
+
   /** Every resource with its highest token, in the order they were first seen. */
   entries() {
     if (this.#freed) throw freed("GuardMap");

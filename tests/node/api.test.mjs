@@ -236,7 +236,17 @@ test("a guard map keeps resources apart", () => {
   assert.equal(m.highest("c"), null);
   assert.equal(m.size, 2);
   assert.deepEqual(m.entries(), [["a", 10n], ["b", 3n]]);
+  // Deleting forgets the mark (the resource is gone): the next token starts it afresh.
+  assert.equal(m.delete("a"), true);
+  assert.equal(m.delete("a"), false);
+  assert.equal(m.delete("never"), false);
+  assert.equal(m.size, 1);
+  assert.equal(m.highest("a"), null);
+  assert.deepEqual(m.entries(), [["b", 3n]]);
+  assert.deepEqual(m.admit("a", 2n), { ok: true });
+  assert.equal(m.highest("a"), 2n);
   m.free();
+  assert.throws(() => m.delete("b"), { name: "TypeError", message: "this GuardMap was freed" });
   assert.throws(() => m.admit("a", 11n), { name: "TypeError", message: "this GuardMap was freed" });
 });
 

@@ -177,20 +177,14 @@ fn to_js<T: Serialize + ?Sized>(value: &T) -> Option<String> {
 
 extern crate alloc;
 
-#[path = "../../fencepost-wasm/src/slots.rs"]
-mod slots;
-use slots::Slots;
+use fencepost_wasm_rt::Slots;
 
 // The core module's allocator (power-of-two size classes) instead of std's dlmalloc: a few
 // hundred bytes of code instead of several kilobytes. Runs, sweeps and searches allocate in
 // patterns it handles well: vectors that double, and tables of objects freed and made again.
 #[cfg(target_arch = "wasm32")]
-#[path = "../../fencepost-wasm/src/heap.rs"]
-mod heap;
-
-#[cfg(target_arch = "wasm32")]
 #[global_allocator]
-static ALLOC: heap::SizeClasses = heap::SizeClasses::new();
+static ALLOC: fencepost_wasm_rt::SizeClasses = fencepost_wasm_rt::SizeClasses::new();
 
 struct State {
     error: Option<Failure>,

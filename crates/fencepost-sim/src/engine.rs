@@ -32,6 +32,7 @@ use fencepost::{
     Idempotency, IdempotencyLedger, Token, WriteOutcome,
 };
 
+use crate::belief::Belief;
 use crate::invariants::{Checker, Owner};
 use crate::rng::SplitMix64;
 use crate::scenario::{Fault, MAX_FAULTS, MAX_WORKERS, Point, Scenario, TokenKind};
@@ -334,8 +335,8 @@ struct WorkerState {
     lease: Option<Lease>,
     /// Lease generation, so a renew tick of an old lease stops.
     lease_gen: u32,
-    /// Local clock reading when the current lease was requested or last renewed.
-    believed_from_local: i128,
+    /// What the worker believes about its lease, by its own clock.
+    belief: Belief,
     writes_sent: u32,
     points_reached: [u32; 3],
     clock: ClockModel,
@@ -414,7 +415,7 @@ impl<'s> Sim<'s> {
                 phase: Phase::NotStarted,
                 lease: None,
                 lease_gen: 0,
-                believed_from_local: 0,
+                belief: Belief::new(sc.lease_ttl_ms),
                 writes_sent: 0,
                 points_reached: [0; 3],
                 clock: ClockModel::default(),
@@ -1050,7 +1051,8 @@ impl<'s> Sim<'s> {
 
     fn send_acquire(&mut self, w: u16) {
         let ws = &mut self.workers[usize::from(w)];
-        ws.believed_from_local = ws.clock.local(self.now);
+        ws.belief.reset();
+        ws.belief.sent(self.now, ws.clock.local(self.now));
         let inc = ws.inc;
         self.send(Actor::Worker(w), Actor::Lock, inc, Msg::Acquire, None, 0);
     }
@@ -1065,7 +1067,7 @@ impl<'s> Sim<'s> {
     /// The real instant until which the worker believes its lease holds.
     fn believed_until(&self, w: u16) -> u64 {
         let ws = &self.workers[usize::from(w)];
-        let target = ws.believed_from_local + i128::from(self.sc.lease_ttl_ms);
+        let target = ws.belief.until_local().unwrap_or(i128::MIN);
         ws.clock.real_at_local(self.now, target)
     }
 
@@ -1178,6 +1180,9 @@ impl<'s> Sim<'s> {
         let phase = self.workers[usize::from(w)].phase;
         match (m.what, phase) {
             (Msg::Granted { .. }, Phase::Acquiring) => {
+                let ws = &mut self.workers[usize::from(w)];
+                let local = ws.clock.local(self.now);
+                ws.belief.answered(None, m.token.unwrap_or(0), local);
                 let until = self.believed_until(w);
                 self.emit(
                     Actor::Worker(w),
@@ -1216,13 +1221,14 @@ impl<'s> Sim<'s> {
                 _,
             ) if self.holds(w, m.token) => {
                 // The lease now runs from when the renew was sent (as long ago as the worker can
-                // tell: from the start of time when the wait did not fit the message).
+                // tell: from its oldest request when the wait did not fit the message).
                 let asked = match asked_ms_ago {
-                    u32::MAX => 0,
-                    ago => m.sent_at - u64::from(ago),
+                    u32::MAX => None,
+                    ago => Some(m.sent_at - u64::from(ago)),
                 };
                 let ws = &mut self.workers[usize::from(w)];
-                ws.believed_from_local = ws.clock.local(asked);
+                let local = ws.clock.local(self.now);
+                ws.belief.answered(asked, m.token.unwrap_or(0), local);
                 let until = self.believed_until(w);
                 self.emit(
                     Actor::Worker(w),
@@ -1310,8 +1316,9 @@ impl<'s> Sim<'s> {
 
     /// Sends a renew of the worker's lease (`check`: the renew before a write).
     fn send_renew(&mut self, w: u16, check: bool) {
-        let ws = &self.workers[usize::from(w)];
+        let ws = &mut self.workers[usize::from(w)];
         if let Some(l) = ws.lease {
+            ws.belief.sent(self.now, ws.clock.local(self.now));
             let inc = ws.inc;
             self.send(
                 Actor::Worker(w),

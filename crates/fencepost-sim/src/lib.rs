@@ -31,6 +31,7 @@ extern crate alloc;
 #[cfg(test)]
 extern crate std;
 
+mod belief;
 pub mod engine;
 pub mod explore;
 pub mod history;

@@ -35,12 +35,8 @@ use wasm_bindgen::prelude::wasm_bindgen;
 use zeroize::Zeroize;
 
 #[cfg(target_arch = "wasm32")]
-mod heap;
-mod slots;
-
-#[cfg(target_arch = "wasm32")]
 #[global_allocator]
-static ALLOC: heap::SizeClasses = heap::SizeClasses::new();
+static ALLOC: fencepost_wasm_rt::SizeClasses = fencepost_wasm_rt::SizeClasses::new();
 
 /// Never reached by design (every input is checked); if it were, the instance traps rather than
 /// pulling in the formatting machinery.
@@ -572,7 +568,7 @@ pub fn input(n: usize) -> usize {
 // (the guard's `admit` is the hot path), and much less code than one wasm-bindgen class per kind.
 // An index that is not (or no longer) an object makes a function return its harmless default.
 
-use slots::Slots;
+use fencepost_wasm_rt::Slots;
 
 /// A lock table with the expiries of its last `call::EXPIRE_ALL`.
 struct Table {

@@ -172,6 +172,38 @@ fn renew(c: &mut Criterion) {
     g.finish();
 }
 
+/// One renewal round on the holder's side: the keeper records the send, takes the answer and says
+/// the state; the baseline keeps the newest deadline with a max and compares the time with it.
+fn keeper_step(c: &mut Criterion) {
+    use fencepost::{Answer, Keeper, KeeperConfig};
+    let mut g = c.benchmark_group("keeper_step");
+    g.bench_function("fencepost", |b| {
+        let mut k = Keeper::new(KeeperConfig::new(), 30_000, 0).expect("valid config");
+        let answer = Answer {
+            token: token(7),
+            ttl_ms: 30_000,
+        };
+        let mut now = 0;
+        b.iter(|| {
+            now += 1;
+            let t = k.send(black_box(now));
+            let _ = k.granted(t, black_box(answer), black_box(now));
+            k.state(black_box(now)).is_safe()
+        });
+    });
+    g.bench_function("baseline", |b| {
+        let mut deadline = 0u64;
+        let mut now = 0u64;
+        b.iter(|| {
+            now += 1;
+            let sent = black_box(now);
+            deadline = deadline.max(sent + 30_000 - 30 - 100);
+            black_box(now) < deadline
+        });
+    });
+    g.finish();
+}
+
 /// Verifying a signed token, against computing the same HMAC-SHA-256 with no framing or compare.
 fn signed_verify(c: &mut Criterion) {
     #[cfg(feature = "signed")]
@@ -258,7 +290,7 @@ fn config() -> Criterion {
 criterion_group! {
     name = hot_paths;
     config = config();
-    targets = guard_admit, guard_check, acquire_release, table_acquire_release, renew, signed_verify, snapshot_encode,
+    targets = guard_admit, guard_check, acquire_release, table_acquire_release, renew, keeper_step, signed_verify, snapshot_encode,
         snapshot_decode
 }
 criterion_main!(hot_paths);

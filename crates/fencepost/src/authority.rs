@@ -259,13 +259,8 @@ impl Grant {
     /// covers how long the side effect takes to reach the resource. The result never exceeds what the
     /// lease allows and saturates at `sent_at` when nothing is left.
     pub fn safe_until(&self, sent_at: u64, drift_ppm: u32, margin_ms: u64) -> u64 {
-        let ttl = u128::from(self.expires_at.saturating_sub(self.granted_at));
-        let drift = u128::from(drift_ppm.min(1_000_000));
-        // Round the usable budget down: the holder's clock may measure a lease-length interval as
-        // only ttl * (1 - drift) long.
-        let budget = ttl * (1_000_000 - drift) / 1_000_000;
-        let budget = u64::try_from(budget).unwrap_or(u64::MAX);
-        sent_at.saturating_add(budget.saturating_sub(margin_ms))
+        let ttl = self.expires_at.saturating_sub(self.granted_at);
+        crate::keeper::safe_until(sent_at, ttl, drift_ppm, margin_ms)
     }
 }
 

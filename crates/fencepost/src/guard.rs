@@ -180,6 +180,16 @@ impl<K: Ord> GuardMap<K> {
         self.guards.get(resource).and_then(|g| g.highest())
     }
 
+    /// Forgets `resource`'s guard and returns it. Only for a resource that no longer exists: a
+    /// resource whose guard is forgotten admits any token again, a stale owner's included.
+    pub fn remove<Q>(&mut self, resource: &Q) -> Option<Guard>
+    where
+        K: core::borrow::Borrow<Q>,
+        Q: Ord + ?Sized,
+    {
+        self.guards.remove(resource)
+    }
+
     /// Number of resources with a guard.
     pub fn len(&self) -> usize {
         self.guards.len()
@@ -280,5 +290,10 @@ mod tests {
         assert_eq!(m.len(), 2);
         let all: std::vec::Vec<_> = m.iter().map(|(k, h)| (k.clone(), h)).collect();
         assert_eq!(all, [("a".into(), Some(t(10))), ("b".into(), Some(t(3)))]);
+        // A removed resource's mark is gone with it.
+        assert_eq!(m.remove("a").and_then(|g| g.highest()), Some(t(10)));
+        assert_eq!(m.remove("a"), None);
+        assert_eq!(m.len(), 1);
+        assert_eq!(m.check("a", t(1)), Admission::Advanced { previous: None });
     }
 }

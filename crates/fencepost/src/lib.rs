@@ -12,6 +12,7 @@
 //!   [`Grant::safe_until`], and snapshots that can never re-issue a token.
 //! * [`Guard`] (one resource) and `GuardMap` (many): refuse stale tokens.
 //! * [`IdempotencyLedger`] and [`FencedResource`]: stop retries from applying twice.
+//! * [`Keeper`] (the holder's side): whether a lease is still safe to act on, and when to renew.
 //! * `TokenSigner` (feature `signed`): MACs so a client cannot forge a huge token; `KeyRing`
 //!   signs under key ids, so a deployment can rotate its key.
 //!
@@ -47,6 +48,7 @@ pub struct ReadmeQuickStart;
 
 pub mod authority;
 pub mod guard;
+pub mod keeper;
 pub mod ledger;
 #[cfg(feature = "signed")]
 pub mod signed;
@@ -63,6 +65,9 @@ pub use authority::{
 #[cfg(feature = "alloc")]
 pub use guard::GuardMap;
 pub use guard::{Admission, Guard};
+pub use keeper::{
+    Answer, Failure, Keeper, KeeperConfig, KeeperConfigError, KeeperError, LeaseState, Loss, Ticket,
+};
 pub use ledger::{FencedResource, Idempotency, IdempotencyLedger, WriteOutcome};
 #[cfg(feature = "signed")]
 pub use signed::{KeyRing, KeyedToken, ParseSignedError, SignatureError, SignedToken, TokenSigner};

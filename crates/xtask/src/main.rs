@@ -180,6 +180,12 @@ const BENCHES: &[Bench] = &[
         goal_ns: None,
     },
     Bench {
+        group: "keeper_step",
+        what: "keeper renew round",
+        baseline: "max of deadlines",
+        goal_ns: None,
+    },
+    Bench {
         group: "signed_verify",
         what: "signed verify",
         baseline: "bare HMAC-SHA-256",

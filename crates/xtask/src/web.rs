@@ -25,8 +25,12 @@ use crate::tools::{self, Cmd, root, step};
 pub const TRUNK_VERSION: &str = "0.22.0-beta.1";
 /// The demo's address.
 pub const DEMO_PORT: u16 = 8080;
-/// Download budget of the app's wasm, gzip.
-pub const WASM_GZIP_GOAL: u64 = 250 * 1024;
+/// Size guard of the app's wasm: its measured size (563434 B raw / 235203 B gzip) plus about 20%,
+/// so `cargo xtask test` fails on a real regression of what every visitor downloads, not on
+/// ordinary work. Raised, with the new measurement, when a feature needs the bytes.
+pub const WASM_RAW_GUARD: u64 = 660 * 1024;
+/// See [`WASM_RAW_GUARD`].
+pub const WASM_GZIP_GUARD: u64 = 276 * 1024;
 
 fn target() -> PathBuf {
     root().join("target")
@@ -295,6 +299,7 @@ pub fn test() -> Result {
     ])
     .run()?;
     let dist = build()?;
+    check_size(&dist)?;
     step("visualizer: end-to-end tests in headless Chromium");
     let shots = target().join("web/screenshots");
     fs::create_dir_all(&shots).map_err(|e| format!("creating {}: {e}", shots.display()))?;
@@ -317,28 +322,35 @@ pub fn test() -> Result {
     Ok(())
 }
 
-/// `cargo xtask size`: the app's wasm, raw and gzip, against the goal.
+/// `cargo xtask size`: the app's wasm, raw and gzip, against its guard.
 pub fn size() -> Result {
-    let dist = build()?;
-    let wasm = fs::read_dir(&dist)
+    check_size(&build()?)
+}
+
+/// Prints the size of the app's wasm in `dist` and fails when it is over its guard.
+fn check_size(dist: &Path) -> Result {
+    let wasm = fs::read_dir(dist)
         .map_err(|e| format!("reading {}: {e}", dist.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .find(|p| p.extension().is_some_and(|x| x == "wasm"))
         .ok_or("no .wasm in the built app")?;
-    let Sizes { raw, gzip: gz } = Sizes::of_file(&wasm)?;
+    let Sizes { raw, gzip } = Sizes::of_file(&wasm)?;
     step("visualizer size");
     println!(
-        "{}: {} raw, {} gzip (goal <= {} gzip)",
+        "{}: {} raw, {} gzip (guard {} raw / {} gzip)",
         wasm.file_name().unwrap_or_default().to_string_lossy(),
         kb(raw),
-        kb(gz),
-        kb(WASM_GZIP_GOAL)
+        kb(gzip),
+        kb(WASM_RAW_GUARD),
+        kb(WASM_GZIP_GUARD)
     );
-    if gz > WASM_GZIP_GOAL {
+    if raw > WASM_RAW_GUARD || gzip > WASM_GZIP_GUARD {
         return Err(format!(
-            "the visualizer's wasm is {} gzip, over its {} goal",
-            kb(gz),
-            kb(WASM_GZIP_GOAL)
+            "the visualizer's wasm is {} raw / {} gzip, over its guard of {} / {}",
+            kb(raw),
+            kb(gzip),
+            kb(WASM_RAW_GUARD),
+            kb(WASM_GZIP_GUARD)
         ));
     }
     Ok(())

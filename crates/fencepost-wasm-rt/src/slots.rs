@@ -1,6 +1,5 @@
-//! The table of objects a module hands to JavaScript by index, shared by the package's two
-//! binding crates (fencepost-sim-wasm includes this file by path). A full table answers
-//! `u32::MAX`, the bindings' "no object".
+//! The table of objects a module hands to JavaScript by index. A full table answers `u32::MAX`,
+//! the bindings' "no object".
 
 use alloc::vec::Vec;
 
@@ -13,14 +12,21 @@ enum Entry<T> {
 /// A table of objects known by their index, with the indices given back for reuse (the last
 /// one freed first). The freed indices are chained through their own places, so freeing an
 /// object never allocates.
-pub(crate) struct Slots<T> {
+pub struct Slots<T> {
     items: Vec<Entry<T>>,
     /// The last index freed (`u32::MAX`: none), the head of the chain.
     free: u32,
 }
 
+impl<T> Default for Slots<T> {
+    fn default() -> Slots<T> {
+        Slots::new()
+    }
+}
+
 impl<T> Slots<T> {
-    pub(crate) const fn new() -> Slots<T> {
+    /// An empty table.
+    pub const fn new() -> Slots<T> {
         Slots {
             items: Vec::new(),
             free: u32::MAX,
@@ -28,7 +34,7 @@ impl<T> Slots<T> {
     }
 
     /// Stores `item`; returns its index (`u32::MAX` if the table is full).
-    pub(crate) fn add(&mut self, item: T) -> u32 {
+    pub fn add(&mut self, item: T) -> u32 {
         let i = self.free;
         if let Some(slot) = self.items.get_mut(i as usize)
             && let Entry::Free { next } = *slot
@@ -47,19 +53,48 @@ impl<T> Slots<T> {
         }
     }
 
-    pub(crate) fn get(&mut self, i: u32) -> Option<&mut T> {
+    /// The object at `i`, if there is one.
+    pub fn get(&mut self, i: u32) -> Option<&mut T> {
         match self.items.get_mut(i as usize) {
             Some(Entry::Full(item)) => Some(item),
             _ => None,
         }
     }
 
-    pub(crate) fn remove(&mut self, i: u32) {
+    /// Drops the object at `i`, if there is one, and frees its index.
+    pub fn remove(&mut self, i: u32) {
         if let Some(slot) = self.items.get_mut(i as usize)
             && let Entry::Full(_) = slot
         {
             *slot = Entry::Free { next: self.free };
             self.free = i;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Slots;
+    use alloc::string::{String, ToString};
+
+    #[test]
+    fn freed_indices_are_reused_last_freed_first() {
+        let mut s: Slots<String> = Slots::new();
+        assert_eq!(
+            (s.add("a".into()), s.add("b".into()), s.add("c".into())),
+            (0, 1, 2)
+        );
+        s.remove(0);
+        s.remove(2);
+        // Removing twice, or an index never given, changes nothing.
+        s.remove(2);
+        s.remove(9);
+        assert_eq!(s.get(0), None);
+        assert_eq!(s.get(1).map(|v| v.to_string()), Some("b".into()));
+        assert_eq!(s.add("d".into()), 2);
+        assert_eq!(s.add("e".into()), 0);
+        assert_eq!(s.add("f".into()), 3);
+        assert_eq!(s.get(0).map(|v| v.as_str()), Some("e"));
+        assert_eq!(s.get(2).map(|v| v.as_str()), Some("d"));
     }
 }
