@@ -23,6 +23,8 @@ use crate::Result;
 use crate::sizes::{Sizes, brotli_len, kb};
 use crate::tools::{Cmd, root, step};
 
+mod client;
+
 /// Must equal the `wasm-bindgen` crate version pinned in crates/fencepost-wasm/Cargo.toml.
 pub const WASM_BINDGEN_VERSION: &str = "0.2.130";
 
@@ -46,13 +48,14 @@ pub struct Budget {
 
 /// The core module's size guard: its measured size plus about 20%, so a change that makes every
 /// browser and Worker download noticeably more fails `cargo xtask test` and is looked at, while
-/// ordinary work fits. Measured at 19700 B raw / 10057 B gzip. A guard is raised, with the new
+/// ordinary work fits. Measured at 25852 B raw / 12971 B gzip, with the lease keeper the
+/// client needs (19700 B / 10057 B without it). A guard is raised, with the new
 /// measurement, when a feature needs the bytes; it is never a reason to hand-write what a
 /// well-kept library does.
 pub const CORE_BUDGET: Budget = Budget {
     file: "fencepost_bg.wasm",
-    raw: 23 * 1024,
-    gzip: 12 * 1024,
+    raw: 30 * 1024,
+    gzip: 15 * 1024,
 };
 
 /// The simulator module's size guard, on the same rule as [`CORE_BUDGET`]. Measured at 180367 B
@@ -379,6 +382,8 @@ pub fn dist() -> Result {
             commonjs(&template, module.name, &glue, &common, &api)?,
         )?;
     }
+    step("assembling npm/dist/client");
+    client::assemble(&dist_dir())?;
     println!("npm/dist is ready");
     Ok(())
 }
