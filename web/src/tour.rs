@@ -1,6 +1,7 @@
 //! The guided tour: the paused-worker story in seven chapters, for someone who has never heard of
-//! fencing. Each chapter places the playhead on a moment of the trace (found by what happened,
-//! not by hard-coded times) and names the actors it talks about.
+//! fencing, and [`Tour`], where the learner is in it. Each chapter places the playhead on a
+//! moment of the trace (found by what happened, not by hard-coded times) and names the actors it
+//! talks about.
 
 use fencepost_sim::{Actor, Detail, Kind, Msg, Trace};
 
@@ -8,6 +9,28 @@ use crate::model::{Playhead, end_time};
 
 /// The preset the tour tells.
 pub const TOUR_PRESET: &str = "paused-worker";
+
+/// Where the learner is in the tour.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tour {
+    /// The chapter open, while the tour is.
+    pub chapter: Option<usize>,
+}
+
+impl Tour {
+    /// Whether the tour is open.
+    pub fn is_open(self) -> bool {
+        self.chapter.is_some()
+    }
+
+    /// The actors the open chapter talks about (highlighted on the timeline).
+    pub fn actors(self) -> Vec<Actor> {
+        self.chapter
+            .and_then(|i| CHAPTERS.get(i))
+            .map(|c| c.actors.to_vec())
+            .unwrap_or_default()
+    }
+}
 
 /// One chapter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

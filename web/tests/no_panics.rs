@@ -3,13 +3,16 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use fencepost_sim::{Actor, PRESETS, Scenario};
-use fencepost_web::history::{AddressBar, Entry, MAX_UNDO, follow_address, landing};
+use fencepost_web::address::{AddressBar, Entry, follow_address, landing};
 use fencepost_web::model::{
     Playhead, banner_at, end_time, in_flight_at, lane_status_at, storage_at,
 };
 use fencepost_web::share::{decode_fragment, encode_fragment, tour_chapter};
-use fencepost_web::state::{Action, Origin, State, Switch, tour_story};
+use fencepost_web::state::{
+    Action, Edit, Load, Message, Origin, Play, State, Switch, TourStep, tour_story,
+};
 use fencepost_web::tour::CHAPTERS;
+use fencepost_web::undo::MAX_UNDO;
 use proptest::prelude::*;
 
 fn action() -> impl Strategy<Value = Action> {
@@ -21,38 +24,41 @@ fn action() -> impl Strategy<Value = Action> {
         Just(Switch::CheckBeforeWrite),
     ];
     prop_oneof![
-        (0.0f64..5_000.0).prop_map(Action::Tick),
-        Just(Action::TogglePlay),
-        Just(Action::Next),
-        Just(Action::Prev),
-        Just(Action::Restart),
-        Just(Action::End),
-        any::<u64>().prop_map(Action::Seek),
-        any::<usize>().prop_map(Action::SeekEvent),
-        any::<i32>().prop_map(Action::SetSpeed),
-        (-3i32..4).prop_map(Action::Zoom),
-        (0..PRESETS.len() + 1).prop_map(|i| Action::LoadPreset(
+        (0.0f64..5_000.0).prop_map(|ms| Action::Play(Play::Tick(ms))),
+        Just(Action::Play(Play::Toggle)),
+        Just(Action::Play(Play::Next)),
+        Just(Action::Play(Play::Prev)),
+        Just(Action::Play(Play::Restart)),
+        Just(Action::Play(Play::End)),
+        any::<u64>().prop_map(|t| Action::Play(Play::Seek(t))),
+        any::<usize>().prop_map(|i| Action::Play(Play::SeekEvent(i))),
+        any::<i32>().prop_map(|v| Action::Play(Play::SetSpeed(v))),
+        (-3i32..4).prop_map(|d| Action::Play(Play::Zoom(d))),
+        (0..PRESETS.len() + 1).prop_map(|i| Action::Load(Load::Preset(
             PRESETS
                 .get(i)
                 .map_or("nope".to_string(), |p| p.name.to_string())
-        )),
-        switch.prop_map(Action::Toggle),
-        any::<u64>().prop_map(Action::SetTtl),
-        any::<u64>().prop_map(Action::SetPauseLength),
-        any::<u64>().prop_map(Action::SetLatency),
-        ".{0,24}".prop_map(Action::SetSeed),
-        (0usize..4, any::<u64>()).prop_map(|(worker, at)| Action::InjectPause { worker, at }),
-        (0usize..6).prop_map(Action::RemoveFault),
+        ))),
+        switch.prop_map(|sw| Action::Edit(Edit::Toggle(sw))),
+        any::<u64>().prop_map(|ms| Action::Edit(Edit::SetTtl(ms))),
+        any::<u64>().prop_map(|ms| Action::Edit(Edit::SetPauseLength(ms))),
+        any::<u64>().prop_map(|ms| Action::Edit(Edit::SetLatency(ms))),
+        ".{0,24}".prop_map(|text| Action::Edit(Edit::SetSeed(text))),
+        (0usize..4, any::<u64>())
+            .prop_map(|(worker, at)| Action::Edit(Edit::InjectPause { worker, at })),
+        (0usize..6).prop_map(|i| Action::Edit(Edit::RemoveFault(i))),
         Just(Action::ToggleCompare),
-        Just(Action::TourStart),
-        (0usize..9).prop_map(Action::TourGo),
-        Just(Action::TourLeave),
+        Just(Action::Tour(TourStep::Start)),
+        (0usize..9).prop_map(|i| Action::Tour(TourStep::Go(i))),
+        Just(Action::Tour(TourStep::Leave)),
         (0usize..4, prop_oneof![0u64..60_000, any::<u64>()])
-            .prop_map(|(worker, at)| Action::LaneClick { worker, at }),
-        Just(Action::Undo),
-        Just(Action::Undo),
-        Just(Action::Dismiss),
-        Just(Action::Notice("Link copied to the clipboard.".into())),
+            .prop_map(|(worker, at)| Action::Edit(Edit::LaneClick { worker, at })),
+        Just(Action::Edit(Edit::Undo)),
+        Just(Action::Edit(Edit::Undo)),
+        Just(Action::Message(Message::Dismiss)),
+        Just(Action::Message(Message::Notice(
+            "Link copied to the clipboard.".into()
+        ))),
     ]
 }
 
@@ -139,15 +145,24 @@ impl Browser {
     /// the page and the address agree.
     fn settle(&mut self, s: &mut State) -> Result<(), TestCaseError> {
         for _ in 0..8 {
-            let now = (s.scenario.clone(), s.tour, s.story, s.origin);
+            let now = (
+                s.story.scenario.clone(),
+                s.tour.chapter,
+                s.story.entry,
+                s.story.origin,
+            );
             if self.shown.as_ref() == Some(&now) {
                 return Ok(());
             }
             self.shown = Some(now);
             let fragment = self.fragment().to_string();
-            let entry = self
-                .bar
-                .follow(&s.scenario, s.tour, s.story, s.origin, &fragment);
+            let entry = self.bar.follow(
+                &s.story.scenario,
+                s.tour.chapter,
+                s.story.entry,
+                s.story.origin,
+                &fragment,
+            );
             let named = matches!(entry, Entry::Replace { .. } | Entry::Push { .. });
             match entry {
                 Entry::Keep => {}
@@ -166,10 +181,13 @@ impl Browser {
             if named {
                 // What the address now says is what the page shows.
                 let fragment = self.fragment();
-                match s.tour {
+                match s.tour.chapter {
                     Some(ch) => prop_assert_eq!(tour_chapter(fragment), Some(ch)),
                     None => {
-                        prop_assert_eq!(decode_fragment(fragment), Ok(Some(s.scenario.clone())))
+                        prop_assert_eq!(
+                            decode_fragment(fragment),
+                            Ok(Some(s.story.scenario.clone()))
+                        )
                     }
                 }
             }
@@ -198,46 +216,54 @@ impl Browser {
 /// What holds of every state the page can reach.
 fn check(s: &State) -> Result<(), TestCaseError> {
     let t = s.trace();
-    prop_assert!(s.head.upto <= t.events.len());
-    prop_assert!(t.events[..s.head.upto].iter().all(|e| e.t_ms <= s.head.t));
-    prop_assert!(t.events[s.head.upto..].iter().all(|e| e.t_ms >= s.head.t));
-    prop_assert!(s.head.t <= s.end());
-    prop_assert!(s.scenario.validate().is_ok());
+    prop_assert!(s.play.head.upto <= t.events.len());
+    prop_assert!(
+        t.events[..s.play.head.upto]
+            .iter()
+            .all(|e| e.t_ms <= s.play.head.t)
+    );
+    prop_assert!(
+        t.events[s.play.head.upto..]
+            .iter()
+            .all(|e| e.t_ms >= s.play.head.t)
+    );
+    prop_assert!(s.play.head.t <= s.end());
+    prop_assert!(s.story.scenario.validate().is_ok());
     // Everything the page derives can be derived, from the layout the page draws.
     let tl = &s.run.timeline;
-    let beliefs = t.beliefs_after(s.head.upto);
+    let beliefs = t.beliefs_after(s.play.head.upto);
     for lane in &tl.lanes {
         let _ = lane_status_at(t, &beliefs, lane.actor, tl.tokens);
     }
     let _ = lane_status_at(t, &beliefs, Actor::Worker(u16::MAX), tl.tokens);
-    let _ = storage_at(t, s.head.upto);
-    let _ = banner_at(t, s.head.upto, tl.tokens);
-    let _ = in_flight_at(tl, s.head.t);
+    let _ = storage_at(t, s.play.head.upto);
+    let _ = banner_at(t, s.play.head.upto, tl.tokens);
+    let _ = in_flight_at(&tl.arrows, s.play.head.t);
     prop_assert!(tl.end >= end_time(t));
     // The link reproduces the scenario.
     prop_assert_eq!(
-        decode_fragment(&encode_fragment(&s.scenario)).unwrap(),
-        Some(s.scenario.clone())
+        decode_fragment(&encode_fragment(&s.story.scenario)).unwrap(),
+        Some(s.story.scenario.clone())
     );
     // The tour narrates one timeline, on a chapter that exists.
-    if let Some(ch) = s.tour {
+    if let Some(ch) = s.tour.chapter {
         prop_assert!(ch < CHAPTERS.len());
         prop_assert!(s.compare.is_none());
         let mut story = tour_story();
         story.protections.fencing = CHAPTERS[ch].fencing;
-        prop_assert_eq!(&s.scenario, &story);
+        prop_assert_eq!(&s.story.scenario, &story);
     }
     // What Undo would take back is the pause on screen, on a lane that exists.
-    prop_assert!(s.undo.len() <= MAX_UNDO);
-    if let Some(c) = s.undo.last() {
-        prop_assert_eq!(s.scenario.faults.last(), Some(&c.pause));
-        prop_assert!(c.worker < s.scenario.workers.len());
+    prop_assert!(s.story.clicks.len() <= MAX_UNDO);
+    if let Some(c) = s.story.clicks.last() {
+        prop_assert_eq!(s.story.scenario.faults.last(), Some(&c.pause));
+        prop_assert!(c.worker < s.story.scenario.workers.len());
         prop_assert_eq!(
-            s.undo.pending(),
+            s.story.clicks.pending(),
             Some((c.worker, c.at().unwrap_or(u64::MAX)))
         );
     } else {
-        prop_assert_eq!(s.undo.pending(), None);
+        prop_assert_eq!(s.story.clicks.pending(), None);
     }
     Ok(())
 }

@@ -1,24 +1,32 @@
-//! The page.
+//! The page: the app's state, the effects that tie it to the browser (the playback clock, the
+//! keyboard, the address bar, the tour's "seen" mark), and the layout of the panels.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use fencepost_sim::Actor;
-use gloo_events::{EventListener, EventListenerOptions};
-use gloo_timers::callback::Interval;
-use wasm_bindgen::JsCast;
+use fencepost_sim::Scenario;
+use gloo_events::EventListener;
+use gloo_timers::callback::{Interval, Timeout};
 use yew::prelude::*;
 
-use super::controls::{PlayBar, ScenarioPanel, SharePanel};
-use super::explore::ExplorePanel;
-use super::panels::{Help, Messages, Narration, StoragePanel, TourCard, Verdict};
+use super::callbacks::{Dispatch, send, send_and_refocus};
+use super::explore_panel::ExplorePanel;
+use super::help::Help;
+use super::legend::Legend;
+use super::messages::Messages;
+use super::narration::Narration;
+use super::play_bar::PlayBar;
+use super::scenario_panel::ScenarioPanel;
+use super::share_panel::SharePanel;
+use super::shortcuts::listen_for_shortcuts;
+use super::storage_panel::StoragePanel;
 use super::timeline::Timeline;
-use super::{send, send_and_refocus, target};
+use super::tour_card::TourCard;
+use super::verdict::Verdict;
+use crate::address::{AddressBar, Entry, follow_address, landing};
 use crate::dom;
-use crate::history::{AddressBar, Entry, follow_address, landing};
 use crate::model::{Playhead, TokenStyle};
-use crate::state::{Action, State, Switch};
-use crate::tour::CHAPTERS;
+use crate::state::{Action, Edit, Origin, Play, State, TourStep};
 
 /// localStorage key remembering that the visitor has left the tour (finished or not).
 const TOUR_SEEN: &str = "fencepost.tour-seen";
@@ -32,302 +40,277 @@ fn initial_state() -> State {
     landing(&dom::hash(), dom::history_note().as_deref(), embed, seen)
 }
 
-/// Whether `target` takes typed keys itself (text boxes, selects): shortcuts leave them alone.
-fn is_text_field(target: &web_sys::Element) -> bool {
-    match target.tag_name().to_ascii_lowercase().as_str() {
-        "textarea" | "select" => true,
-        "input" => !matches!(
-            target.get_attribute("type").as_deref(),
-            Some("checkbox" | "radio" | "button" | "submit" | "reset" | "file" | "range")
-        ),
-        _ => target
-            .get_attribute("contenteditable")
-            .is_some_and(|v| v != "false"),
-    }
-}
-
-/// Whether Space and Enter on `target` activate it (buttons, checkboxes, links, summaries):
-/// those keys are then the control's, not the page's.
-fn is_activator(target: &web_sys::Element) -> bool {
-    match target.tag_name().to_ascii_lowercase().as_str() {
-        "button" | "summary" => true,
-        "a" => target.has_attribute("href"),
-        "input" => matches!(
-            target.get_attribute("type").as_deref(),
-            Some("checkbox" | "radio" | "button" | "submit" | "reset" | "file")
-        ),
-        _ => matches!(
-            target.get_attribute("role").as_deref(),
-            Some("button" | "checkbox" | "link" | "switch")
-        ),
-    }
-}
-
 #[component]
 pub fn App() -> Html {
     let state = use_reducer(initial_state);
     let dispatch = state.dispatcher();
-    let bench = use_memo((), |_| dom::has_flag(&dom::query(), "bench"));
-    let bench = *bench;
+    let bench = *use_memo((), |_| dom::has_flag(&dom::query(), "bench"));
     // The event list is long: it is drawn in a task of its own once the first timeline is up.
     let list_ready = use_state(|| false);
-    let on_drawn = {
-        let list_ready = list_ready.clone();
-        let pending = use_mut_ref(|| None::<gloo_timers::callback::Timeout>);
-        Callback::from(move |()| {
-            if !*list_ready && pending.borrow().is_none() {
-                let list_ready = list_ready.clone();
-                *pending.borrow_mut() = Some(gloo_timers::callback::Timeout::new(0, move || {
-                    list_ready.set(true)
-                }));
-            }
-        })
-    };
-
+    let on_drawn = when_drawn(list_ready.clone(), use_mut_ref(|| None::<Timeout>));
     // Playback clock: an interval that lives exactly as long as playback; dropping it stops it.
     {
         let dispatch = dispatch.clone();
-        use_effect_with(state.playing, move |playing| {
-            let clock = playing.then(|| {
-                let last = Rc::new(Cell::new(dom::now()));
-                Interval::new(FRAME_MS, move || {
-                    let now = dom::now();
-                    let real = now - last.replace(now);
-                    if bench {
-                        dom::frame_start();
-                    }
-                    dispatch.dispatch(Action::Tick(real));
-                })
-            });
+        use_effect_with(state.play.playing, move |playing| {
+            let clock = playing.then(|| playback_clock(bench, dispatch));
             move || drop(clock)
         });
     }
-
-    // Keyboard shortcuts.
     {
         let dispatch = dispatch.clone();
         use_effect_with((), move |_| {
-            let listener = web_sys::window().and_then(|w| w.document()).map(|doc| {
-                EventListener::new_with_options(
-                    &doc,
-                    "keydown",
-                    EventListenerOptions::enable_prevent_default(),
-                    move |e| {
-                        let Some(e) = e.dyn_ref::<web_sys::KeyboardEvent>() else {
-                            return;
-                        };
-                        if e.ctrl_key() || e.meta_key() || e.alt_key() {
-                            return;
-                        }
-                        let el = target::<web_sys::Element>(e);
-                        let in_field = el.as_ref().is_some_and(is_text_field);
-                        let activator = el.as_ref().is_some_and(is_activator);
-                        let on_range = target::<web_sys::HtmlInputElement>(e)
-                            .is_some_and(|i| i.type_() == "range");
-                        let action = match e.key().as_str() {
-                            _ if in_field && e.key() != "Escape" => None,
-                            " " | "Enter" if activator => None,
-                            " " => Some(Action::TogglePlay),
-                            "ArrowRight" if !on_range => Some(Action::Next),
-                            "ArrowLeft" if !on_range => Some(Action::Prev),
-                            "Home" if !on_range => Some(Action::Restart),
-                            "End" if !on_range => Some(Action::End),
-                            "f" | "F" => Some(Action::Toggle(Switch::Fencing)),
-                            "?" => Some(Action::ToggleHelp),
-                            "Escape" => Some(Action::Dismiss),
-                            _ => None,
-                        };
-                        if let Some(a) = action {
-                            e.prevent_default();
-                            dispatch.dispatch(a);
-                        }
-                    },
-                )
-            });
+            let listener = listen_for_shortcuts(dispatch);
             move || drop(listener)
         });
     }
-
-    // A link pasted into the address bar of an open page.
     {
         let dispatch = dispatch.clone();
         use_effect_with((), move |_| {
-            let listener = web_sys::window().map(|w| {
-                EventListener::new(&w, "hashchange", move |_| {
-                    if let Some(a) = follow_address(&dom::hash(), dom::history_note().as_deref()) {
-                        dispatch.dispatch(a);
-                    }
-                })
-            });
+            let listener = follow_pasted_links(dispatch);
             move || drop(listener)
         });
     }
-
-    // The URL carries the scenario (during the tour, the chapter). Each
-    // story loaded gets a history entry of its own, so that Back returns to the one before; edits
-    // replace the current entry. A link that failed to load stays in the address bar until the
-    // learner changes something: it is theirs to fix or pass back.
+    // The URL carries the scenario (during the tour, the chapter): see `sync_address`.
     {
         let bar = use_mut_ref(|| AddressBar::new(&state, &dom::hash()));
-        use_effect_with(
-            (
-                state.scenario.clone(),
-                state.tour,
-                state.story,
-                state.origin,
-            ),
-            move |(scenario, tour, story, origin)| {
-                let entry = bar
-                    .borrow_mut()
-                    .follow(scenario, *tour, *story, *origin, &dom::hash());
-                match entry {
-                    Entry::Keep => {}
-                    Entry::Replace { fragment, note } => dom::replace_hash(&fragment, note),
-                    Entry::Push { fragment, note } => dom::push_hash(&fragment, note),
-                    Entry::Back => dom::history_back(),
-                }
-            },
+        let story = &state.story;
+        let shown = (
+            story.scenario.clone(),
+            state.tour.chapter,
+            story.entry,
+            story.origin,
         );
-    }
-    // Leaving the tour once is enough: it does not come back on the next visit. A visit that never
-    // showed it (a shared link, an embed) leaves it for the first plain visit.
-    {
-        let touring = state.tour.is_some() && !state.embed;
-        let shown = use_mut_ref(|| false);
-        use_effect_with(touring, move |touring| {
-            if *touring {
-                *shown.borrow_mut() = true;
-            } else if shown.replace(false) {
-                dom::store(TOUR_SEEN, "1");
-            }
+        use_effect_with(shown, move |shown| {
+            sync_address(&mut bar.borrow_mut(), shown)
         });
     }
-
-    let head = state.head;
-    let end = state.end();
-    let highlight: Vec<Actor> = state
-        .tour
-        .and_then(|i| CHAPTERS.get(i))
-        .map(|c| c.actors.to_vec())
-        .unwrap_or_default();
-    // The pause the last lane click added, marked on its lane until the playhead reaches it.
-    let pending = state.undo.pending();
+    {
+        let touring = state.tour.is_open() && !state.embed;
+        let shown = use_mut_ref(|| false);
+        use_effect_with(touring, move |touring| remember_tour_seen(&shown, *touring));
+    }
     let on_lane_click = {
         let dispatch = dispatch.clone();
         Callback::from(move |(worker, at): (usize, u64)| {
-            dispatch.dispatch(Action::LaneClick { worker, at });
+            dispatch.dispatch(Action::Edit(Edit::LaneClick { worker, at }));
         })
     };
-
-    let timelines = match &state.compare {
-        Some([off, on]) => {
-            let off_head = Playhead::at_time(&off.trace, head.t);
-            let on_head = Playhead::at_time(&on.trace, head.t);
-            html! {
-                <div class="compare">
-                    <div class="compare-one">
-                        <Timeline run={off.clone()} t={head.t} upto={off_head.upto} end={end} zoom={state.zoom_factor()}
-                            id="timeline-off" caption={Some(AttrValue::from("Fencing off: the storage keeps whatever arrives last"))}
-                            highlight={highlight.clone()} on_lane_click={Some(on_lane_click.clone())} pending={pending} bench={bench}
-                            on_drawn={Some(on_drawn.clone())} />
-                        <Verdict trace={off.trace.clone()} upto={off_head.upto} compact=true tokens={off.timeline.tokens} />
-                    </div>
-                    <div class="compare-one">
-                        <Timeline run={on.clone()} t={head.t} upto={on_head.upto} end={end} zoom={state.zoom_factor()}
-                            id="timeline-on" caption={Some(AttrValue::from(fenced_caption(on.timeline.tokens)))}
-                            highlight={highlight.clone()} on_lane_click={Some(on_lane_click.clone())} pending={pending} />
-                        <Verdict trace={on.trace.clone()} upto={on_head.upto} compact=true tokens={on.timeline.tokens} />
-                    </div>
-                </div>
-            }
-        }
-        None => html! {
-            <Timeline run={state.run.clone()} t={head.t} upto={head.upto} end={end} zoom={state.zoom_factor()}
-                id="timeline-main" highlight={highlight.clone()}
-                on_lane_click={(!state.embed).then_some(on_lane_click.clone())} pending={pending} bench={bench}
-                on_drawn={Some(on_drawn.clone())} />
-        },
-    };
-
+    let timelines = timelines(&state, bench, &on_lane_click, &on_drawn);
+    let play = &state.play;
     let playbar = html! {
-        <PlayBar t={head.t} end={end} playing={state.playing} speed={state.speed}
-            speed_factor={state.speed_factor()} zoom={state.zoom} dispatch={dispatch.clone()} />
+        <PlayBar t={play.head.t} end={state.end()} playing={play.playing} speed={play.speed}
+            speed_factor={play.speed_factor()} zoom={play.zoom} dispatch={dispatch.clone()} />
     };
-
     if state.embed {
         return html! {
             <main class="app embed">
                 { timelines }
                 { playbar }
-                <Verdict trace={state.run.trace.clone()} upto={head.upto} compact=true tokens={state.run.timeline.tokens} />
+                <Verdict trace={state.run.trace.clone()} upto={play.head.upto} compact=true tokens={state.run.timeline.tokens} />
             </main>
         };
     }
+    page(&state, &dispatch, *list_ready, timelines, playbar)
+}
 
+/// The callback the first timeline calls once drawn: it lets the event list be drawn, in a task
+/// of its own (`pending` holds it until it runs).
+fn when_drawn(
+    list_ready: UseStateHandle<bool>,
+    pending: Rc<RefCell<Option<Timeout>>>,
+) -> Callback<()> {
+    Callback::from(move |()| {
+        if !*list_ready && pending.borrow().is_none() {
+            let list_ready = list_ready.clone();
+            *pending.borrow_mut() = Some(Timeout::new(0, move || list_ready.set(true)));
+        }
+    })
+}
+
+/// The playback clock: a tick every frame with the real time since the last one.
+fn playback_clock(bench: bool, dispatch: Dispatch) -> Interval {
+    let last = Rc::new(Cell::new(dom::now()));
+    Interval::new(FRAME_MS, move || {
+        let now = dom::now();
+        let real = now - last.replace(now);
+        if bench {
+            dom::frame_start();
+        }
+        dispatch.dispatch(Action::Play(Play::Tick(real)));
+    })
+}
+
+/// A link pasted into the address bar of the open page is followed, for as long as the
+/// listener lives.
+fn follow_pasted_links(dispatch: Dispatch) -> Option<EventListener> {
+    web_sys::window().map(|w| {
+        EventListener::new(&w, "hashchange", move |_| {
+            if let Some(a) = follow_address(&dom::hash(), dom::history_note().as_deref()) {
+                dispatch.dispatch(a);
+            }
+        })
+    })
+}
+
+/// Puts what the page `shown` (scenario, tour chapter, story counter, origin) in the address
+/// bar. Each story loaded gets a history entry of its own, so that Back returns to the one
+/// before; edits replace the current entry. A link that failed to load stays in the address bar
+/// until the learner changes something: it is theirs to fix or pass back.
+fn sync_address(bar: &mut AddressBar, shown: &(Scenario, Option<usize>, u32, Option<Origin>)) {
+    let (scenario, tour, entry, origin) = shown;
+    match bar.follow(scenario, *tour, *entry, *origin, &dom::hash()) {
+        Entry::Keep => {}
+        Entry::Replace { fragment, note } => dom::replace_hash(&fragment, note),
+        Entry::Push { fragment, note } => dom::push_hash(&fragment, note),
+        Entry::Back => dom::history_back(),
+    }
+}
+
+/// Leaving the tour once is enough: it does not come back on the next visit. A visit that never
+/// showed it (a shared link, an embed) leaves it for the first plain visit.
+fn remember_tour_seen(shown: &RefCell<bool>, touring: bool) {
+    if touring {
+        *shown.borrow_mut() = true;
+    } else if shown.replace(false) {
+        dom::store(TOUR_SEEN, "1");
+    }
+}
+
+/// The timeline, or in compare mode the two, each with its verdict.
+fn timelines(
+    state: &State,
+    bench: bool,
+    on_lane_click: &Callback<(usize, u64)>,
+    on_drawn: &Callback<()>,
+) -> Html {
+    let head = state.play.head;
+    let end = state.end();
+    let zoom = state.play.zoom_factor();
+    let highlight = state.tour.actors();
+    // The pause the last lane click added, marked on its lane until the playhead reaches it.
+    let pending = state.story.clicks.pending();
+    let Some([off, on]) = &state.compare else {
+        return html! {
+            <Timeline run={state.run.clone()} t={head.t} upto={head.upto} end={end} zoom={zoom}
+                id="timeline-main" highlight={highlight}
+                on_lane_click={(!state.embed).then_some(on_lane_click.clone())} pending={pending} bench={bench}
+                on_drawn={Some(on_drawn.clone())} />
+        };
+    };
+    let off_head = Playhead::at_time(&off.trace, head.t);
+    let on_head = Playhead::at_time(&on.trace, head.t);
+    html! {
+        <div class="compare">
+            <div class="compare-one">
+                <Timeline run={off.clone()} t={head.t} upto={off_head.upto} end={end} zoom={zoom}
+                    id="timeline-off" caption={Some(AttrValue::from("Fencing off: the storage keeps whatever arrives last"))}
+                    highlight={highlight.clone()} on_lane_click={Some(on_lane_click.clone())} pending={pending} bench={bench}
+                    on_drawn={Some(on_drawn.clone())} />
+                <Verdict trace={off.trace.clone()} upto={off_head.upto} compact=true tokens={off.timeline.tokens} />
+            </div>
+            <div class="compare-one">
+                <Timeline run={on.clone()} t={head.t} upto={on_head.upto} end={end} zoom={zoom}
+                    id="timeline-on" caption={Some(AttrValue::from(fenced_caption(on.timeline.tokens)))}
+                    highlight={highlight} on_lane_click={Some(on_lane_click.clone())} pending={pending} />
+                <Verdict trace={on.trace.clone()} upto={on_head.upto} compact=true tokens={on.timeline.tokens} />
+            </div>
+        </div>
+    }
+}
+
+/// The whole page around the timelines and the play bar.
+fn page(
+    state: &State,
+    dispatch: &Dispatch,
+    list_ready: bool,
+    timelines: Html,
+    playbar: Html,
+) -> Html {
+    let head = state.play.head;
+    let tokens = state.run.timeline.tokens;
     // In compare mode the panels beside and below describe the scenario's own run: say which
     // of the two timelines that is.
     let which = state.compare.as_ref().map(|_| {
-        AttrValue::from(if state.scenario.protections.fencing {
+        AttrValue::from(if state.story.scenario.protections.fencing {
             "Showing the lower timeline: fencing on, as the scenario has it."
         } else {
             "Showing the upper timeline: fencing off, as the scenario has it."
         })
     });
-    let start_tour = send_and_refocus(&dispatch, Action::TourStart);
-    let help = send(&dispatch, Action::ToggleHelp);
+    let messages = &state.messages;
     html! {
-        <div class={classes!("app", state.tour.is_some().then_some("touring"))}>
-            <header class="top">
-                <div class="brand">
-                    <h1>{ "fencepost" }</h1>
-                    <p class="tagline">{ "Leases, frozen workers and fencing tokens — simulated, step by step." }</p>
-                </div>
-                <nav class="top-buttons" aria-label="Page">
-                    if state.tour.is_none() {
-                        <button type="button" onclick={start_tour}>{ "Take the tour" }</button>
-                    }
-                    <button type="button" onclick={help} aria-label="Keyboard shortcuts" aria-expanded={state.help.to_string()}>{ "?" }</button>
-                </nav>
-            </header>
+        <div class={classes!("app", state.tour.is_open().then_some("touring"))}>
+            { header(state, dispatch) }
             if state.help {
                 <Help dispatch={dispatch.clone()} />
             }
-            <Messages error={state.error.clone()} notice={state.notice.clone()} link={state.link.clone()}
-                undo={!state.undo.is_empty()} dispatch={dispatch.clone()} />
-            if let Some(ch) = state.tour {
+            <Messages error={messages.error.clone()} notice={messages.notice.clone()} link={messages.link.clone()}
+                undo={!state.story.clicks.is_empty()} dispatch={dispatch.clone()} />
+            if let Some(ch) = state.tour.chapter {
                 <TourCard chapter={ch} dispatch={dispatch.clone()} />
             }
             <main class="stage">
                 if state.compare.is_none() {
-                    <Verdict trace={state.run.trace.clone()} upto={head.upto} tokens={state.run.timeline.tokens} />
+                    <Verdict trace={state.run.trace.clone()} upto={head.upto} tokens={tokens} />
                 }
                 <div class="stage-row">
                     <div class="stage-main">
                         { timelines }
                         { playbar }
-                        <Narration ready={*list_ready} trace={state.run.trace.clone()} upto={head.upto} playing={state.playing}
-                            tokens={state.run.timeline.tokens} which={which.clone()} dispatch={dispatch.clone()} />
+                        <Narration ready={list_ready} trace={state.run.trace.clone()} upto={head.upto} playing={state.play.playing}
+                            tokens={tokens} which={which.clone()} dispatch={dispatch.clone()} />
                     </div>
                     <aside class="stage-side">
-                        <StoragePanel trace={state.run.trace.clone()} upto={head.upto} tokens={state.run.timeline.tokens} which={which} />
-                        <Legend tokens={state.run.timeline.tokens} />
+                        <StoragePanel trace={state.run.trace.clone()} upto={head.upto} tokens={tokens} which={which} />
+                        <Legend tokens={tokens} />
                     </aside>
                 </div>
             </main>
             // The panels below the fold come with the event list, after the first timeline.
-            if *list_ready {
-            <div class="lower">
-                <ScenarioPanel scenario={state.scenario.clone()} preset={state.preset_name()} origin={state.origin} pause_ms={state.pause_ms}
-                    compare={state.compare.is_some()} t={head.t} field_error={state.field_error.clone()} dispatch={dispatch.clone()} />
-                <SharePanel scenario={state.scenario.clone()} trace={state.run.trace.clone()}
-                    layout={state.run.timeline.clone()} compare={state.compare.is_some()} dispatch={dispatch.clone()} />
-            </div>
-            <ExplorePanel scenario={state.scenario.clone()} dispatch={dispatch.clone()} />
+            if list_ready {
+                { lower_panels(state, dispatch) }
             }
             <footer>
                 <p>{ "Every lease, token and check here is computed by fencepost's own code, running in this page." }</p>
             </footer>
         </div>
+    }
+}
+
+/// The title and the page's buttons (the tour, the keyboard help).
+fn header(state: &State, dispatch: &Dispatch) -> Html {
+    let start_tour = send_and_refocus(dispatch, Action::Tour(TourStep::Start));
+    let help = send(dispatch, Action::ToggleHelp);
+    html! {
+        <header class="top">
+            <div class="brand">
+                <h1>{ "fencepost" }</h1>
+                <p class="tagline">{ "Leases, frozen workers and fencing tokens — simulated, step by step." }</p>
+            </div>
+            <nav class="top-buttons" aria-label="Page">
+                if !state.tour.is_open() {
+                    <button type="button" onclick={start_tour}>{ "Take the tour" }</button>
+                }
+                <button type="button" onclick={help} aria-label="Keyboard shortcuts" aria-expanded={state.help.to_string()}>{ "?" }</button>
+            </nav>
+        </header>
+    }
+}
+
+/// The scenario editor, the share panel and Explore, below the fold.
+fn lower_panels(state: &State, dispatch: &Dispatch) -> Html {
+    let story = &state.story;
+    let compare = state.compare.is_some();
+    html! {
+        <>
+            <div class="lower">
+                <ScenarioPanel scenario={story.scenario.clone()} preset={state.preset_name()} origin={story.origin} pause_ms={story.pause_ms}
+                    compare={compare} t={state.play.head.t} field_error={state.messages.field_error.clone()} dispatch={dispatch.clone()} />
+                <SharePanel scenario={story.scenario.clone()} trace={state.run.trace.clone()}
+                    layout={state.run.timeline.clone()} compare={compare} dispatch={dispatch.clone()} />
+            </div>
+            <ExplorePanel scenario={story.scenario.clone()} dispatch={dispatch.clone()} />
+        </>
     }
 }
 
@@ -338,46 +321,5 @@ fn fenced_caption(tokens: TokenStyle) -> &'static str {
         TokenStyle::UniqueId => {
             "Fencing on, with unique ids: the storage cannot tell old tokens from new"
         }
-    }
-}
-
-#[derive(Properties, PartialEq)]
-struct LegendProps {
-    /// How the timeline writes tokens: the examples are written the same way.
-    tokens: TokenStyle,
-}
-
-/// What the marks mean, in words and shapes (never colour alone).
-#[component]
-fn Legend(p: &LegendProps) -> Html {
-    let (old, new) = (p.tokens.show(33), p.tokens.show(34));
-    let writes = match p.tokens {
-        TokenStyle::Number => html! {
-            <>
-                <li><span class="legend-badge accepted">{ format!("✓ {new}") }</span>{ " write applied" }</li>
-                <li><span class="legend-badge rejected">{ format!("✗ {old} < {new}") }</span>{ " write refused: its token is older" }</li>
-            </>
-        },
-        TokenStyle::UniqueId => html! {
-            <>
-                <li><span class="legend-badge accepted">{ format!("✓ {new}") }</span>{ " write applied" }</li>
-                <li><span class="legend-badge accepted-stale">{ format!("✓ {old} stale") }</span>
-                    { " stale write applied: ids carry no order, so the storage cannot tell it is older" }</li>
-                <li><span class="legend-badge rejected">{ format!("✗ {old} reused") }</span>
-                    { " write refused: the storage has seen this id replaced" }</li>
-            </>
-        },
-    };
-    html! {
-        <section class="legend" aria-label="Legend">
-            <h2>{ "Key" }</h2>
-            <ul>
-                <li><span class="swatch lease" aria-hidden="true"></span>{ " lease, as the lock service sees it" }</li>
-                <li><span class="swatch zombie" aria-hidden="true"></span>{ " zombie: the worker still believes it holds the lock" }</li>
-                <li><span class="swatch pause" aria-hidden="true"></span>{ " paused (frozen)" }</li>
-                { writes }
-                <li><span class="legend-arrows">{ "── ⇢" }</span>{ " messages: requests solid, replies dashed" }</li>
-            </ul>
-        </section>
     }
 }

@@ -1,57 +1,27 @@
-//! The Yew components. They map the view model to the page and turn clicks and keys into
-//! [`crate::state::Action`]s; they decide nothing about leases or tokens.
+//! The Yew components, one per file, named after what it shows. They map the view model to the
+//! page and turn clicks and keys into [`crate::state::Action`]s; they decide nothing about leases
+//! or tokens.
+//!
+//! [`app`] lays the page out from the others; every component may use [`callbacks`] (the
+//! dispatcher and the handlers made of it) and [`trace_at`]; nothing here is used by a module
+//! below it. [`shortcuts`] (the keyboard) and [`explore_runner`] (the Explore panel's jobs) are
+//! the two files that are not components.
 
 pub mod app;
-pub mod controls;
-pub mod explore;
-pub mod panels;
+pub mod callbacks;
+pub mod event_list;
+pub mod explore_panel;
+pub mod explore_runner;
+pub mod help;
+pub mod legend;
+pub mod messages;
+pub mod narration;
+pub mod play_bar;
+pub mod scenario_panel;
+pub mod share_panel;
+pub mod shortcuts;
+pub mod storage_panel;
 pub mod timeline;
-
-pub use app::App;
-
-use wasm_bindgen::JsCast;
-use yew::prelude::*;
-
-use crate::state::{Action, State};
-
-/// The app's dispatcher, as the components pass it around.
-pub type Dispatch = yew::functional::UseReducerDispatcher<State>;
-
-/// A click handler that dispatches `a`.
-pub fn send(d: &Dispatch, a: Action) -> Callback<MouseEvent> {
-    let d = d.clone();
-    Callback::from(move |_| d.dispatch(a.clone()))
-}
-
-/// Where focus goes when the control a person used goes away with the change it made ("Take
-/// the tour", "Finish the tour", Undo): the tour card's next step, else the Play button.
-const FOCUS_AFTER: &[&str] = &[".tour .tour-buttons .primary", ".playbar .play"];
-
-/// A click handler that dispatches `a` and, if the clicked control then goes away, puts focus
-/// where the learner goes on from (not back at the top of the page).
-pub fn send_and_refocus(d: &Dispatch, a: Action) -> Callback<MouseEvent> {
-    let d = d.clone();
-    Callback::from(move |_| {
-        d.dispatch(a.clone());
-        crate::dom::refocus_soon(FOCUS_AFTER);
-    })
-}
-
-/// The element an event came from, as a `T`, if it is one.
-pub fn target<T: JsCast>(e: &Event) -> Option<T> {
-    e.target().and_then(|t| t.dyn_into::<T>().ok())
-}
-
-/// The value of the input an event came from (empty if it came from something else).
-pub fn input_value(e: &Event) -> String {
-    target::<web_sys::HtmlInputElement>(e)
-        .map(|i| i.value())
-        .unwrap_or_default()
-}
-
-/// The value of the select an event came from (empty if it came from something else).
-pub fn select_value(e: &Event) -> String {
-    target::<web_sys::HtmlSelectElement>(e)
-        .map(|s| s.value())
-        .unwrap_or_default()
-}
+pub mod tour_card;
+pub mod trace_at;
+pub mod verdict;

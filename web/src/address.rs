@@ -1,118 +1,17 @@
-//! What Undo takes back, and what the browser's history holds.
+//! The address bar: what the page shows for the address it is opened at ([`landing`]), what it
+//! does when the address changes ([`follow_address`]), and which history entry each change of
+//! the page gets ([`AddressBar`]: a new one per story, the same one for an edit, a step back
+//! when an Undo returns to the story before). Plain data, tested natively: the app component
+//! asks what to do and does it.
 //!
-//! [`LaneClicks`]: the lane clicks Undo can take back, one at a time, each with the pause it added
-//! and the page as it was before it (the tour chapter it may have left included). [`AddressBar`]:
-//! which history entry each change of the page gets (a new one per story, the same one for an
-//! edit, a step back when an Undo returns to the story before). [`landing`] and
-//! [`follow_address`]: what the page shows for the address it is opened at, and what it does when
-//! the address changes. Plain data, tested natively: the reducer ([`crate::state`]) keeps the
-//! clicks, the app component asks the rest what to do and does it.
+//! It sits above the state: it reads states and makes actions, and the reducer knows nothing
+//! of addresses.
 
-use std::rc::Rc;
+use fencepost_sim::Scenario;
 
-use fencepost_sim::{Fault, Scenario};
-
-use crate::components::panels::sentence_case;
 use crate::share::{decode_fragment, encode_fragment, tour_chapter, tour_fragment};
-use crate::state::{Action, Origin, State, tour_story};
-
-/// Lane clicks that Undo can take back, one at a time.
-pub const MAX_UNDO: usize = 20;
-
-/// The page as it was before a lane click: what Undo puts back.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Before {
-    /// The scenario.
-    pub scenario: Scenario,
-    /// The tour chapter it was on, if the click left the tour.
-    pub tour: Option<usize>,
-    /// Where the scenario came from.
-    pub origin: Option<Origin>,
-    /// The length of injected pauses.
-    pub pause_ms: u64,
-    /// The story counter (a click that leaves the tour starts a story of its own).
-    pub story: u32,
-}
-
-/// One lane click: the pause it added, and the page before it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct LaneClick {
-    /// The index of the worker whose lane was clicked.
-    pub worker: usize,
-    /// The pause it added (the scenario's last fault while the click can be undone).
-    pub pause: Fault,
-    /// What Undo puts back.
-    pub before: Before,
-}
-
-impl LaneClick {
-    /// When its pause starts.
-    pub fn at(&self) -> Option<u64> {
-        match self.pause {
-            Fault::Pause { at, .. } => Some(at),
-            _ => None,
-        }
-    }
-}
-
-/// The lane clicks Undo can take back, the latest last.
-///
-/// Shared between the states of a page rather than copied: every frame of playback makes a new
-/// state, and copying the scenarios kept here on each one would cost more than the frame.
-#[derive(Clone, Debug, Default)]
-pub struct LaneClicks(Rc<Vec<LaneClick>>);
-
-impl PartialEq for LaneClicks {
-    fn eq(&self, other: &LaneClicks) -> bool {
-        Rc::ptr_eq(&self.0, &other.0) || self.0 == other.0
-    }
-}
-
-impl LaneClicks {
-    /// No click to take back.
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
-    /// How many clicks Undo can take back.
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    /// The latest click.
-    pub fn last(&self) -> Option<&LaneClick> {
-        self.0.last()
-    }
-
-    /// Records a click; past [`MAX_UNDO`], the oldest can no longer be taken back.
-    pub fn push(&mut self, click: LaneClick) {
-        let stack = Rc::make_mut(&mut self.0);
-        if stack.len() >= MAX_UNDO {
-            stack.remove(0);
-        }
-        stack.push(click);
-    }
-
-    /// Takes the latest click back.
-    pub fn pop(&mut self) -> Option<LaneClick> {
-        if self.0.is_empty() {
-            return None;
-        }
-        Rc::make_mut(&mut self.0).pop()
-    }
-
-    /// Forgets every click; says whether there was one.
-    pub fn clear(&mut self) -> bool {
-        !std::mem::take(self).is_empty()
-    }
-
-    /// Where the latest click's pause is (worker index, time): the timeline marks it until the
-    /// playhead reaches it.
-    pub fn pending(&self) -> Option<(usize, u64)> {
-        let click = self.last()?;
-        Some((click.worker, click.at()?))
-    }
-}
+use crate::state::{Action, Load, Message, Origin, State, TourStep, tour_story};
+use crate::text::sentence_case;
 
 /// What the address bar does after a change of the page.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -153,11 +52,11 @@ pub struct AddressBar {
 impl AddressBar {
     /// The address bar of a page that starts with `state`, the address holding `fragment`.
     pub fn new(state: &State, fragment: &str) -> AddressBar {
-        let failed = state.error.is_some() && !fragment.trim_start_matches('#').is_empty();
+        let failed = state.messages.error.is_some() && !fragment.trim_start_matches('#').is_empty();
         AddressBar {
-            story: state.story,
+            story: state.story.entry,
             before_push: None,
-            failed_link: failed.then(|| state.scenario.clone()),
+            failed_link: failed.then(|| state.story.scenario.clone()),
         }
     }
 
@@ -214,7 +113,7 @@ pub fn landing(fragment: &str, note: Option<&str>, embed: bool, tour_seen: bool)
     // its story at its moment (without the card: an embed is the timeline and its controls).
     if let Some(ch) = tour_chapter(fragment) {
         let mut state = State::with_tour();
-        state.apply(Action::TourGo(ch));
+        state.apply(Action::Tour(TourStep::Go(ch)));
         state.embed = embed;
         return state;
     }
@@ -224,7 +123,8 @@ pub fn landing(fragment: &str, note: Option<&str>, embed: bool, tour_seen: bool)
             // A preset link names its preset; any other is "from the link", unless this
             // history entry says where its story came from (a reload).
             if state.preset_name().is_none() {
-                state.origin = Some(note.and_then(Origin::from_key).unwrap_or(Origin::Address));
+                state.story.origin =
+                    Some(note.and_then(Origin::from_key).unwrap_or(Origin::Address));
             }
             state
         }
@@ -232,7 +132,7 @@ pub fn landing(fragment: &str, note: Option<&str>, embed: bool, tour_seen: bool)
         Ok(None) => State::new(tour_story()),
         Err(e) => {
             let mut s = State::new(tour_story());
-            s.error = Some(format!(
+            s.messages.error = Some(format!(
                 "{} — showing the {} story instead.",
                 sentence_case(&e),
                 crate::tour::TOUR_PRESET
@@ -242,7 +142,7 @@ pub fn landing(fragment: &str, note: Option<&str>, embed: bool, tour_seen: bool)
     };
     state.embed = embed;
     if embed {
-        state.tour = None;
+        state.tour.chapter = None;
     }
     state
 }
@@ -252,73 +152,74 @@ pub fn landing(fragment: &str, note: Option<&str>, embed: bool, tour_seen: bool)
 /// that it names neither. `None`: it names nothing.
 pub fn follow_address(fragment: &str, note: Option<&str>) -> Option<Action> {
     if let Some(ch) = tour_chapter(fragment) {
-        return Some(Action::TourGo(ch));
+        return Some(Action::Tour(TourStep::Go(ch)));
     }
     match decode_fragment(fragment) {
         Ok(Some(s)) => {
             let origin = note.and_then(Origin::from_key).unwrap_or(Origin::Address);
-            Some(Action::FollowAddress(Box::new(s), origin))
+            Some(Action::Load(Load::FollowAddress(Box::new(s), origin)))
         }
         Ok(None) => None,
         // The link stays in the address bar for the learner to fix or copy; the message says
         // that the page did not follow it.
-        Err(e) => Some(Action::Error(format!(
+        Err(e) => Some(Action::Message(Message::Error(format!(
             "{} — still showing the scenario from before.",
             sentence_case(&e)
-        ))),
+        )))),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::state::Switch;
-    use fencepost_sim::preset;
-
-    fn paused() -> State {
-        State::new(preset("paused-worker").unwrap().scenario())
-    }
-
-    fn click(worker: usize, at: u64) -> Action {
-        Action::LaneClick { worker, at }
-    }
+    use crate::state::testing::{click, paused};
+    use crate::state::{Edit, Play, Switch};
 
     #[test]
     fn a_visit_lands_where_its_address_says() {
         // A chapter of the tour (as people count them, from 1).
         let s = landing("#tour=3", None, false, false);
         assert_eq!(
-            (s.tour, s.origin, s.embed),
+            (s.tour.chapter, s.story.origin, s.embed),
             (Some(2), Some(Origin::Tour), false)
         );
-        assert_eq!(s.head, crate::tour::CHAPTERS[2].playhead(s.trace()));
+        assert_eq!(s.play.head, crate::tour::CHAPTERS[2].playhead(s.trace()));
         let s = landing("#tour=3", None, true, true);
-        assert_eq!((s.tour, s.embed), (Some(2), true));
+        assert_eq!((s.tour.chapter, s.embed), (Some(2), true));
         // No address: the tour the first time, its story after.
         let s = landing("", None, false, false);
-        assert_eq!((s.tour, s.scenario.clone()), (Some(0), tour_story()));
+        assert_eq!(
+            (s.tour.chapter, s.story.scenario.clone()),
+            (Some(0), tour_story())
+        );
         let s = landing("", None, false, true);
-        assert_eq!((s.tour, s.scenario.clone()), (None, tour_story()));
+        assert_eq!(
+            (s.tour.chapter, s.story.scenario.clone()),
+            (None, tour_story())
+        );
         let s = landing("", None, true, false);
-        assert_eq!((s.tour, s.embed), (None, true));
+        assert_eq!((s.tour.chapter, s.embed), (None, true));
         // A shared scenario, from where its entry says.
         let mut shared = tour_story();
         shared.seed = 5;
         let link = format!("#{}", encode_fragment(&shared));
         let s = landing(&link, None, false, false);
         assert_eq!(
-            (s.scenario.clone(), s.origin, s.tour),
+            (s.story.scenario.clone(), s.story.origin, s.tour.chapter),
             (shared.clone(), Some(Origin::Address), None)
         );
         let s = landing(&link, Some("explore"), false, false);
-        assert_eq!(s.origin, Some(Origin::Explore));
+        assert_eq!(s.story.origin, Some(Origin::Explore));
         let s = landing("#preset=gc-pause", Some("explore"), false, false);
-        assert_eq!((s.preset_name(), s.origin), (Some("gc-pause"), None));
+        assert_eq!((s.preset_name(), s.story.origin), (Some("gc-pause"), None));
         // A broken one says so and shows the tour's story.
         let s = landing("#s=!!", None, false, false);
-        assert_eq!((s.tour, s.scenario.clone()), (None, tour_story()));
         assert_eq!(
-            s.error.as_deref(),
+            (s.tour.chapter, s.story.scenario.clone()),
+            (None, tour_story())
+        );
+        assert_eq!(
+            s.messages.error.as_deref(),
             Some(
                 "The link's scenario is garbled (not valid base64url) — showing the \
                  paused-worker story instead."
@@ -328,7 +229,10 @@ mod tests {
 
     #[test]
     fn a_changed_address_becomes_the_action_the_page_takes() {
-        assert_eq!(follow_address("#tour=7", None), Some(Action::TourGo(6)));
+        assert_eq!(
+            follow_address("#tour=7", None),
+            Some(Action::Tour(TourStep::Go(6)))
+        );
         assert_eq!(follow_address("#", None), None);
         assert_eq!(follow_address("", Some("tour")), None);
         let mut shared = tour_story();
@@ -336,108 +240,26 @@ mod tests {
         let link = format!("#{}", encode_fragment(&shared));
         assert_eq!(
             follow_address(&link, Some("import")),
-            Some(Action::FollowAddress(
+            Some(Action::Load(Load::FollowAddress(
                 Box::new(shared.clone()),
                 Origin::Import
-            ))
+            )))
         );
         assert_eq!(
             follow_address(&link, Some("nonsense")),
-            Some(Action::FollowAddress(Box::new(shared), Origin::Address))
+            Some(Action::Load(Load::FollowAddress(
+                Box::new(shared),
+                Origin::Address
+            )))
         );
         assert_eq!(
             follow_address("#tour=8", None),
-            Some(Action::Error(
+            Some(Action::Message(Message::Error(
                 "The tour has no chapter `8`: its chapters are #tour=1 to #tour=7 — still \
                  showing the scenario from before."
                     .into()
-            ))
+            )))
         );
-    }
-
-    #[test]
-    fn a_lane_click_records_the_pause_it_added_and_the_chapter_it_left() {
-        let mut s = apply_all(State::with_tour(), [Action::TourGo(5)]);
-        let chapter = s.scenario.clone();
-        s.apply(click(1, 21_200));
-        assert_eq!(s.undo.len(), 1);
-        let c = s.undo.last().unwrap();
-        assert_eq!(c.worker, 1);
-        assert_eq!(
-            c.pause,
-            Fault::Pause {
-                worker: "B".into(),
-                at: 21_200,
-                for_ms: 45_000
-            }
-        );
-        assert_eq!(s.scenario.faults.last(), Some(&c.pause));
-        assert_eq!(c.before.tour, Some(5));
-        assert_eq!(c.before.scenario, chapter);
-        assert_eq!(c.before.origin, Some(Origin::Tour));
-        assert_eq!(s.undo.pending(), Some((1, 21_200)));
-        // A second click outside the tour remembers that it left none.
-        s.apply(click(0, 2_000));
-        let c = s.undo.last().unwrap();
-        assert_eq!((c.worker, c.at(), c.before.tour), (0, Some(2_000), None));
-        assert_eq!(s.undo.pending(), Some((0, 2_000)));
-        // Undo takes back the second, then the first, which returns to chapter 5 (shown as 6).
-        s.apply(Action::Undo);
-        assert_eq!((s.undo.len(), s.undo.pending()), (1, Some((1, 21_200))));
-        assert_eq!(s.tour, None);
-        s.apply(Action::Undo);
-        assert_eq!((s.tour, s.undo.pending()), (Some(5), None));
-        assert_eq!(s.scenario, chapter);
-    }
-
-    #[test]
-    fn past_the_limit_the_oldest_click_is_forgotten() {
-        let mut s = paused();
-        for i in 0..=MAX_UNDO as u64 {
-            s.apply(click(1, 1_000 + i * 100));
-        }
-        assert_eq!(s.undo.len(), MAX_UNDO);
-        // The oldest left is the second click: its page had the first click's pause.
-        let mut clicks = s.undo.clone();
-        let mut oldest = None;
-        while let Some(c) = clicks.pop() {
-            oldest = Some(c);
-        }
-        let oldest = oldest.unwrap();
-        assert_eq!(oldest.at(), Some(1_100));
-        assert_eq!(oldest.before.scenario.faults.len(), 2);
-        assert!(clicks.is_empty());
-        // Popping a copy left the page's own clicks alone.
-        assert_eq!(s.undo.len(), MAX_UNDO);
-    }
-
-    #[test]
-    fn copies_of_the_clicks_share_them_until_one_changes() {
-        let s = apply_all(paused(), [click(1, 5_000)]);
-        let copy = s.clone();
-        assert!(Rc::ptr_eq(&s.undo.0, &copy.undo.0));
-        let mut other = copy.undo.clone();
-        assert!(other.clear());
-        assert!(!other.clear());
-        assert_eq!(copy.undo.len(), 1);
-        assert_ne!(other, copy.undo);
-    }
-
-    #[test]
-    fn a_frame_of_playback_shares_the_clicks_of_the_frame_before() {
-        use yew::Reducible;
-        let s = Rc::new(apply_all(paused(), [click(1, 5_000), Action::TogglePlay]));
-        let next = s.clone().reduce(Action::Tick(16.0));
-        assert!(!Rc::ptr_eq(&s, &next));
-        assert_eq!((next.head.t, next.undo.len()), (160, 1));
-        assert!(Rc::ptr_eq(&s.undo.0, &next.undo.0));
-    }
-
-    fn apply_all(mut s: State, actions: impl IntoIterator<Item = Action>) -> State {
-        for a in actions {
-            s.apply(a);
-        }
-        s
     }
 
     /// The page's address bar: the fragment it holds after doing what each entry says.
@@ -455,9 +277,13 @@ mod tests {
         }
 
         fn show(&mut self, s: &State) -> Entry {
-            let entry = self
-                .bar
-                .follow(&s.scenario, s.tour, s.story, s.origin, &self.fragment);
+            let entry = self.bar.follow(
+                &s.story.scenario,
+                s.tour.chapter,
+                s.story.entry,
+                s.story.origin,
+                &self.fragment,
+            );
             if let Entry::Replace { fragment, .. } | Entry::Push { fragment, .. } = &entry {
                 self.fragment = fragment.clone();
             }
@@ -470,26 +296,29 @@ mod tests {
         let mut s = paused();
         let mut b = Browser::new(&s, "");
         let push = |s: &State, note| Entry::Push {
-            fragment: encode_fragment(&s.scenario),
+            fragment: encode_fragment(&s.story.scenario),
             note,
         };
         let replace = |s: &State, note| Entry::Replace {
-            fragment: encode_fragment(&s.scenario),
+            fragment: encode_fragment(&s.story.scenario),
             note,
         };
         assert_eq!(b.show(&s), replace(&s, "edited"));
         assert_eq!(b.show(&s), Entry::Keep);
-        s.apply(Action::LoadPreset("gc-pause".into()));
+        s.apply(Action::Load(Load::Preset("gc-pause".into())));
         assert_eq!(b.show(&s), push(&s, "edited"));
-        s.apply(Action::Toggle(Switch::Fencing));
+        s.apply(Action::Edit(Edit::Toggle(Switch::Fencing)));
         assert_eq!(b.show(&s), replace(&s, "edited"));
-        let mut explored = s.scenario.clone();
+        let mut explored = s.story.scenario.clone();
         explored.seed = 7;
-        s.apply(Action::LoadScenario(Box::new(explored), Origin::Explore));
+        s.apply(Action::Load(Load::Scenario(
+            Box::new(explored),
+            Origin::Explore,
+        )));
         assert_eq!(b.show(&s), push(&s, "explore"));
 
         // The tour: each chapter names itself in the address, in the same entry.
-        s.apply(Action::TourGo(5));
+        s.apply(Action::Tour(TourStep::Go(5)));
         assert_eq!(
             b.show(&s),
             Entry::Replace {
@@ -500,23 +329,23 @@ mod tests {
         // A lane click leaves the tour in an entry of its own; its Undo goes back to the
         // chapter's entry instead of adding one more.
         s.apply(click(1, 21_200));
-        assert_eq!(s.tour, None);
+        assert_eq!(s.tour.chapter, None);
         assert_eq!(b.show(&s), push(&s, "edited"));
-        s.apply(Action::Undo);
-        assert_eq!(s.tour, Some(5));
+        s.apply(Action::Edit(Edit::Undo));
+        assert_eq!(s.tour.chapter, Some(5));
         assert_eq!(b.show(&s), Entry::Back);
         // The browser went back to `#tour=6`; the page shows that chapter: nothing more to do.
         b.fragment = "#tour=6".into();
-        s.apply(Action::TourGo(5));
+        s.apply(Action::Tour(TourStep::Go(5)));
         assert_eq!(b.show(&s), Entry::Keep);
         // Out of the tour, a click and its Undo stay in one entry, which says where its
         // story came from each time.
-        s.apply(Action::TourLeave);
+        s.apply(Action::Tour(TourStep::Leave));
         assert_eq!(b.show(&s), replace(&s, "tour"));
         let left = b.fragment.clone();
         s.apply(click(0, 2_000));
         assert_eq!(b.show(&s), replace(&s, "edited"));
-        s.apply(Action::Undo);
+        s.apply(Action::Edit(Edit::Undo));
         assert_eq!(b.show(&s), replace(&s, "tour"));
         assert_eq!(b.fragment, left);
     }
@@ -524,27 +353,29 @@ mod tests {
     #[test]
     fn a_link_that_failed_to_load_stays_until_the_learner_changes_something() {
         let mut s = paused();
-        s.apply(Action::Error("The link is not a scenario.".into()));
+        s.apply(Action::Message(Message::Error(
+            "The link is not a scenario.".into(),
+        )));
         let mut b = Browser::new(&s, "#s=broken");
         assert_eq!(b.show(&s), Entry::Keep);
-        s.apply(Action::Next);
+        s.apply(Action::Play(Play::Next));
         assert_eq!(b.show(&s), Entry::Keep);
         assert_eq!(b.fragment, "#s=broken");
-        s.apply(Action::SetTtl(10_000));
+        s.apply(Action::Edit(Edit::SetTtl(10_000)));
         assert_eq!(
             b.show(&s),
             Entry::Replace {
-                fragment: encode_fragment(&s.scenario),
+                fragment: encode_fragment(&s.story.scenario),
                 note: "edited"
             }
         );
         // Once replaced, the scenario of the failed link is an ordinary one again.
-        s.apply(Action::SetTtl(30_000));
-        assert_eq!(s.scenario, paused().scenario);
+        s.apply(Action::Edit(Edit::SetTtl(30_000)));
+        assert_eq!(s.story.scenario, paused().story.scenario);
         assert_eq!(
             b.show(&s),
             Entry::Replace {
-                fragment: encode_fragment(&s.scenario),
+                fragment: encode_fragment(&s.story.scenario),
                 note: "edited"
             }
         );
@@ -554,7 +385,7 @@ mod tests {
         assert_eq!(
             b.show(&s),
             Entry::Replace {
-                fragment: encode_fragment(&s.scenario),
+                fragment: encode_fragment(&s.story.scenario),
                 note: "edited"
             }
         );
