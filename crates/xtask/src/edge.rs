@@ -9,7 +9,13 @@ use crate::npm::npm_ci;
 use crate::tools::{Cmd, root, step};
 
 /// The test files of tests/edge, run together.
-const TESTS: &[&str] = &["edge.test.mjs", "security.test.mjs", "lifecycle.test.mjs"];
+const TESTS: &[&str] = &[
+    "edge.test.mjs",
+    "security.test.mjs",
+    "lifecycle.test.mjs",
+    "lease-client.test.mjs",
+    "lease-client.test.cjs",
+];
 
 /// Installs the runtimes; answers tests/edge and the folder of their binaries.
 fn runtimes() -> Result<(PathBuf, PathBuf)> {

@@ -1,0 +1,240 @@
+// fencepost/client (the package in npm/dist, ES module entry) against the real lease service in
+// real workerd and real Deno: acquire, background renewal and release; ifAvailable; waiting on a
+// held lock; a callback that throws; a renewal refused 409; the service gone mid-lease; the fenced
+// fetch; and a real pause of a holder process (SIGSTOP) longer than its lease.
+//
+// Where a test needs to see or steer what the client sends, it hands the client a `fetch` that
+// calls the real one and records each request and answer: every answer is the service's own.
+
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+import { hostFixture, sleep } from "./hosts.mjs";
+import { acquire, getDoc, lockState, metrics, release } from "./client.mjs";
+import { LeaseClient, LeaseLostError, LockHeldError } from "../../npm/dist/client/node.mjs";
+
+const wanted = (process.env.EDGE_RUNTIMES ?? "workerd,deno").split(",").filter(Boolean);
+
+/** The fetch the client gets in tests that look at its traffic: the real one, recorded. */
+function tap() {
+  const seen = [];
+  const f = async (input, init) => {
+    const request = new Request(input, init);
+    const body = request.method === "GET" ? "" : await request.clone().text();
+    const entry = { method: request.method, path: new URL(request.url).pathname, headers: request.headers, body };
+    seen.push(entry);
+    const response = await fetch(request);
+    entry.status = response.status;
+    if (request.url.includes("/acquire") && response.status === 200) entry.grant = await response.clone().json();
+    return response;
+  };
+  return { fetch: f, seen };
+}
+
+/**
+ * Resolves when `signal` aborts, with `performance.now()` at that moment; rejects after
+ * `timeoutMs`. Its timer also keeps this process alive meanwhile: the client's own timers do not.
+ */
+function aborted(signal, timeoutMs = 5_000) {
+  return new Promise((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`the signal did not abort within ${timeoutMs} ms`)), timeoutMs);
+    signal.addEventListener("abort", () => {
+      clearTimeout(t);
+      resolve(performance.now());
+    }, { once: true });
+  });
+}
+
+for (const name of wanted) {
+  describe(`${name}: lease client`, () => {
+    const host = hostFixture(name);
+    const client = () => new LeaseClient({ url: host.server.base });
+
+    test("acquire, renew in the background, release", async () => {
+      const base = host.server.base;
+      const before = await metrics(base);
+      const t0 = performance.now();
+      const lease = await client().acquire("round-trip", { ttlMs: 1_500 });
+      const t1 = performance.now();
+      assert.equal(typeof lease.token, "bigint");
+      assert.ok(lease.token > 0n);
+      assert.match(lease.header, new RegExp(`^${lease.token}\\.1\\.[0-9a-f]{64}$`));
+      assert.equal(lease.state, "held");
+      assert.equal(lease.signal.aborted, false);
+      // Counted from the send: 1500 ms less 0.1% drift (1.5 ms, so 1498 whole ms) and the 100 ms margin.
+      assert.ok(lease.safeUntil >= Math.floor(t0) + 1_398 && lease.safeUntil <= Math.floor(t1) + 1_398, `${lease.safeUntil}`);
+      const first = lease.safeUntil;
+      // One renewal a third of the way in (499 ms after the acquire was sent), the next not before
+      // 998 ms; the new safe-until counts from the renewal's send.
+      await sleep(750);
+      assert.equal((await metrics(base)).fencepost_renewals_total - before.fencepost_renewals_total, 1);
+      assert.ok(lease.safeUntil >= first + 499 && lease.safeUntil <= first + 750, `${lease.safeUntil} after ${first}`);
+      assert.equal(lease.state, "held");
+      assert.equal((await lockState(base, "round-trip")).json.state, "held");
+      assert.equal(await lease.release(), true);
+      assert.equal(lease.state, "lost");
+      assert.equal(lease.signal.aborted, true);
+      assert.ok(lease.signal.reason instanceof LeaseLostError);
+      assert.equal(lease.signal.reason.why, "released");
+      assert.deepEqual((await lockState(base, "round-trip")).json, { state: "free" });
+      assert.throws(() => lease.assertSafe(), { name: "LeaseLostError", why: "released" });
+      // Released once: a second release sends nothing and says so.
+      assert.equal(await lease.release(), false);
+    });
+
+    test("ifAvailable gives the callback null while another holder has the lock", async () => {
+      const base = host.server.base;
+      const other = await acquire(base, "busy", 5_000);
+      assert.equal(other.status, 200, other.text);
+      const got = await client().request("busy", { ifAvailable: true }, async (lease) => (lease === null ? "none" : "a lease"));
+      assert.equal(got, "none");
+      assert.equal((await release(base, "busy", other.json)).status, 200);
+      const after = await client().request("busy", { ifAvailable: true, ttlMs: 1_000 }, async (lease) => lease.token);
+      assert.ok(after > BigInt(other.json.token));
+    });
+
+    test("a held lock is tried again with backoff until it is released, or until waitMs", async () => {
+      const base = host.server.base;
+      const first = await client().acquire("wait", { ttlMs: 10_000 });
+      const t0 = performance.now();
+      await assert.rejects(client().acquire("wait", { ttlMs: 1_000, waitMs: 300 }), (e) => {
+        assert.ok(e instanceof LockHeldError);
+        assert.equal(e.lock, "wait");
+        return true;
+      });
+      const gaveUp = performance.now() - t0;
+      assert.ok(gaveUp >= 300 && gaveUp < 1_500, `${gaveUp} ms`);
+      const { fetch, seen } = tap();
+      const waiting = new LeaseClient({ url: base, fetch }).acquire("wait", { ttlMs: 1_000, waitMs: 10_000 });
+      await sleep(700);
+      assert.equal(await first.release(), true);
+      const second = await waiting;
+      assert.ok(second.token > first.token, `${second.token} after ${first.token}`);
+      const tries = seen.filter((r) => r.path === "/locks/wait/acquire");
+      // Refused while held (backing off from 25 ms, doubling up to 1 s), then granted once.
+      assert.deepEqual(tries.slice(-1).map((r) => r.status), [200]);
+      assert.ok(tries.length >= 3 && tries.length <= 8, `${tries.length} tries`);
+      assert.ok(tries.slice(0, -1).every((r) => r.status === 409));
+      assert.equal(await second.release(), true);
+    });
+
+    test("the lease is released when the callback throws", async () => {
+      let held = null;
+      await assert.rejects(
+        client().request("thrower", { ttlMs: 5_000 }, async (lease) => {
+          held = lease;
+          assert.equal((await lockState(host.server.base, "thrower")).json.state, "held");
+          throw new Error("boom");
+        }),
+        { message: "boom" },
+      );
+      assert.equal(held.signal.reason.why, "released");
+      assert.deepEqual((await lockState(host.server.base, "thrower")).json, { state: "free" });
+    });
+
+    test("a renewal refused 409 aborts the signal at once and is not retried", async () => {
+      const base = host.server.base;
+      const { fetch, seen } = tap();
+      const lease = await new LeaseClient({ url: base, fetch }).acquire("refused", { ttlMs: 1_500 });
+      const grant = seen[0].grant;
+      // The lease's own secret ends it behind the client's back (what an operator could do).
+      assert.equal((await release(base, "refused", grant)).status, 200);
+      const at = await aborted(lease.signal);
+      // Refused at the first renewal (500 ms in), long before safe-until.
+      assert.ok(at < lease.safeUntil - 500, `aborted at ${at}, safe until ${lease.safeUntil}`);
+      assert.equal(lease.signal.reason.why, "refused");
+      assert.equal(lease.state, "lost");
+      const renewals = seen.filter((r) => r.path === "/locks/refused/renew");
+      assert.deepEqual(renewals.map((r) => r.status), [409]);
+      const sent = seen.length;
+      await assert.rejects(lease.fetch("docs/refused", { method: "PUT", body: "late" }), { name: "LeaseLostError", why: "refused" });
+      // Nothing more goes out: no retry, no release of a lease that is gone.
+      assert.equal(await lease.release(), false);
+      await sleep(600);
+      assert.equal(seen.length, sent);
+    });
+
+    test("lease.fetch sends the exact header, and the service admits it", async () => {
+      const base = host.server.base;
+      const { fetch, seen } = tap();
+      await new LeaseClient({ url: base, fetch }).request("fenced-doc", { ttlMs: 2_000 }, async (lease) => {
+        const r = await lease.fetch("docs/fenced-doc", { method: "PUT", body: "written under the lease" });
+        assert.equal(r.status, 200);
+        assert.deepEqual(await r.json(), { token: lease.token.toString(), highest: lease.token.toString() });
+        const put = seen.find((s) => s.method === "PUT");
+        assert.equal(put.headers.get("fencing-token"), lease.header);
+        assert.equal(put.path, "/docs/fenced-doc");
+      });
+      const doc = await getDoc(base, "fenced-doc");
+      assert.equal(doc.json.data, "written under the lease");
+    });
+  });
+
+  describe(`${name}: lease client, service stopped mid-lease`, () => {
+    const host = hostFixture(name);
+
+    test("the signal aborts no later than safe-until plus one timer tick", async () => {
+      const lease = await new LeaseClient({ url: host.server.base }).acquire("orphan", { ttlMs: 1_500 });
+      const safeUntil = lease.safeUntil;
+      await host.server.stop();
+      const at = await aborted(lease.signal);
+      assert.equal(lease.signal.reason.why, "expired");
+      // Failed renewals made it uncertain, not lost: it stayed usable until safe-until, not after.
+      assert.ok(at >= safeUntil, `aborted at ${at}, before safe-until ${safeUntil}`);
+      assert.ok(at <= safeUntil + 20, `aborted at ${at}, ${at - safeUntil} ms after safe-until`);
+      assert.equal(lease.safeUntil, safeUntil);
+      assert.equal(await lease.release(), false);
+    });
+  });
+
+  describe(`${name}: a holder process paused longer than its lease`, () => {
+    const host = hostFixture(name);
+
+    test("woken, its signal is aborted before it can send, and its forced write is refused 409", { timeout: 30_000 }, async () => {
+      const base = host.server.base;
+      const child = spawn(process.execPath, ["lease-holder.mjs", base, "paused", "2000"], {
+        cwd: import.meta.dirname,
+        stdio: ["pipe", "pipe", "inherit"],
+      });
+      const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+      const next = async () => JSON.parse((await lines.next()).value);
+      const send = (line) => child.stdin.write(`${line}\n`);
+      try {
+        const a = await next();
+        assert.equal(a.event, "acquired");
+        send("write from-A");
+        assert.deepEqual(await next(), { event: "wrote", status: 200, body: { token: a.token, highest: a.token } });
+
+        child.kill("SIGSTOP");
+        await sleep(3_000);
+        const b = await new LeaseClient({ url: base }).acquire("paused", { ttlMs: 10_000, waitMs: 5_000 });
+        assert.ok(b.token > BigInt(a.token), `${b.token} after ${a.token}`);
+        const wrote = await b.fetch("docs/paused", { method: "PUT", body: "from-B" });
+        assert.equal(wrote.status, 200);
+        child.kill("SIGCONT");
+
+        // Woken, the first thing it hears is its own timer: the lease is gone.
+        const woke = await next();
+        assert.equal(woke.event, "aborted");
+        assert.deepEqual([woke.name, woke.why], ["LeaseLostError", "expired"]);
+        assert.ok(woke.at >= woke.safeUntil);
+        send("write from-A-again");
+        assert.deepEqual(await next(), { event: "refused", name: "LeaseLostError", why: "expired", aborted: true, state: "lost" });
+        send("force from-A-forced");
+        assert.deepEqual(await next(), {
+          event: "forced",
+          status: 409,
+          body: { presented: a.token, highest: b.token.toString() },
+        });
+        assert.deepEqual((await getDoc(base, "paused")).json, { data: "from-B", token: b.token.toString() });
+        assert.equal(await b.release(), true);
+        const exited = new Promise((r) => child.once("exit", r));
+        child.stdin.end("exit\n");
+        assert.equal(await exited, 0);
+      } finally {
+        child.kill("SIGKILL");
+      }
+    });
+  });
+}
