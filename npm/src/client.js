@@ -224,12 +224,15 @@ export class LeaseClient {
   /**
    * Acquires lock `name`: a Lease, renewed in the background until released or lost; null when
    * `ifAvailable` and the lock is held. A held lock is tried again with jittered exponential
-   * backoff until `waitMs` passes (then LockHeldError) or `signal` aborts (its reason).
+   * backoff until `waitMs` passes (then LockHeldError, or the last error reaching the service) or
+   * `signal` aborts (its reason). A service that cannot be reached is tried the same way.
    */
   async acquire(name, options) {
     const lock = lockName(name);
     const { ttlMs, ifAvailable, waitMs, signal } = acquireOptions(options);
     const deadline = now() + waitMs;
+    /** Why the last try failed: the lock was held (null), or the service could not be reached. */
+    let unreachable = null;
     for (let attempt = 0; ; attempt++) {
       signal?.throwIfAborted();
       const keeper = new LeaseKeeper({ ttlMs, ...this.#judge }, now());
@@ -247,16 +250,18 @@ export class LeaseClient {
           await releaseCall(this.#service, lock, answer.grant);
         } else if (answer.kind === "held") {
           keeper.failed(ticket, "refused", now());
+          unreachable = null;
           if (ifAvailable) return null;
         } else {
           keeper.failed(ticket, "transient", now());
+          unreachable = answer.error;
           if (ifAvailable) throw answer.error;
         }
       } finally {
         if (!kept) keeper.free();
       }
       const left = deadline - now();
-      if (left <= 0) throw new LockHeldError(lock, waitMs);
+      if (left <= 0) throw unreachable ?? new LockHeldError(lock, waitMs);
       await sleep(Math.min(backoff(attempt), left), signal);
     }
   }

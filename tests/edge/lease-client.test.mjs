@@ -8,9 +8,9 @@
 
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
-import { hostFixture, sleep } from "./hosts.mjs";
+import { ROOT, hostFixture, sleep } from "./hosts.mjs";
 import { acquire, getDoc, lockState, metrics, release } from "./client.mjs";
 import { LeaseClient, LeaseLostError, LockHeldError } from "../../npm/dist/client/node.mjs";
 
@@ -185,6 +185,38 @@ for (const name of wanted) {
       assert.ok(at <= safeUntil + 20, `aborted at ${at}, ${at - safeUntil} ms after safe-until`);
       assert.equal(lease.safeUntil, safeUntil);
       assert.equal(await lease.release(), false);
+      // A service that cannot be reached is tried until waitMs, then its error is the answer.
+      const t0 = performance.now();
+      await assert.rejects(new LeaseClient({ url: host.server.base }).acquire("orphan", { waitMs: 300 }), {
+        name: "TypeError",
+        message: "fetch failed",
+      });
+      assert.ok(performance.now() - t0 >= 300);
+    });
+  });
+
+  describe(`${name}: lease client in Deno`, () => {
+    const host = hostFixture(name);
+
+    test("a Deno script holds, renews, writes through and releases a lease", () => {
+      const base = host.server.base;
+      const out = execFileSync(
+        process.env.DENO_BIN,
+        ["run", "--quiet", "--no-prompt", `--allow-net=${new URL(base).host}`, `--allow-read=${ROOT}/npm/dist`, "lease-holder-deno.ts", base, "from-deno"],
+        { cwd: import.meta.dirname, env: { ...process.env, DENO_NO_UPDATE_CHECK: "1" }, encoding: "utf8" },
+      );
+      const seen = JSON.parse(out);
+      // 1200 ms leases renew 399 ms after the send: 600 ms in, one renewal moved the deadline.
+      assert.ok(seen.renewedBy >= 399 && seen.renewedBy <= 600, `${seen.renewedBy}`);
+      assert.deepEqual(seen, {
+        token: seen.token,
+        renewedBy: seen.renewedBy,
+        status: 200,
+        body: { token: seen.token, highest: seen.token },
+        released: true,
+        why: "released",
+      });
+      assert.match(seen.token, /^[1-9][0-9]*$/);
     });
   });
 
