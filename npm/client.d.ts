@@ -65,7 +65,8 @@ export declare class LeaseClient {
   constructor(options: LeaseClientOptions);
   /** A held lease; `null` only with `ifAvailable` when the lock is held. */
   acquire(name: string, options: AcquireOptions & { ifAvailable: true }): Promise<Lease | null>;
-  acquire(name: string, options?: AcquireOptions): Promise<Lease>;
+  acquire(name: string, options?: AcquireOptions & { ifAvailable?: false }): Promise<Lease>;
+  acquire(name: string, options: AcquireOptions): Promise<Lease | null>;
   /** Runs `callback` holding lock `name` and releases it when the callback settles. */
   request<T>(name: string, callback: (lease: Lease) => T | PromiseLike<T>): Promise<T>;
   request<T>(
@@ -73,7 +74,12 @@ export declare class LeaseClient {
     options: AcquireOptions & { ifAvailable: true },
     callback: (lease: Lease | null) => T | PromiseLike<T>,
   ): Promise<T>;
-  request<T>(name: string, options: AcquireOptions, callback: (lease: Lease) => T | PromiseLike<T>): Promise<T>;
+  request<T>(
+    name: string,
+    options: AcquireOptions & { ifAvailable?: false },
+    callback: (lease: Lease) => T | PromiseLike<T>,
+  ): Promise<T>;
+  request<T>(name: string, options: AcquireOptions, callback: (lease: Lease | null) => T | PromiseLike<T>): Promise<T>;
 }
 
 /** A lease that may no longer be acted on. */
