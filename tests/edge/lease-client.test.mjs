@@ -9,6 +9,9 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { ROOT, hostFixture, sleep } from "./hosts.mjs";
 import { acquire, getDoc, lockState, metrics, release } from "./client.mjs";
@@ -217,6 +220,55 @@ for (const name of wanted) {
         why: "released",
       });
       assert.match(seen.token, /^[1-9][0-9]*$/);
+    });
+  });
+
+  describe(`${name}: two lease clients contending for one lock`, () => {
+    const host = hostFixture(name, { writeLog: true });
+
+    test("never overlap: their write log passes `fencepost check`", { timeout: 60_000 }, async () => {
+      const base = host.server.base;
+      const sections = [];
+      const worker = async (writer) => {
+        const client = new LeaseClient({ url: base });
+        for (let i = 0; i < 5; i++) {
+          await client.request("contended", { ttlMs: 2_000, waitMs: 20_000 }, async (lease) => {
+            const entered = performance.now();
+            for (const part of [1, 2]) {
+              const r = await lease.fetch("docs/contended", {
+                method: "PUT",
+                body: `${writer}-${i}-${part}`,
+                headers: { "Fencepost-Writer": writer },
+              });
+              assert.equal(r.status, 200);
+              await sleep(20);
+            }
+            sections.push({ token: lease.token, entered, left: performance.now() });
+          });
+        }
+      };
+      await Promise.all([worker("A"), worker("B")]);
+      // In token order, each critical section ends before the next begins.
+      sections.sort((x, y) => (x.token < y.token ? -1 : 1));
+      for (let k = 1; k < sections.length; k++) {
+        assert.ok(sections[k - 1].left <= sections[k].entered, `section ${k - 1} overlaps section ${k}`);
+      }
+      assert.equal(sections.length, 10);
+      const dir = mkdtempSync(join(tmpdir(), "fencepost-contended-"));
+      try {
+        const log = join(dir, "writes.jsonl");
+        writeFileSync(log, `${host.server.writes().join("\n")}\n`);
+        const bin = process.env.FENCEPOST_BIN;
+        assert.ok(bin, "FENCEPOST_BIN (the fencepost CLI) is not set");
+        const out = execFileSync(bin, ["check", log, "--format", "json"], { encoding: "utf8" });
+        const { summary } = JSON.parse(out.trim().split("\n").at(-1));
+        assert.deepEqual(
+          [summary.lines, summary.accepted, summary.rejected, summary.stale_owners, summary.token_regressions, summary.malformed],
+          [20, 20, 0, 0, 0, 0],
+        );
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     });
   });
 
