@@ -336,10 +336,10 @@ mod tests {
         let _turn = serial();
         let k = keeper_new(3_000.0, 0.0, 0.0, 0.0, -1.0, -1.0);
         let first = keeper_call(op::SEND, k, 0, 0, 0.0, 0.0);
-        let last = (0..MAX_TICKETS)
-            .map(|_| keeper_call(op::SEND, k, 0, 0, 0.0, 0.0))
-            .last()
-            .unwrap();
+        let mut last = first;
+        for _ in 0..MAX_TICKETS {
+            last = keeper_call(op::SEND, k, 0, 0, 0.0, 0.0);
+        }
         assert_eq!(
             keeper_call(op::TRANSIENT, k, first, 0, 0.0, 1.0),
             state::ERROR
