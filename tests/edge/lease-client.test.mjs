@@ -1,11 +1,14 @@
-// fencepost/client (the package in npm/dist, ES module entry) against the real lease service in
-// real workerd and real Deno: acquire, background renewal and release; ifAvailable; waiting on a
-// held lock; a callback that throws; a renewal refused 409; the service gone mid-lease; the fenced
-// fetch; and a real pause of a holder process (SIGSTOP) longer than its lease.
+// fencepost/client (the package in npm/dist) against the real lease service in real workerd and
+// real Deno: acquire, background renewal and release; ifAvailable; waiting on a held lock; a
+// callback that throws; a renewal refused 409; the service gone mid-lease; the fenced fetch; the
+// client in a Deno script; two contending clients checked by `fencepost check`; a real pause of a
+// holder process (SIGSTOP) longer than its lease; and a Worker holding a lease through a service
+// binding.
 //
 // Where a test needs to see or steer what the client sends, it hands the client a `fetch` that
 // calls the real one and records each request and answer: every answer is the service's own.
-
+//
+// Needs WORKERD_BIN, DENO_BIN and FENCEPOST_BIN (the `fencepost` CLI).
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
@@ -13,7 +16,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { ROOT, hostFixture, sleep } from "./hosts.mjs";
+import { ROOT, freePort, hostFixture, sleep } from "./hosts.mjs";
 import { acquire, getDoc, lockState, metrics, release } from "./client.mjs";
 import { LeaseClient, LeaseLostError, LockHeldError } from "../../npm/dist/client/node.mjs";
 
@@ -318,6 +321,47 @@ for (const name of wanted) {
         assert.equal(await exited, 0);
       } finally {
         child.kill("SIGKILL");
+      }
+    });
+  });
+}
+
+if (wanted.includes("workerd")) {
+  describe("workerd: a Worker holding a lease through a service binding", () => {
+    test("acquires, renews, writes through and releases over the binding's fetch", { timeout: 60_000 }, async () => {
+      const dir = mkdtempSync(join(tmpdir(), "fencepost-binding-"));
+      const port = await freePort();
+      const child = spawn(
+        process.env.WORKERD_BIN,
+        ["serve", "lease-client-worker.capnp", "--socket-addr", `http=127.0.0.1:${port}`, "--directory-path", `do-storage=${dir}`],
+        { cwd: import.meta.dirname, stdio: ["ignore", "inherit", "inherit"] },
+      );
+      try {
+        let r = null;
+        for (let tries = 0; r === null; tries++) {
+          try {
+            r = await fetch(`http://127.0.0.1:${port}/bound`);
+          } catch (e) {
+            if (tries > 100) throw e;
+            await sleep(100);
+          }
+        }
+        assert.equal(r.status, 200);
+        const seen = await r.json();
+        // 1200 ms leases renew 399 ms after the send; workerd's clock moves in coarse steps.
+        assert.ok(seen.renewedBy >= 399 && seen.renewedBy <= 600, `${seen.renewedBy}`);
+        assert.match(seen.token, /^[1-9][0-9]*$/);
+        assert.deepEqual(seen, {
+          token: seen.token,
+          renewedBy: seen.renewedBy,
+          status: 200,
+          body: { token: seen.token, highest: seen.token },
+          released: true,
+          why: "released",
+        });
+      } finally {
+        child.kill("SIGKILL");
+        rmSync(dir, { recursive: true, force: true });
       }
     });
   });
