@@ -412,17 +412,18 @@ class Lease {
     }
     if (this.#keeper !== keeper) return;
     let s;
-    if (answer.kind === "granted") {
-      try {
+    try {
+      if (answer.kind === "granted") {
         s = keeper.granted(ticket, answer.grant.token, this.#ttlMs, now());
-      } catch {
-        // A grant of another token is no renewal of this lease: as good as no answer (the keeper
-        // still counts the request unanswered).
-        s = keeper.state(now());
+        // The same token, perhaps signed with a newer key.
+        if (s.state !== "lost") this.#grant = answer.grant;
+      } else {
+        s = keeper.failed(ticket, answer.kind, now());
       }
-      if (s.state !== "lost") this.#grant = { ...answer.grant, token: this.#grant.token };
-    } else {
-      s = keeper.failed(ticket, answer.kind, now());
+    } catch {
+      // The keeper refused the answer: a grant of another token (no renewal of this lease), or a
+      // ticket it forgot (the answer to one of many old requests). As good as no answer.
+      s = keeper.state(now());
     }
     this.#heard(s);
   }
