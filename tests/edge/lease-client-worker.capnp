@@ -19,6 +19,7 @@ const holder :Workerd.Worker = (
   compatibilityDate = "2025-01-01",
   modules = [
     (name = "tests/edge/lease-client-worker.js", esModule = embed "lease-client-worker.js"),
+    (name = "tests/edge/hold-once.js", esModule = embed "hold-once.js"),
     # The package as built in npm/dist, under the names its relative imports expect.
     (name = "npm/dist/client/workerd.js", esModule = embed "../../npm/dist/client/workerd.js"),
     (name = "npm/dist/client.js", esModule = embed "../../npm/dist/client.js"),
