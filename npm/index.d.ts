@@ -365,6 +365,56 @@ export class KeyRing {
   [Symbol.dispose](): void;
 }
 
+/** How a LeaseKeeper judges a lease; every option but `ttlMs` has the core's default. */
+export interface LeaseKeeperOptions {
+  /** The lease length every request of the lease asks for, in milliseconds. */
+  ttlMs: number;
+  /** Bound on how much faster the authority's clock runs than the holder's, in ppm (default 1000). */
+  driftPpm?: number;
+  /** Time a side effect may take to reach the resource, taken off every safe-until (default 100 ms). */
+  marginMs?: number;
+  /** When to renew, in ppm of the TTL after the newest successful send (default 333333). */
+  renewPpm?: number;
+  /** How long to wait before sending again after a failure or an unanswered request (default 250 ms). */
+  retryMs?: number;
+}
+
+/** What a LeaseKeeper says of its lease. Times are on the clock its caller passes as `now`. */
+export interface KeeperState {
+  readonly state: "acquiring" | "held" | "uncertain" | "lost";
+  /** The fencing token, once granted. */
+  readonly token: Token | null;
+  /** The deadline: side effects may start only before it (null before the first grant). */
+  readonly safeUntil: number | null;
+  /** When to send the next renewal (null: nothing worth sending). */
+  readonly nextSend: number | null;
+  /** Why the lease is lost (null unless `state` is "lost"). */
+  readonly why: "expired" | "refused" | "released" | null;
+}
+
+/**
+ * The holder's side of one lease (the core's keeper): told when each acquire or renewal was sent
+ * and what came back, it says whether the lease may still be acted on, until when (counted from
+ * the send time of the newest successful answer, less drift and margin) and when to renew. It
+ * reads no clock: `now` is milliseconds of one monotonic clock. `fencepost/client` is built on it.
+ */
+export class LeaseKeeper {
+  constructor(options: LeaseKeeperOptions, now: number);
+  /** Records a request sent at `now`; the ticket goes back with its answer. */
+  send(now: number): number;
+  /** A grant of `token` for `ttlMs` answered `ticket`. RangeError: an unknown ticket, another token. */
+  granted(ticket: number, token: Token, ttlMs: number, now: number): KeeperState;
+  /** `ticket` failed: "transient" (no word on the lease) or "refused" (not this holder's). */
+  failed(ticket: number, failure: "transient" | "refused", now: number): KeeperState;
+  /** The holder lets go: lost for good. */
+  released(now: number): KeeperState;
+  /** The state at `now`. */
+  state(now: number): KeeperState;
+  free(): void;
+  /** `free()`, for `using` (where the runtime has `Symbol.dispose`). */
+  [Symbol.dispose](): void;
+}
+
 /** "Fencing-Token". */
 export declare const HEADER_NAME: "Fencing-Token";
 

@@ -356,6 +356,11 @@ function coreMessage() {
     case 50: return `the key ring already holds ${d} keys: remove one first`;
     case 51: return `the key ring already holds key ${d}`;
     case 52: return `key ${d} is the ring's current key: rotate to another before removing it`;
+    case 60: return "driftPpm must be at most 1000000";
+    case 61: return "renewPpm must be from 1 to 1000000";
+    case 62: return "retryMs must be at least 1";
+    case 63: return "the ticket was not handed out by this keeper, or was already answered";
+    case 64: return `the answer carries another token than the lease's (${outToken(TOKEN)})`;
     default: return `error ${code}`;
   }
 }
@@ -388,6 +393,7 @@ const TABLE = 2;
 const RESOURCE = 3;
 const SIGNER = 4;
 const RING = 5;
+const KEEPER = 6;
 
 // What the module's `lock_call` does with a lock (`call` in crates/fencepost-wasm).
 const ACQUIRE = 0;
@@ -1278,6 +1284,131 @@ export class KeyRing {
 }
 
 // -------------------------------------------------------------------------------------------
+// Keepers: the holder's side of a lease. The lease client (client.js) does the I/O and the
+// timers; everything it decides, it asks a keeper.
+
+// What the module's `keeper_call` does (`keeper::op` in crates/fencepost-wasm).
+const KEEPER_SEND = 0;
+const KEEPER_GRANTED = 1;
+const KEEPER_TRANSIENT = 2;
+const KEEPER_REFUSED = 3;
+const KEEPER_RELEASED = 4;
+const KEEPER_STATE = 5;
+/** The code of a refused answer (`keeper::state::ERROR`); below it, the states by code. */
+const KEEPER_ERROR = 4;
+const KEEPER_STATES = ["acquiring", "held", "uncertain", "lost"];
+/** Why a lease was lost, by code (`keeper::loss`). */
+const LOSSES = ["expired", "refused", "released"];
+
+const KEEPER_KEYS = ["ttlMs", "driftPpm", "marginMs", "renewPpm", "retryMs"];
+const dropKeeper = dropper(KEEPER);
+const keepers = cleanup(dropKeeper);
+
+/** A ppm option: undefined (the core's default, -1 to the module) or a whole number to 1,000,000. */
+function ppm(argName, v) {
+  if (v === undefined) return -1;
+  if (typeof v !== "number") throw new TypeError(`${argName} must be a number, got ${describe(v)}`);
+  if (!Number.isInteger(v) || v < 0 || v > 1_000_000) {
+    throw new RangeError(`${argName} must be a whole number of parts per million from 0 to 1000000, got ${describe(v)}`);
+  }
+  return v;
+}
+
+/** The state the module left in the record after a keeper call that answered `code`. */
+function keeperState(code) {
+  if (code === KEEPER_ERROR) throw new RangeError(coreMessage());
+  const state = KEEPER_STATES[code];
+  const t = outToken(TOKEN);
+  const safeUntil = outTime(TIME);
+  const nextSend = outTime(TIME2);
+  return Object.freeze({
+    state,
+    token: orNull(t),
+    safeUntil: safeUntil < 0 ? null : safeUntil,
+    nextSend: nextSend < 0 ? null : nextSend,
+    why: state === "lost" ? LOSSES[outDepth()] : null,
+  });
+}
+
+/**
+ * The holder's side of one lease (the core's keeper): fed with when each acquire or renewal was
+ * sent and what came back, it says whether the lease may still be acted on, until when, and when
+ * to renew. It reads no clock: every call takes `now`, in milliseconds of one monotonic clock.
+ */
+export class LeaseKeeper {
+  #i = -1;
+
+  constructor(options, now) {
+    ready();
+    const o = checkOptions("options", options, KEEPER_KEYS);
+    if (o.ttlMs === undefined) throw new TypeError("options.ttlMs is required (the lease length in milliseconds)");
+    const ttl = ms("options.ttlMs", o.ttlMs);
+    const drift = ppm("options.driftPpm", o.driftPpm);
+    const margin = o.marginMs === undefined ? -1 : ms("options.marginMs", o.marginMs);
+    const renew = ppm("options.renewPpm", o.renewPpm);
+    const retry = o.retryMs === undefined ? -1 : ms("options.retryMs", o.retryMs);
+    const t = ms("now", now);
+    this.#i = adopt(keepers, this, raw.keeper_new(ttl, t, drift, margin, renew, retry), "options");
+  }
+
+  #live() {
+    if (this.#i < 0) throw freed("LeaseKeeper");
+    return this.#i;
+  }
+
+  /** Records an acquire or renewal sent at `now`; answers the ticket to hand back with its answer. */
+  send(now) {
+    const t = ms("now", now);
+    return raw.keeper_call(KEEPER_SEND, this.#live(), 0, 0n, 0, t) >>> 0;
+  }
+
+  /** A grant of `token` for `ttlMs` answered ticket `ticket` at `now`; answers the state. */
+  granted(ticket, tok, ttlMs, now) {
+    const n = ticketOf(ticket);
+    const tk = token("token", tok);
+    const ttl = ms("ttlMs", ttlMs);
+    const t = ms("now", now);
+    return keeperState(raw.keeper_call(KEEPER_GRANTED, this.#live(), n, tk, ttl, t));
+  }
+
+  /**
+   * Ticket `ticket` failed at `now`: `"transient"` (no word on the lease: network, server error)
+   * or `"refused"` (the lease is not this holder's); answers the state.
+   */
+  failed(ticket, failure, now) {
+    const n = ticketOf(ticket);
+    if (failure !== "transient" && failure !== "refused") {
+      throw new TypeError(`failure must be "transient" or "refused", got ${describe(failure)}`);
+    }
+    const t = ms("now", now);
+    const op = failure === "transient" ? KEEPER_TRANSIENT : KEEPER_REFUSED;
+    return keeperState(raw.keeper_call(op, this.#live(), n, 0n, 0, t));
+  }
+
+  /** The holder lets go at `now`: lost for good; answers the state. */
+  released(now) {
+    const t = ms("now", now);
+    return keeperState(raw.keeper_call(KEEPER_RELEASED, this.#live(), 0, 0n, 0, t));
+  }
+
+  /** The state at `now`. */
+  state(now) {
+    const t = ms("now", now);
+    return keeperState(raw.keeper_call(KEEPER_STATE, this.#live(), 0, 0n, 0, t));
+  }
+
+  free() {
+    this.#i = release(keepers, this, dropKeeper, this.#i);
+  }
+}
+
+function ticketOf(v) {
+  if (typeof v !== "number") throw new TypeError(`ticket must be a number a send() answered, got ${describe(v)}`);
+  if (!Number.isInteger(v) || v < 0 || v >= NONE) throw new RangeError(`ticket must be a number a send() answered, got ${describe(v)}`);
+  return v;
+}
+
+// -------------------------------------------------------------------------------------------
 // Token codecs.
 
 // The forms of a token the module's `token_decode` reads (`form` in crates/fencepost-wasm).
@@ -1330,7 +1461,7 @@ export function tokenFromBytes(value) {
 
 // `using` support where the runtime has Symbol.dispose (Node 20 may not).
 if (typeof Symbol.dispose === "symbol") {
-  for (const C of [LeaseAuthority, LockTable, FenceGuard, GuardMap, FencedResource, TokenSigner, KeyRing]) {
+  for (const C of [LeaseAuthority, LockTable, FenceGuard, GuardMap, FencedResource, TokenSigner, KeyRing, LeaseKeeper]) {
     Object.defineProperty(C.prototype, Symbol.dispose, {
       value: C.prototype.free,
       writable: true,

@@ -419,7 +419,14 @@ test("the package's entry points resolve as documented", () => {
   // Bundlers drop the statements of a module declared free of side effects; the entries that load
   // the WebAssembly module (and the files that set prototypes up) must keep theirs.
   const loaders = ["api.js", "browser.js", "deno.js", "edge-light.js", "node.cjs", "node.mjs", "workerd.js"];
-  assert.deepEqual(pkg.sideEffects, [...loaders.map((f) => `./dist/${f}`), ...loaders.map((f) => `./dist/sim/${f}`)]);
+  // The client's entries load the core through the package's own, and client.js sets Lease up.
+  const clientLoaders = loaders.filter((f) => f !== "api.js").map((f) => `./dist/client/${f}`);
+  assert.deepEqual(pkg.sideEffects, [
+    ...loaders.map((f) => `./dist/${f}`),
+    ...loaders.map((f) => `./dist/sim/${f}`),
+    "./dist/client.js",
+    ...clientLoaders,
+  ]);
   for (const file of pkg.sideEffects) assert.ok(existsSync(new URL(file, import.meta.resolve("fencepost/package.json"))), file);
   assert.match(import.meta.resolve("fencepost"), /\/dist\/node\.mjs$/);
   assert.match(import.meta.resolve("fencepost/slim"), /\/dist\/slim\.js$/);
@@ -440,7 +447,11 @@ test("the package's entry points resolve as documented", () => {
   assert.match(resolveWith("browser"), /\/dist\/browser\.js$/);
   for (const condition of ["edge-light", "workerd", "deno", "browser"]) {
     assert.match(resolveWith(condition, "fencepost/sim"), new RegExp(`/dist/sim/${condition}\\.js$`));
+    assert.match(resolveWith(condition, "fencepost/client"), new RegExp(`/dist/client/${condition}\\.js$`));
   }
+  assert.match(import.meta.resolve("fencepost/client"), /\/dist\/client\/node\.mjs$/);
+  assert.match(import.meta.resolve("fencepost/client/slim"), /\/dist\/client\/slim\.js$/);
+  assert.match(require.resolve("fencepost/client"), /\/dist\/client\/node\.cjs$/);
   const edge = readFileSync(new URL(resolveWith("edge-light")), "utf8");
   assert.match(edge, /import wasm from "\.\/fencepost_bg\.wasm\?module";/);
 });

@@ -121,3 +121,37 @@ function scoped(): boolean {
   return g.admit(1n).ok && t.acquire("l", "A", 0).ok;
 }
 void scoped;
+
+// fencepost/client: a lease from acquire is never null unless ifAvailable asks for it.
+import { LeaseClient, LeaseLostError, type Lease } from "fencepost/client";
+import { LeaseKeeper, type KeeperState } from "fencepost";
+
+export async function holdALease(): Promise<bigint> {
+  const client = new LeaseClient({ url: "http://127.0.0.1:8787", marginMs: 200 });
+  const maybe: Lease | null = await client.acquire("invoices", { ifAvailable: true });
+  await maybe?.release();
+  const lease: Lease = await client.acquire("invoices", { ttlMs: 2_000, waitMs: 5_000 });
+  lease.signal.addEventListener("abort", () => {
+    const why: "expired" | "refused" | "released" = (lease.signal.reason as LeaseLostError).why;
+    void why;
+  });
+  const released: boolean = await lease.release();
+  void released;
+  // @ts-expect-error ttlMs is a number of milliseconds
+  await client.acquire("invoices", { ttlMs: "2000" });
+  // @ts-expect-error with ifAvailable the callback may get null
+  await client.request("invoices", { ifAvailable: true }, async (l: Lease) => l.token);
+  return client.request("invoices", { ttlMs: 2_000 }, async (l) => {
+    l.assertSafe();
+    const r: Response = await l.fetch("docs/invoices", { method: "PUT", body: "x" });
+    void r;
+    return l.token;
+  });
+}
+
+const keeper = new LeaseKeeper({ ttlMs: 30_000 }, 0);
+const kept: KeeperState = keeper.granted(keeper.send(0), 33n, 30_000, 400);
+const until: number | null = kept.safeUntil;
+void until;
+// @ts-expect-error a failure is "transient" or "refused"
+keeper.failed(0, "gone", 1);

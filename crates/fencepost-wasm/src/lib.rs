@@ -34,6 +34,9 @@ use fencepost::{
 use wasm_bindgen::prelude::wasm_bindgen;
 use zeroize::Zeroize;
 
+pub mod keeper;
+pub use keeper::{keeper_call, keeper_new};
+
 #[cfg(target_arch = "wasm32")]
 #[global_allocator]
 static ALLOC: fencepost_wasm_rt::SizeClasses = fencepost_wasm_rt::SizeClasses::new();
@@ -128,6 +131,16 @@ pub mod code {
     pub const KEY_ID_TAKEN: u32 = 51;
     /// The current key cannot be removed (detail: its id).
     pub const CURRENT_KEY: u32 = 52;
+    /// Keeper config errors, [`fencepost::KeeperConfigError`]: the drift bound is over 1,000,000 ppm.
+    pub const KEEPER_DRIFT: u32 = 60;
+    /// The renewal point is 0 or over 1,000,000 ppm of the TTL.
+    pub const KEEPER_RENEW: u32 = 61;
+    /// The retry interval is 0.
+    pub const KEEPER_RETRY: u32 = 62;
+    /// Keeper answer errors, [`fencepost::KeeperError`]: a ticket this keeper does not hold.
+    pub const UNKNOWN_TICKET: u32 = 63;
+    /// An answer for another token than the lease's (`token` in [`Out`](super::Out): the lease's).
+    pub const OTHER_TOKEN: u32 = 64;
     /// An error this build of the bindings does not know (the core's enums are non-exhaustive).
     pub const UNKNOWN: u32 = 99;
 }
@@ -598,6 +611,7 @@ enum Object {
     Resource(Resource),
     Signer(Box<TokenSigner>),
     Ring(Box<KeyRing>),
+    Keeper(Box<keeper::Held>),
 }
 
 /// The kinds of object, as [`free`] names them.
@@ -614,6 +628,8 @@ pub mod kind {
     pub const SIGNER: u32 = 4;
     #[allow(missing_docs)]
     pub const RING: u32 = 5;
+    #[allow(missing_docs)]
+    pub const KEEPER: u32 = 6;
 }
 
 /// Frees object `i` if it is of kind `k` (see [`kind`]); its index is reused by a later one.
@@ -668,6 +684,7 @@ impl Objects {
             Object::Resource(_) => kind::RESOURCE,
             Object::Signer(_) => kind::SIGNER,
             Object::Ring(_) => kind::RING,
+            Object::Keeper(_) => kind::KEEPER,
         })
     }
 }
@@ -1366,7 +1383,7 @@ mod tests {
     fn out_depth() -> u32 {
         with(0, |st| st.out.depth)
     }
-    fn last_error() -> u32 {
+    pub(crate) fn last_error() -> u32 {
         out();
         with(0, |st| st.out.error)
     }
@@ -1440,6 +1457,14 @@ mod tests {
             ("RESOURCE", kind::RESOURCE as usize),
             ("SIGNER", kind::SIGNER as usize),
             ("RING", kind::RING as usize),
+            ("KEEPER", kind::KEEPER as usize),
+            ("KEEPER_SEND", keeper::op::SEND as usize),
+            ("KEEPER_GRANTED", keeper::op::GRANTED as usize),
+            ("KEEPER_TRANSIENT", keeper::op::TRANSIENT as usize),
+            ("KEEPER_REFUSED", keeper::op::REFUSED as usize),
+            ("KEEPER_RELEASED", keeper::op::RELEASED as usize),
+            ("KEEPER_STATE", keeper::op::STATE as usize),
+            ("KEEPER_ERROR", keeper::state::ERROR as usize),
             ("ROTATE", ring::ROTATE as usize),
             ("REMOVE", ring::REMOVE as usize),
             ("ACQUIRE", call::ACQUIRE as usize),
@@ -1484,6 +1509,27 @@ mod tests {
             admit::CURRENT
         );
         assert!(api.contains(&admit_code), "api.js has no `{admit_code}`");
+        // A keeper's states and losses are read by code as indices of these lists.
+        use keeper::{loss, state};
+        let mut states = [""; 4];
+        states[state::ACQUIRING as usize] = "acquiring";
+        states[state::HELD as usize] = "held";
+        states[state::UNCERTAIN as usize] = "uncertain";
+        states[state::LOST as usize] = "lost";
+        let mut losses = [""; 3];
+        for (c, why) in [
+            (loss::EXPIRED, fencepost::Loss::Expired),
+            (loss::REFUSED, fencepost::Loss::Refused),
+            (loss::RELEASED, fencepost::Loss::Released),
+        ] {
+            losses[c as usize] = why.as_str();
+        }
+        for line in [
+            std::format!("const KEEPER_STATES = {states:?};"),
+            std::format!("const LOSSES = {losses:?};"),
+        ] {
+            assert!(api.contains(&line), "api.js has no `{line}`");
+        }
         // Numbers api.js tests inline: a signed header's refusals, and which errors are the options'.
         for line in [
             std::format!("if (code === {}) return forgery();", admit::FORGED),
@@ -1554,6 +1600,11 @@ mod tests {
             code::RING_FULL,
             code::KEY_ID_TAKEN,
             code::CURRENT_KEY,
+            code::KEEPER_DRIFT,
+            code::KEEPER_RENEW,
+            code::KEEPER_RETRY,
+            code::UNKNOWN_TICKET,
+            code::OTHER_TOKEN,
         ] {
             assert!(
                 api.contains(&std::format!("case {c}: return ")),
@@ -1568,7 +1619,7 @@ mod tests {
     }
 
     /// The last error is one global: tests that read it take turns.
-    fn serial() -> std::sync::MutexGuard<'static, ()> {
+    pub(crate) fn serial() -> std::sync::MutexGuard<'static, ()> {
         static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
         LOCK.lock().unwrap_or_else(|e| e.into_inner())
     }

@@ -14,6 +14,8 @@ const TESTS: &[&str] = &[
     "security.test.mjs",
     "lifecycle.test.mjs",
     "documents.test.mjs",
+    "lease-client.test.mjs",
+    "lease-client.test.cjs",
 ];
 
 /// Installs the runtimes; answers tests/edge and the folder of their binaries.
@@ -49,8 +51,11 @@ pub fn test() -> Result {
         .cwd(&dir)
         .env("DENO_NO_UPDATE_CHECK", "1")
         .run()?;
+    step("edge services: the fencepost CLI that checks the lease clients' write log");
+    Cmd::cargo(&["build", "-q", "-p", "fencepost-cli"]).run()?;
     step("edge services: Cloudflare Workers + Durable Objects (workerd) and Deno + KV, over HTTP");
     node(&dir, &bin)
+        .env("FENCEPOST_BIN", root().join("target/debug/fencepost"))
         .args(["--test", "--test-reporter=spec", "--test-concurrency=1"])
         .args(TESTS)
         .run()

@@ -23,6 +23,8 @@ use crate::Result;
 use crate::sizes::{Sizes, brotli_len, kb};
 use crate::tools::{Cmd, root, step};
 
+mod client;
+
 /// Must equal the `wasm-bindgen` crate version pinned in crates/fencepost-wasm/Cargo.toml.
 pub const WASM_BINDGEN_VERSION: &str = "0.2.130";
 
@@ -46,17 +48,18 @@ pub struct Budget {
 
 /// The core module's size guard: its measured size plus about 20%, so a change that makes every
 /// browser and Worker download noticeably more fails `cargo xtask test` and is looked at, while
-/// ordinary work fits. Measured at 19700 B raw / 10057 B gzip. A guard is raised, with the new
-/// measurement, when a feature needs the bytes; it is never a reason to hand-write what a
-/// well-kept library does.
+/// ordinary work fits. Measured at 25921 B raw / 13008 B gzip (with RustCrypto's HMAC, the key
+/// ring, the stores' decision and the lease keeper). A guard is raised, with the new measurement,
+/// when a feature needs the bytes; it is never a reason to hand-write what a well-kept library
+/// does.
 pub const CORE_BUDGET: Budget = Budget {
     file: "fencepost_bg.wasm",
-    raw: 23 * 1024,
-    gzip: 12 * 1024,
+    raw: 30 * 1024,
+    gzip: 15 * 1024,
 };
 
-/// The simulator module's size guard, on the same rule as [`CORE_BUDGET`]. Measured at 180367 B
-/// raw / 78972 B gzip. It holds the whole simulator (engine, invariants, explanations,
+/// The simulator module's size guard, on the same rule as [`CORE_BUDGET`]. Measured at 183228 B
+/// raw / 80405 B gzip. It holds the whole simulator (engine, invariants, explanations,
 /// templates, sweeps, the exhaustive search, the history checker) and serde's readers and
 /// writers; core's Unicode tables (for the `{:?}` of a string in serde's messages) and
 /// serde_json's float tables are about 7.5 KB of that, needed for the messages and numbers to
@@ -395,6 +398,8 @@ pub fn dist() -> Result {
             &dist_dir().join("store").join(f),
         )?;
     }
+    step("assembling npm/dist/client");
+    client::assemble(&dist_dir())?;
     println!("npm/dist is ready");
     Ok(())
 }
