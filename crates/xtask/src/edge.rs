@@ -72,5 +72,7 @@ pub fn bench() -> Result {
         .arg("bench.mjs")
         .env("FENCEPOST_BIN", root().join("target/release/fencepost"))
         .env("BENCH_OUT", root().join("target/edge-bench"))
-        .run()
+        .run()?;
+    step("the lease client: lease.fetch against plain fetch, a keeper round, 1,000 leases held");
+    node(&dir, &bin).arg("client-bench.mjs").run()
 }
