@@ -12,12 +12,12 @@
 
 use core::fmt::Debug;
 
-use fencepost::signed::{MAC_LEN, SIGNED_HEADER_MAX, SIGNED_LEN};
+use fencepost::signed::{KEYED_HEADER_MAX, MAC_LEN, SIGNED_HEADER_MAX, SIGNED_LEN};
 use fencepost::token::MAX_DECIMAL_LEN;
 use fencepost::{
-    AcquireError, Admission, Authority, AuthoritySnapshot, Config, Guard, LockTable,
-    ParseSignedError, ParseTokenError, SignatureError, SignedToken, SnapshotCodec, SnapshotError,
-    TableSnapshot, Token, TokenSigner,
+    AcquireError, Admission, Authority, AuthoritySnapshot, Config, Guard, KeyRing, KeyedToken,
+    LockTable, ParseSignedError, ParseTokenError, SignatureError, SignedToken, SnapshotCodec,
+    SnapshotError, TableSnapshot, Token, TokenSigner,
 };
 
 /// The key the `signed_token` seeds were signed with.
@@ -210,6 +210,8 @@ pub fn signed_token(data: &[u8]) -> usize {
         Err(e) => assert!(!e.to_string().is_empty()),
     }
 
+    accepted += keyed_token(data);
+
     let bytes = SignedToken::from_bytes(data);
     match data.len() {
         n if n < SIGNED_LEN => assert_eq!(
@@ -233,6 +235,53 @@ pub fn signed_token(data: &[u8]) -> usize {
         }
     }
     accepted
+}
+
+/// The keyed (v2) header form: a value that parses is written back byte for byte, and a ring
+/// admits it only when its MAC is the one the ring makes; a value that does not parse is refused
+/// with a message, and a v1 value is refused as having no key id. Answers 1 if it parses.
+fn keyed_token(data: &[u8]) -> usize {
+    match KeyedToken::from_header(data) {
+        Ok(kt) => {
+            let mut buf = [0; KEYED_HEADER_MAX];
+            assert_eq!(
+                kt.to_header(&mut buf).as_bytes(),
+                data,
+                "canonical keyed header"
+            );
+            // Key 1 only verifies now; key 2 signs.
+            let first = KeyRing::new(1, FUZZ_KEY).expect("the fuzz key is long enough");
+            let mut ring = first.clone();
+            ring.rotate(2, b"fencepost-fuzz-key-second-one-xx")
+                .expect("a new key id");
+            for lock in [FUZZ_LOCK, b"".as_slice()] {
+                let signer = match kt.key_id {
+                    1 => &first,
+                    2 => &ring,
+                    key_id => {
+                        let unknown = Err(SignatureError::UnknownKey { key_id });
+                        assert_eq!(ring.verify(lock, &kt), unknown);
+                        continue;
+                    }
+                };
+                let genuine = signer.sign(lock, kt.token).expect("short lock names sign");
+                let want = if genuine.mac == kt.mac {
+                    Ok(kt.token)
+                } else {
+                    Err(SignatureError::Forged)
+                };
+                assert_eq!(ring.verify(lock, &kt), want);
+            }
+            1
+        }
+        Err(e) => {
+            assert!(!e.to_string().is_empty());
+            if SignedToken::from_header(data).is_ok() {
+                assert_eq!(e, ParseSignedError::NoKeyId, "a v1 header has no key id");
+            }
+            0
+        }
+    }
 }
 
 /// Configs a restored snapshot is tried under: the plainest, and one with every option set.

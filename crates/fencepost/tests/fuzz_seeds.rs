@@ -50,6 +50,13 @@ const EXPECTED: &[(&str, &[(&str, usize)])] = &[
             ("header-truncated-mac", 0),
             ("header-upper-hex", 0),
             ("header-zero-token", 0),
+            // the keyed (v2) form: parses, then verifies with key 2 (current) or 1 (previous),
+            // or is refused for a key the ring lacks or a MAC of another key
+            ("keyed-current", 1),
+            ("keyed-previous", 1),
+            ("keyed-unknown-key", 1),
+            ("keyed-other-key", 1),
+            ("keyed-leading-zero-id", 0),
         ],
     ),
     (
@@ -128,4 +135,20 @@ fn signed_seeds_reach_both_sides_of_the_signature_check() {
     let forged = Err(fencepost::SignatureError::Forged);
     assert_eq!(verify("header-poison-max"), forged);
     assert_eq!(verify("bytes-poison-max"), forged);
+
+    let mut ring = fencepost::KeyRing::new(1, fuzz_checks::FUZZ_KEY).unwrap();
+    ring.rotate(2, b"fencepost-fuzz-key-second-one-xx").unwrap();
+    let keyed = |name: &str| {
+        let data = std::fs::read(corpus.join(name)).unwrap();
+        let kt = fencepost::KeyedToken::from_header(&data).unwrap();
+        ring.verify(fuzz_checks::FUZZ_LOCK, &kt)
+            .map(fencepost::Token::get)
+    };
+    assert_eq!(keyed("keyed-current"), Ok(34));
+    assert_eq!(keyed("keyed-previous"), Ok(34));
+    assert_eq!(keyed("keyed-other-key"), forged);
+    assert_eq!(
+        keyed("keyed-unknown-key"),
+        Err(fencepost::SignatureError::UnknownKey { key_id: 7 })
+    );
 }
