@@ -455,14 +455,23 @@ fn commonjs(template: &str, name: &str, glue: &str, common: &str, api: &str) -> 
     let api = format!("{common}\n{api}");
     let glue = format!("{glue}\nreturn {{ {} }};", glue_names.join(", "));
     let exports = format!("module.exports = {{ {} }};", api_names.join(", "));
+    fill(
+        template,
+        "node.cjs.in",
+        &[
+            ("/* @@GLUE@@ */", &glue),
+            ("/* @@API@@ */", &api),
+            ("/* @@EXPORTS@@ */", &exports),
+        ],
+    )
+}
+
+/// `template` (the file `name`) with each marker replaced by its text; every marker must be there.
+pub(crate) fn fill(template: &str, name: &str, parts: &[(&str, &str)]) -> Result<String> {
     let mut out = template.to_string();
-    for (marker, with) in [
-        ("/* @@GLUE@@ */", glue.as_str()),
-        ("/* @@API@@ */", api.as_str()),
-        ("/* @@EXPORTS@@ */", exports.as_str()),
-    ] {
+    for (marker, with) in parts {
         if !out.contains(marker) {
-            return Err(format!("node.cjs.in has no {marker}"));
+            return Err(format!("{name} has no {marker}"));
         }
         out = out.replacen(marker, with, 1);
     }

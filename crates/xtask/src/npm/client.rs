@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use super::{COMMON, copy, npm_dir, read, strip_exports, write};
+use super::{COMMON, copy, fill, npm_dir, read, strip_exports, write};
 use crate::Result;
 
 /// The entries of `npm/src/client/` copied as they are.
@@ -63,18 +63,15 @@ fn commonjs(template: &str, common: &str, client: &str) -> Result<String> {
     let (client, names) = strip_exports(client, "client.js", "api.js")?;
     let body = format!("{common}\n{client}");
     let exports = format!("module.exports = {{ {} }};", names.join(", "));
-    let mut out = template.to_string();
-    for (marker, with) in [
-        ("/* @@IMPORTS@@ */", imports.as_str()),
-        ("/* @@CLIENT@@ */", body.as_str()),
-        ("/* @@EXPORTS@@ */", exports.as_str()),
-    ] {
-        if !out.contains(marker) {
-            return Err(format!("client/node.cjs.in has no {marker}"));
-        }
-        out = out.replacen(marker, with, 1);
-    }
-    Ok(out)
+    fill(
+        template,
+        "client/node.cjs.in",
+        &[
+            ("/* @@IMPORTS@@ */", &imports),
+            ("/* @@CLIENT@@ */", &body),
+            ("/* @@EXPORTS@@ */", &exports),
+        ],
+    )
 }
 
 #[cfg(test)]
