@@ -14,6 +14,7 @@ const TESTS: &[&str] = &[
     "security.test.mjs",
     "lifecycle.test.mjs",
     "documents.test.mjs",
+    "cors.test.mjs",
     "lease-client.test.mjs",
     "lease-client.test.cjs",
 ];
