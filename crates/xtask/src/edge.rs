@@ -17,6 +17,7 @@ const TESTS: &[&str] = &[
     "cors.test.mjs",
     "lease-client.test.mjs",
     "lease-client.test.cjs",
+    "lease-client-browser.test.mjs",
 ];
 
 /// Installs the runtimes; answers tests/edge and the folder of their binaries.
