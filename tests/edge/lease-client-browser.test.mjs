@@ -7,7 +7,7 @@
 // does. A screenshot goes to target/edge-browser/.
 //
 // Needs WORKERD_BIN and DENO_BIN.
-import { describe, test } from "node:test";
+import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -15,7 +15,6 @@ import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { extname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
-import { after, before } from "node:test";
 import { chromium } from "playwright-core";
 import { ROOT, hostFixture } from "./hosts.mjs";
 import { getDoc, lockState } from "./client.mjs";
