@@ -23,6 +23,7 @@ const leases :Workerd.Worker = (
     (name = "examples/shared/http.js", esModule = embed "../shared/http.js"),
     (name = "examples/shared/metrics.js", esModule = embed "../shared/metrics.js"),
     (name = "examples/shared/settings.js", esModule = embed "../shared/settings.js"),
+    (name = "examples/shared/cors.js", esModule = embed "../shared/cors.js"),
     (name = "examples/shared/documents.js", esModule = embed "../shared/documents.js"),
     # workerd resolves a bare specifier next to the module that imports it, so the package's
     # modules are named beside examples/shared/service.js, which imports "fencepost".

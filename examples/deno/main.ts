@@ -15,6 +15,7 @@
 //   ../shared/settings.js)
 
 import { type DenoKvStore, StoreContentionError } from "fencepost/store";
+import { withCors } from "../shared/cors.js";
 import { adoptDoc, denoKvDocs, docGet, docPut } from "../shared/documents.js";
 import { answer, HttpError, readJson, readText } from "../shared/http.js";
 import { metricsResponse } from "../shared/metrics.js";
@@ -138,6 +139,10 @@ async function doc(request: Request, name: string): Promise<Response> {
 }
 
 function handle(request: Request): Promise<Response> {
+  return withCors(settings.corsOrigins, request, serve);
+}
+
+function serve(request: Request): Promise<Response> {
   return answer(async () => {
     if (settings.unavailable !== undefined) throw new HttpError(503, settings.unavailable);
     const r = route(request);

@@ -9,11 +9,15 @@
 //                         60000, at least 1000); then it is deleted, and a later acquire starts
 //                         above every token the deleted state issued (see epochToken in service.js).
 //   FENCEPOST_WRITE_LOG   "1": log every document write as a JSON line for `fencepost check`.
+//   FENCEPOST_CORS_ORIGINS pages of which origins may call the service from a browser: exact
+//                         origins separated by commas, like "https://app.example.com" (default:
+//                         none; see cors.js).
 //
 // Without FENCEPOST_KEYS a host serves nothing but 503s naming it: a service that cannot sign
 // would hand out tokens anyone can forge.
 
 import { KeyRing } from "fencepost";
+import { corsOrigins } from "./cors.js";
 
 /** Default and longest lease a client gets when the deployer sets nothing. */
 export const DEFAULT_TTL_MS = 30_000;
@@ -61,7 +65,7 @@ function millis(name, text, fallback, min, max) {
 
 /**
  * The service's settings from `get(name)` (the host's environment or bindings):
- * `{ ring, maxTtlMs, defaultTtlMs, idleKeepMs, writeLog }`, or `{ unavailable: "<what is missing or wrong>" }`.
+ * `{ ring, maxTtlMs, defaultTtlMs, idleKeepMs, writeLog, corsOrigins }`, or `{ unavailable: "<what is missing or wrong>" }`.
  */
 export function readSettings(get) {
   const keys = get("FENCEPOST_KEYS");
@@ -73,9 +77,11 @@ export function readSettings(get) {
     // At least a second: a fresh authority's first token comes from the clock in ms, so the
     // state it replaces must be older than the current millisecond (see epochToken).
     const idleKeepMs = millis("FENCEPOST_IDLE_KEEP_MS", get("FENCEPOST_IDLE_KEEP_MS"), DEFAULT_IDLE_KEEP_MS, 1000, LONGEST_MS);
+    const origins = corsOrigins(get("FENCEPOST_CORS_ORIGINS"));
     const ring = keyRing(keys);
     const defaultTtlMs = Math.min(DEFAULT_TTL_MS, maxTtlMs);
-    return { ring, maxTtlMs, defaultTtlMs, idleKeepMs, writeLog: get("FENCEPOST_WRITE_LOG") === "1" };
+    const writeLog = get("FENCEPOST_WRITE_LOG") === "1";
+    return { ring, maxTtlMs, defaultTtlMs, idleKeepMs, writeLog, corsOrigins: origins };
   } catch (e) {
     return { unavailable: `the service's settings are refused: ${e.message}` };
   }

@@ -38,6 +38,7 @@ function settingsEnv(settings) {
     FENCEPOST_MAX_TTL_MS: settings.maxTtlMs === undefined ? undefined : String(settings.maxTtlMs),
     FENCEPOST_IDLE_KEEP_MS: settings.idleKeepMs === undefined ? undefined : String(settings.idleKeepMs),
     FENCEPOST_WRITE_LOG: settings.writeLog ? "1" : undefined,
+    FENCEPOST_CORS_ORIGINS: settings.corsOrigins,
   };
   return Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== null));
 }
@@ -78,7 +79,7 @@ const RUNTIMES = {
       `--allow-net=127.0.0.1:${port}`,
       `--allow-read=${ROOT}/npm,${ROOT}/examples,${dir}`,
       `--allow-write=${dir}`,
-      "--allow-env=PORT,HOST,KV_PATH,FENCEPOST_KEYS,FENCEPOST_MAX_TTL_MS,FENCEPOST_IDLE_KEEP_MS,FENCEPOST_WRITE_LOG",
+      "--allow-env=PORT,HOST,KV_PATH,FENCEPOST_KEYS,FENCEPOST_MAX_TTL_MS,FENCEPOST_IDLE_KEEP_MS,FENCEPOST_WRITE_LOG,FENCEPOST_CORS_ORIGINS",
       "--config",
       join(ROOT, "examples/deno/deno.json"),
       join(ROOT, "examples/deno/main.ts"),

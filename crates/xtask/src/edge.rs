@@ -14,8 +14,10 @@ const TESTS: &[&str] = &[
     "security.test.mjs",
     "lifecycle.test.mjs",
     "documents.test.mjs",
+    "cors.test.mjs",
     "lease-client.test.mjs",
     "lease-client.test.cjs",
+    "lease-client-browser.test.mjs",
 ];
 
 /// Installs the runtimes; answers tests/edge and the folder of their binaries.

@@ -6,9 +6,11 @@
 // rules hold across every machine the Worker runs on.
 //
 // Settings (see ../../shared/settings.js) are Worker secrets and variables: FENCEPOST_KEYS (a
-// secret: `wrangler secret put FENCEPOST_KEYS`), FENCEPOST_MAX_TTL_MS, FENCEPOST_WRITE_LOG.
+// secret: `wrangler secret put FENCEPOST_KEYS`), FENCEPOST_MAX_TTL_MS, FENCEPOST_WRITE_LOG,
+// FENCEPOST_CORS_ORIGINS.
 
 import { DurableObject } from "cloudflare:workers";
+import { withCors } from "../../shared/cors.js";
 import { adoptDoc, docGet, docPut, durableObjectDocs, hasDocTable } from "../../shared/documents.js";
 import { answer, HttpError, json, readJson, readText } from "../../shared/http.js";
 import { metricsResponse } from "../../shared/metrics.js";
@@ -35,17 +37,24 @@ function settingsOf(env) {
 
 export default {
   async fetch(request, env) {
-    return answer(async () => {
-      settingsOf(env);
-      const r = route(request);
-      if (r === null) throw new HttpError(404, "no such endpoint");
-      if (r.kind === "metrics") return metricsResponse();
-      const ns = r.kind === "doc" ? env.DOCS : env.LOCKS;
-      const stub = ns.get(ns.idFromName(r.kind === "doc" ? r.key : r.name));
-      return stub.fetch(request);
-    });
+    settings ??= readSettings((name) => env[name]);
+    // Cross-origin rules apply here, at the Worker's edge; the objects behind it never see a preflight.
+    return withCors(settings.corsOrigins, request, (r) => serve(r, env));
   },
 };
+
+/** Routes a request to the object of its lock or document (or answers it here). */
+function serve(request, env) {
+  return answer(async () => {
+    settingsOf(env);
+    const r = route(request);
+    if (r === null) throw new HttpError(404, "no such endpoint");
+    if (r.kind === "metrics") return metricsResponse();
+    const ns = r.kind === "doc" ? env.DOCS : env.LOCKS;
+    const stub = ns.get(ns.idFromName(r.kind === "doc" ? r.key : r.name));
+    return stub.fetch(request);
+  });
+}
 
 /**
  * The lease authority of one lock. Its snapshot is persisted before any grant is answered; an
