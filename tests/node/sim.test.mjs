@@ -164,6 +164,8 @@ test("prepare refuses a bad scenario with the message run gives, naming the fiel
   const fromRun = message(() => run(bad));
   assert.match(fromRun, /^TypeError: scenario\.workers\[0\]\.job\.work_ms: /);
   assert.equal(message(() => prepare(bad)), fromRun);
+  assert.match(message(() => run("no-such-preset")), /^(TypeError|RangeError): /);
+  assert.match(message(() => run({ version: 1, lease_ttl_ms: 0, workers: [] })), /^(TypeError|RangeError): /);
   assert.equal(message(() => prepare("no-such-preset")), message(() => run("no-such-preset")));
   assert.equal(message(() => prepare({ version: 1, lease_ttl_ms: 0, workers: [] })), message(() => run({ version: 1, lease_ttl_ms: 0, workers: [] })));
 });

@@ -68,15 +68,24 @@ test("Durable Object SQL: 100 concurrent writers with interleaved tokens keep th
 test("Durable Object SQL: workerd killed in the middle of a burst of writes leaves value and mark together", async () => {
   await open("burst", { table: "burst" });
   const answered = [];
+  let settled = 0;
   const writes = shuffled(200).map((token) =>
-    post(workerd.base, "burst", "/write", { key: "k", token, value: `w${token}` }).then(
-      (r) => answered.push({ token, ok: r.result.ok }),
-      () => {}, // cut off by the kill
-    ),
+    post(workerd.base, "burst", "/write", { key: "k", token, value: `w${token}` })
+      .then(
+        (r) => answered.push({ token, ok: r.result.ok }),
+        () => {}, // cut off by the kill
+      )
+      .finally(() => settled++),
   );
-  while (answered.length < 20) await new Promise((r) => setTimeout(r, 1));
+  const deadline = Date.now() + 30_000;
+  while (answered.length < 20) {
+    assert.ok(settled < 200 && Date.now() < deadline, `only ${answered.length} of 200 writes were answered before the kill`);
+    await new Promise((r) => setTimeout(r, 1));
+  }
   await workerd.stop();
   await Promise.all(writes);
+  // The kill landed in the middle of the burst: some writes never got their answer.
+  assert.ok(answered.length < 200, "every write was answered before the kill: nothing was cut off");
   workerd = await startWorkerd(dir);
   const store = await open("burst", { table: "burst" });
   const after = await store.read("k");

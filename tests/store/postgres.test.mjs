@@ -154,14 +154,20 @@ test("Postgres: a connection killed between its write and its COMMIT loses nothi
   const released = new Promise((r) => (go = r));
   const frozen = new PostgresStore(freezingBeforeCommit(victim, reached, released), { table: "crash" });
   const write = frozen.write("k", 50n, "written by 50", { idempotencyKey: "op-50" });
-  await atCommit;
-  // Its row is written and locked, uncommitted: other sessions still see 40.
-  assert.deepEqual(await store.read("k"), { value: "committed by 40", token: 40n });
-  const { rows } = await pool.query("SELECT pg_terminate_backend($1) AS killed", [victim.processID]);
-  assert.deepEqual(rows, [{ killed: true }]);
-  go();
-  await assert.rejects(write, (e) => e.name !== "StoreContentionError" && /terminat|Connection/i.test(e.message));
-  await victim.end().catch(() => {});
+  // Whatever fails below, the frozen write is let go and its connection closed: a connection
+  // left open would keep the pool's end (and the run) waiting instead of failing.
+  try {
+    await atCommit;
+    // Its row is written and locked, uncommitted: other sessions still see 40.
+    assert.deepEqual(await store.read("k"), { value: "committed by 40", token: 40n });
+    const { rows } = await pool.query("SELECT pg_terminate_backend($1) AS killed", [victim.processID]);
+    assert.deepEqual(rows, [{ killed: true }]);
+    go();
+    await assert.rejects(write, (e) => e.name !== "StoreContentionError" && /terminat|Connection/i.test(e.message));
+  } finally {
+    go();
+    await victim.end().catch(() => {});
+  }
   // Nothing of 50 stayed; 40 stands, nothing older gets in.
   assert.deepEqual(await store.read("k"), { value: "committed by 40", token: 40n });
   assert.deepEqual(await store.write("k", 39n, "stale"), { ok: false, reason: "stale", presented: 39n, highest: 40n });
@@ -187,17 +193,23 @@ test("Postgres: a writer killed while it waits for the row lock changes nothing"
     (r) => assert.fail(`the killed write answered ${JSON.stringify(r, (_, v) => (typeof v === "bigint" ? `${v}` : v))}`),
     (e) => e,
   );
-  // Wait until it is blocked on the lock, then kill it there.
-  for (;;) {
-    const { rows } = await pool.query(`SELECT wait_event_type FROM pg_stat_activity WHERE pid = $1`, [victim.processID]);
-    if (rows[0]?.wait_event_type === "Lock") break;
-    await new Promise((r) => setTimeout(r, 10));
+  try {
+    // Wait (at most 10 s) until it is blocked on the lock, then kill it there.
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const { rows } = await pool.query(`SELECT wait_event_type FROM pg_stat_activity WHERE pid = $1`, [victim.processID]);
+      if (rows[0]?.wait_event_type === "Lock") break;
+      assert.ok(Date.now() < deadline, "the second writer never waited for the row lock");
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    await pool.query("SELECT pg_terminate_backend($1)", [victim.processID]);
+    assert.equal((await failed).code, "57P01"); // terminated by pg_terminate_backend
+  } finally {
+    // Back to the pool and closed even when an assertion failed, so the pool can end.
+    await victim.end().catch(() => {});
+    await holder.query("ROLLBACK").catch(() => {});
+    holder.release();
   }
-  await pool.query("SELECT pg_terminate_backend($1)", [victim.processID]);
-  assert.equal((await failed).code, "57P01"); // terminated by pg_terminate_backend
-  await victim.end().catch(() => {});
-  await holder.query("ROLLBACK");
-  holder.release();
   assert.deepEqual(await store.read("k"), { value: "by 10", token: 10n });
   assert.deepEqual(await store.write("k", 9n, "stale"), { ok: false, reason: "stale", presented: 9n, highest: 10n });
   assert.deepEqual(await store.write("k", 11n, "by 11"), { ok: true });

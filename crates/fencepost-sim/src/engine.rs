@@ -1067,8 +1067,12 @@ impl<'s> Sim<'s> {
     /// The real instant until which the worker believes its lease holds.
     fn believed_until(&self, w: u16) -> u64 {
         let ws = &self.workers[usize::from(w)];
-        let target = ws.belief.until_local().unwrap_or(i128::MIN);
-        ws.clock.real_at_local(self.now, target)
+        // No grant believed (an answer without a token): the belief ends now, not at a sentinel
+        // the clock arithmetic could overflow on.
+        match ws.belief.until_local() {
+            Some(target) => ws.clock.real_at_local(self.now, target),
+            None => self.now,
+        }
     }
 
     /// A decision point: pauses the worker here if a `pause_at` fault says so. Returns whether

@@ -202,7 +202,8 @@ pub enum Failure {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Loss {
-    /// Safe-until passed without a successful renewal.
+    /// Safe-until passed without a successful renewal, or the holder's clock stepped back so
+    /// that it can no longer tell whether it did.
     Expired,
     /// The authority refused a renewal: the lease is gone.
     Refused,
@@ -471,9 +472,21 @@ impl Keeper {
     }
 
     fn observe(&mut self, now: u64) -> u64 {
-        let now = self.time.observe(now).now;
+        let seen = self.time.observe(now);
+        if seen.clamped_by > 0 && self.next_seq == 0 {
+            // Nothing was measured yet: the clock's new readings are the ones to count in.
+            self.time = Timeline::starting_at(now);
+            return now;
+        }
+        let now = seen.now;
+        // A clock that stepped back can no longer measure anything sent before the step: the
+        // clamped time stands still while real time passes, so a deadline counted in the old
+        // readings would be reached late. Once a request is out, the holder must assume the
+        // worst and give the lease up, as if it ran out.
+        let stepped_back = seen.clamped_by > 0;
         // Expiry first: whatever arrives at or after the deadline finds the lease already lost.
-        if self.lost.is_none() && self.success.is_some_and(|s| now >= s.safe_until) {
+        let expired = self.success.is_some_and(|s| now >= s.safe_until);
+        if self.lost.is_none() && (stepped_back || expired) {
             self.lost = Some(Loss::Expired);
             self.in_flight = None;
         }
@@ -718,18 +731,28 @@ mod tests {
     }
 
     #[test]
-    fn a_clock_that_steps_back_is_clamped() {
+    fn a_clock_that_steps_back_loses_the_lease() {
         let mut k = Keeper::new(plain(), 3_000, 0).unwrap();
         let a = k.send(0);
         k.granted(a, answer(5, 3_000), 10).unwrap();
-        assert!(k.state(2_000).is_safe());
-        // A send stamped earlier than what was seen counts from 2_000, not from 100.
-        let r = k.send(100);
-        assert_eq!(r.sent_at(), 2_000);
-        assert_eq!(k.granted(r, answer(5, 3_000), 50), Ok(held(5, 5_000)));
-        // Back in time cannot revive: once 5_000 is seen, 4_000 is still 5_000.
-        assert!(!k.state(5_000).is_safe());
-        assert!(!k.state(4_000).is_safe());
+        assert_eq!(k.state(2_000), held(5, 3_000));
+        // The clock steps back by 1_900: counted in its new readings the deadline would come
+        // 1_900 ms late, so the lease is given up at once, and nothing revives it.
+        let lost = LeaseState::Lost {
+            token: Some(t(5)),
+            why: Loss::Expired,
+        };
+        assert_eq!(k.state(100), lost);
+        let r = k.send(150);
+        assert_eq!(k.granted(r, answer(5, 3_000), 200), Ok(lost));
+        assert_eq!(k.state(2_100), lost);
+        assert_eq!(k.next_send(), None);
+        // Before anything was sent, the clock's new readings are simply the ones counted in.
+        let mut fresh = Keeper::new(plain(), 3_000, 500).unwrap();
+        assert_eq!(fresh.state(100), LeaseState::Acquiring);
+        let a = fresh.send(120);
+        assert_eq!(a.sent_at(), 120);
+        assert_eq!(fresh.granted(a, answer(6, 3_000), 200), Ok(held(6, 3_120)));
     }
 
     #[test]

@@ -25,7 +25,7 @@ use crate::tools::{self, Cmd, root, step};
 pub const TRUNK_VERSION: &str = "0.22.0-beta.1";
 /// The demo's address.
 pub const DEMO_PORT: u16 = 8080;
-/// Size guard of the app's wasm: its measured size (563434 B raw / 235203 B gzip) plus about 20%,
+/// Size guard of the app's wasm: its measured size (567514 B raw / 236631 B gzip) plus about 20%,
 /// so `cargo xtask test` fails on a real regression of what every visitor downloads, not on
 /// ordinary work. Raised, with the new measurement, when a feature needs the bytes.
 pub const WASM_RAW_GUARD: u64 = 660 * 1024;
