@@ -133,11 +133,11 @@ pub fn keeper_call(op: u32, i: u32, ticket: u32, token: u64, ttl: f64, now: f64)
         let answered = match op {
             op::SEND => return k.send(now),
             op::GRANTED | op::TRANSIENT | op::REFUSED => {
-                let Some(t) = k.take(ticket) else {
+                let Some(t) = k.find(ticket) else {
                     fail(code::UNKNOWN_TICKET, 0);
                     return state::ERROR;
                 };
-                match (op, Token::new(token)) {
+                let answered = match (op, Token::new(token)) {
                     (op::GRANTED, Some(token)) => {
                         let answer = Answer {
                             token,
@@ -151,7 +151,12 @@ pub fn keeper_call(op: u32, i: u32, ticket: u32, token: u64, ttl: f64, now: f64)
                     }
                     (op::TRANSIENT, _) => k.inner.failed(t, Failure::Transient, now),
                     _ => k.inner.failed(t, Failure::Refused, now),
+                };
+                // Each ticket answers once; one whose answer was refused stays for a right one.
+                if answered.is_ok() {
+                    k.forget(ticket);
                 }
+                answered
             }
             op::RELEASED => Ok(k.inner.released(now)),
             _ => Ok(k.inner.state(now)),
@@ -183,10 +188,17 @@ impl Held {
         id
     }
 
-    /// The ticket numbered `id`, forgotten here: each answers once.
-    fn take(&mut self, id: u32) -> Option<Ticket> {
-        let at = self.tickets.iter().position(|&(n, _)| n == id)?;
-        Some(self.tickets.remove(at).1)
+    /// The ticket numbered `id`, if it is still awaited.
+    fn find(&self, id: u32) -> Option<Ticket> {
+        self.tickets
+            .iter()
+            .find(|&&(n, _)| n == id)
+            .map(|&(_, t)| t)
+    }
+
+    /// Forgets ticket `id`: it has been answered.
+    fn forget(&mut self, id: u32) {
+        self.tickets.retain(|&(n, _)| n != id);
     }
 }
 
@@ -304,7 +316,7 @@ mod tests {
             state::ERROR
         );
         assert_eq!(last_error(), code::ZERO);
-        let a = keeper_call(op::SEND, k, 0, 0, 0.0, 0.0);
+        // The refused answer did not use the ticket up: the right answer is still taken.
         assert_eq!(keeper_call(op::GRANTED, k, a, 7, 3_000.0, 1.0), state::HELD);
         // Each ticket answers once.
         assert_eq!(
@@ -326,8 +338,14 @@ mod tests {
             keeper_call(op::STATE, k, 0, 0, 0.0, 260.0),
             state::UNCERTAIN
         );
+        // Its right answer still counts, from the renewal's send time.
+        assert_eq!(
+            keeper_call(op::GRANTED, k, r, 7, 3_000.0, 265.0),
+            state::HELD
+        );
+        assert_eq!(out().1, 3_010.0);
         assert_eq!(keeper_call(op::RELEASED, k, 0, 0, 0.0, 270.0), state::LOST);
-        assert_eq!(out(), (7, 3_000.0, -1.0, loss::RELEASED));
+        assert_eq!(out(), (7, 3_010.0, -1.0, loss::RELEASED));
         free(kind::KEEPER, k);
     }
 

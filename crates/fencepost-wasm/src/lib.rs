@@ -1272,17 +1272,18 @@ pub mod ring {
 pub fn ring_call(op: u32, i: u32, n: usize, id: u32) -> u32 {
     with(code::UNKNOWN, |st| {
         let key = names(&st.input, n, 0).0;
-        let Some(r) = st.objects.ring(i) else {
-            return code::UNKNOWN;
+        let done = match (st.objects.ring(i), op) {
+            (Some(r), ring::ROTATE) => Some(r.rotate(id, key)),
+            (Some(r), ring::REMOVE) => Some(r.remove(id)),
+            _ => None,
         };
-        let done = match op {
-            ring::ROTATE => r.rotate(id, key),
-            ring::REMOVE => r.remove(id),
-            _ => return code::UNKNOWN,
-        };
-        // As for a new signer: the key's copy in the input area is not left behind.
+        // As for a new signer: the key's copy in the input area is not left behind, whatever the
+        // answer (no ring at `i` or an unknown `op` included).
         wipe(&mut st.input, n);
-        done.map_or_else(signature_error, |()| 0)
+        match done {
+            Some(done) => done.map_or_else(signature_error, |()| 0),
+            None => fail(code::UNKNOWN, 0),
+        }
     })
 }
 
