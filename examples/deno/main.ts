@@ -104,8 +104,8 @@ async function adoptOldDocs(kv: Deno.Kv, docs: DenoKvStore): Promise<number> {
     const key = old.key[1];
     if (old.key.length !== 2 || typeof key !== "string") continue;
     await adoptDoc(docs, key, old.value.highest, decoder.decode(old.value.data));
-    await kv.atomic().check(old).delete(old.key).commit();
-    moved++;
+    // Counted only when this instance deleted it (another may have moved it meanwhile).
+    if ((await kv.atomic().check(old).delete(old.key).commit()).ok) moved++;
   }
   return moved;
 }

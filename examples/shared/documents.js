@@ -64,11 +64,14 @@ export async function docGet(store, key) {
  * Moves a document stored by an earlier version of the service (its mark `highest`, a decimal
  * string, and its text) into `store`, through the core like any write: on an empty entry it is
  * accepted with its mark, so no token below that mark is admitted afterwards; over a newer
- * accepted write it is stale and dropped. Either way the caller may then delete the old entry.
+ * accepted write it is stale and dropped. The move carries one idempotency key, so a second move
+ * of the same document (two instances starting together) is a duplicate: it cannot put the old
+ * text back over a write the holder of that same token made after the first move. Either way the
+ * caller may then delete the old entry.
  */
 export async function adoptDoc(store, key, highest, data) {
-  const v = await store.write(key, tokenFromString(highest), data);
-  if (!v.ok && v.reason !== "stale") {
+  const v = await store.write(key, tokenFromString(highest), data, { idempotencyKey: "moved-from-an-earlier-version" });
+  if (!v.ok && v.reason !== "stale" && v.reason !== "duplicate") {
     throw new Error(`document ${JSON.stringify(key)}: its earlier mark ${highest} was refused (${v.reason})`);
   }
 }

@@ -33,6 +33,17 @@ cases(
   async (table, key) => (await pool.query(`SELECT fence, fence_ops FROM "${table}" WHERE key = $1`, [key])).rows[0],
 );
 
+test("Postgres: something with query() that is neither a Pool nor a Client is refused", () => {
+  // A pool taken for a Client would run BEGIN, the row lock and COMMIT on different connections.
+  const poolLike = { query: async () => ({ rows: [] }), connect: async () => ({}) };
+  assert.throws(() => new PostgresStore(poolLike, { table: "t" }), {
+    name: "TypeError",
+    message: "poolOrClient must be a pg Pool or Client, got an object (Object)",
+  });
+  assert.doesNotThrow(() => new PostgresStore(pool, { table: "t" }));
+  assert.doesNotThrow(() => new PostgresStore(new pg.Client({ database }), { table: "t" }));
+});
+
 test("Postgres: createTable adds the fence columns to an existing table and keeps its rows", async () => {
   await pool.query(`CREATE TABLE documents (id text PRIMARY KEY, body text, author text DEFAULT 'n/a')`);
   await pool.query(`INSERT INTO documents (id, body) VALUES ($1, $2)`, ["d1", JSON.stringify("before fencing")]);
@@ -131,6 +142,8 @@ test("Postgres: under SERIALIZABLE, lost races are read again and decided again,
 /** A Client whose transaction freezes before COMMIT until `go` resolves. */
 function freezingBeforeCommit(client, reached, go) {
   return {
+    // One connection, as a Client is: the store runs its transaction on it.
+    processID: client.processID,
     async query(text, params) {
       if (text === "COMMIT") {
         reached();

@@ -26,9 +26,15 @@ export class PostgresStore {
     if (typeof poolOrClient?.query !== "function") {
       throw new TypeError(`poolOrClient must be a pg Pool or Client, got ${describe(poolOrClient)}`);
     }
+    // A pg Pool counts its idle clients; a Client has a backend process id (null until it
+    // connects). Anything else is refused: taken for a Client, a pool would run BEGIN, the row
+    // lock and COMMIT on different connections, with no transaction and no error.
+    const pool = typeof poolOrClient.connect === "function" && typeof poolOrClient.idleCount === "number";
+    if (!pool && !("processID" in poolOrClient)) {
+      throw new TypeError(`poolOrClient must be a pg Pool or Client, got ${describe(poolOrClient)}`);
+    }
     this.#db = poolOrClient;
-    // A pg Pool counts its idle clients; a Client does not.
-    this.#pool = typeof poolOrClient.connect === "function" && typeof poolOrClient.idleCount === "number";
+    this.#pool = pool;
     this.#config = storeOptions(options, { sql: true });
   }
 

@@ -11,8 +11,10 @@ import { ATTEMPTS, decide, entry, keyOf, markText, StoreContentionError, storeOp
 import { describe } from "../common.js";
 
 function busy(error) {
-  // better-sqlite3 names the code; node:sqlite gives the number (5: SQLITE_BUSY).
-  return error?.code === "SQLITE_BUSY" || error?.errcode === 5 || error?.code === "SQLITE_LOCKED";
+  // better-sqlite3 names the code; node:sqlite gives the number, extended codes included (the
+  // low byte: 5 SQLITE_BUSY, 6 SQLITE_LOCKED).
+  const primary = typeof error?.errcode === "number" ? error.errcode & 0xff : -1;
+  return error?.code === "SQLITE_BUSY" || error?.code === "SQLITE_LOCKED" || primary === 5 || primary === 6;
 }
 
 export class SqliteStore {
@@ -70,6 +72,9 @@ export class SqliteStore {
         if (!busy(error)) throw error;
         lastBusy = error;
         this.#retries++;
+        // A driver without a busy timeout fails at once: wait a little (longer each time, at
+        // random, so contenders spread out) rather than spend every attempt in a few microseconds.
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 2 ** Math.min(attempt, 6)));
         continue;
       }
       try {
