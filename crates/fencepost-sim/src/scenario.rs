@@ -95,8 +95,8 @@ object!(Scenario {
 });
 
 /// Most bytes of memory a valid scenario holds once read: its workers and faults as their vectors
-/// grew while they were read, and every name (scenario, workers, faults' workers), each at most
-/// 64 bytes and grown the same way.
+/// grew while they were read, and every name (the scenario's, at most 64 bytes; workers' and
+/// faults' workers', at most [`MAX_NAME_LEN`]), each counted at 64 bytes and grown the same way.
 pub fn scenario_bytes() -> u64 {
     use crate::growth_bytes as g;
     use core::mem::size_of;

@@ -120,7 +120,7 @@ fn growth_bytes_counts_every_power_of_two_block() {
 fn the_largest_scenario_stays_within_scenario_bytes() {
     // As many workers and faults as a scenario may have, every name as long as allowed, and names
     // with escapes (read through serde's scratch buffer).
-    let worker = |i: usize| format!("{i:0>30}\\u0041");
+    let worker = |i: usize| format!("{i:0>31}\\u0041");
     let workers: Vec<String> = (0..MAX_WORKERS)
         .map(|i| format!(r#"{{"name":"{}","job":{{"work_ms":1}}}}"#, worker(i)))
         .collect();

@@ -100,13 +100,7 @@ impl SignedToken {
             .first_chunk_mut()
             .map_or(0, |dec| self.token.write_decimal(dec));
         buf[MAX_DECIMAL_LEN] = b'.';
-        for (pair, b) in buf[MAX_DECIMAL_LEN + 1..]
-            .chunks_exact_mut(2)
-            .zip(&self.mac)
-        {
-            pair[0] = HEX[usize::from(b >> 4)];
-            pair[1] = HEX[usize::from(b & 15)];
-        }
+        write_mac_hex(&mut buf[MAX_DECIMAL_LEN + 1..], &self.mac);
         buf.copy_within(start.., 0);
         SIGNED_HEADER_MAX - start
     }
@@ -122,6 +116,14 @@ impl SignedToken {
         };
         let mac = parse_mac_hex(hex, dot + 1)?;
         Ok(SignedToken { token, mac })
+    }
+}
+
+/// Writes `mac` as lowercase hex digits at the start of `out` (as many as fit).
+pub(crate) fn write_mac_hex(out: &mut [u8], mac: &[u8; MAC_LEN]) {
+    for (pair, b) in out.chunks_exact_mut(2).zip(mac) {
+        pair[0] = HEX[usize::from(b >> 4)];
+        pair[1] = HEX[usize::from(b & 15)];
     }
 }
 

@@ -18,7 +18,7 @@ use core::fmt;
 
 use hmac::Mac;
 
-use super::{HEX, MAC_LEN, ParseSignedError, SignatureError, TokenSigner, parse_mac_hex};
+use super::{MAC_LEN, ParseSignedError, SignatureError, TokenSigner, parse_mac_hex, write_mac_hex};
 use crate::guard::{Admission, Guard};
 use crate::token::{MAX_DECIMAL_LEN, Token, parse_decimal_bytes, write_digits};
 
@@ -64,10 +64,7 @@ impl KeyedToken {
             buf[n..n + part.len()].copy_from_slice(part);
             n += part.len();
         }
-        for (pair, b) in buf[n..].chunks_exact_mut(2).zip(&self.mac) {
-            pair[0] = HEX[usize::from(b >> 4)];
-            pair[1] = HEX[usize::from(b & 15)];
-        }
+        write_mac_hex(&mut buf[n..], &self.mac);
         n + 2 * MAC_LEN
     }
 
