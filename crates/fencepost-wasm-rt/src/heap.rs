@@ -53,40 +53,70 @@ fn class_of(size: usize) -> usize {
 }
 
 impl State {
-    /// A fresh block of `1 << class` bytes from the end of the heap, aligned to `MIN_BLOCK`
-    /// (null when the memory cannot grow that far: a 32-bit memory ends at 4 GiB).
-    fn carve(&mut self, class: usize) -> *mut u8 {
-        // At most 1 << 32 (class 32, which no memory can hold).
-        let size = 1u64 << class;
+    /// Makes sure the next `need` bytes above `top` are grown memory of the module, growing it
+    /// if they are not (false when the memory cannot grow that far: a 32-bit memory ends at
+    /// 4 GiB, and a host may cap it lower).
+    fn reserve(&mut self, need: u64) -> bool {
         if self.end == 0 {
             // Start above everything the module was instantiated with (data and stack).
             self.end = wasm32::memory_size(0) as u64 * PAGE;
             self.top = self.end;
         }
+        if self.end - self.top >= need {
+            return true;
+        }
+        // `top` and `need` are each under 2^33, so the page count fits the 32-bit argument.
+        let pages = (self.top + need - self.end).div_ceil(PAGE);
+        if pages > u64::from(u32::MAX) {
+            return false;
+        }
+        let before = wasm32::memory_grow(0, pages as usize);
+        if before == usize::MAX {
+            return false;
+        }
+        let old_end = before as u64 * PAGE;
+        let new_end = old_end + pages * PAGE;
+        if old_end != self.end {
+            // Something else grew the memory since: what lies between is not ours. Carry on
+            // from the start of the pages just grown, and grow again if they are too few.
+            self.top = old_end;
+            self.end = new_end;
+            return self.reserve(need);
+        }
+        self.end = new_end;
+        true
+    }
+
+    /// A fresh block of `1 << class` bytes from the end of the heap, aligned to `MIN_BLOCK`
+    /// (null when the memory cannot grow that far).
+    fn carve(&mut self, class: usize) -> *mut u8 {
+        // At most 1 << 32 (class 32, which no memory can hold).
+        let size = 1u64 << class;
+        if !self.reserve(size) {
+            return ptr::null_mut();
+        }
         // `top` is a multiple of MIN_BLOCK: it starts at a page boundary and moves by whole blocks.
         let start = self.top;
-        let stop = start + size;
-        if stop > self.end {
-            let pages = (stop - self.end).div_ceil(PAGE);
-            // At most 2^17 pages (`stop` is under 8 GiB): the cast keeps it.
-            let before = wasm32::memory_grow(0, pages as usize);
-            if before == usize::MAX {
-                return ptr::null_mut();
-            }
-            let old_end = before as u64 * PAGE;
-            let new_end = old_end + pages * PAGE;
-            if old_end != self.end {
-                // Something else grew the memory since: what lies between is not ours. Carry on
-                // from the start of the pages just grown.
-                self.top = old_end;
-                self.end = new_end;
-                return self.carve(class);
-            }
-            self.end = new_end;
-        }
-        self.top = stop;
+        self.top = start + size;
         // Below 4 GiB: the block ends within the memory.
         start as usize as *mut u8
+    }
+}
+
+impl SizeClasses {
+    /// Makes room, before a call changes anything, for what it may allocate: afterwards,
+    /// allocations whose sizes (each counted as at least 16) add up to at most `bytes` cannot
+    /// fail (a reallocation counts with its new size). False when the memory cannot grow that far; the caller then refuses the
+    /// call with a `RangeError` and leaves everything as it was.
+    ///
+    /// Rust has no fallible path for every allocation (a map's insert, a box), and a failed
+    /// allocation traps the instance; so the bindings ask for their worst case up front instead.
+    /// A block is at most twice the size asked for (size classes are powers of two), hence the
+    /// factor of two.
+    pub fn room(&self, bytes: usize) -> bool {
+        // SAFETY: single-threaded, and never called from inside the allocator.
+        let st = unsafe { &mut *self.0.get() };
+        st.reserve(2 * bytes as u64)
     }
 }
 
