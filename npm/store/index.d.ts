@@ -5,12 +5,16 @@
 // idempotency keys with their tokens (`fence_ops`). A write reads both, lets the core decide, and
 // writes value and mark in one atomic step. Refusals are results; misuse and malformed tokens
 // throw (TypeError / RangeError, with the core's wording); a write that keeps losing the race for
-// its key ends in a StoreContentionError.
+// its key ends in a StoreContentionError, and a row no fenced write could have left (a damaged mark,
+// or a foreign entry under the key) in a StoreDamageError, with nothing written.
 
-import type { Accepted, InvalidRefusal, StaleRefusal, ForgedRefusal, DuplicateRefusal, Token, TokenSigner } from "fencepost";
+import type { Accepted, InvalidRefusal, StaleRefusal, ForgedRefusal, DuplicateRefusal, Token, UnknownKeyRefusal } from "fencepost";
 
-/** What a write answers: the shape of FenceGuard#admit, plus "forged" and "duplicate". */
-export type StoreWriteResult = Accepted | StaleRefusal | InvalidRefusal | ForgedRefusal | DuplicateRefusal;
+/**
+ * What a write answers: the shape of FenceGuard#admit, plus "duplicate" and the signer's own
+ * refusals ("forged", or a KeyRing's "unknownKey").
+ */
+export type StoreWriteResult = Accepted | StaleRefusal | InvalidRefusal | ForgedRefusal | UnknownKeyRefusal | DuplicateRefusal;
 
 export interface StoredEntry<V = unknown> {
   value: V;
@@ -28,8 +32,8 @@ export interface WriteOptions {
 
 export interface StoreOptions {
   /** Verify signed `Fencing-Token` values; the store then refuses bare tokens. Any object with
-   * TokenSigner's `verify` will do. */
-  signer?: Pick<TokenSigner, "verify">;
+   * TokenSigner's `verify` will do (a KeyRing too); its refusals are the write's answer. */
+  signer?: { verify(lock: string, header: string): { ok: true; token: Token } | ForgedRefusal | UnknownKeyRefusal };
   /** The lock name a key's tokens are signed for (default: the key itself). */
   lock?: (key: string) => string;
 }
@@ -132,4 +136,16 @@ export class DenoKvStore implements FencedTable {
 export class StoreContentionError extends Error {
   readonly key: string;
   readonly attempts: number;
+}
+
+/**
+ * A stored row or entry no fenced write could have left (a mark that is not 20 digits, bad
+ * idempotency entries, a value that is not JSON, a foreign Deno KV entry under the key). Thrown by
+ * `write` and `read`; nothing is written.
+ */
+export class StoreDamageError extends Error {
+  /** Which row and part: e.g. `row "doc" fence`. */
+  readonly where: string;
+  /** What was found there. */
+  readonly found: unknown;
 }

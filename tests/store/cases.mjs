@@ -55,9 +55,11 @@ export function check(lines) {
 
 /**
  * The tests every store passes. `make(name, options)` makes a store over a fresh table named
- * `name`; `raw(name, key)` reads that row's `fence` and `fence_ops` columns as stored.
+ * `name`; `raw(name, key)` reads that row's `fence` and `fence_ops` columns as stored;
+ * `damage(name, key, part, text)` sets one stored part of the row (`value`, `fence` or
+ * `fence_ops`) to `text`, as something other than the store could.
  */
-export function cases(engine, make, raw) {
+export function cases(engine, make, raw, damage) {
   test(`${engine}: the story: 34 written, then 33 refused as stale`, async () => {
     const store = await make("story");
     assert.equal(await store.read("orders/42"), null);
@@ -154,5 +156,35 @@ export function cases(engine, make, raw) {
     }
     await assert.rejects(store.write("k", 35n, "M"), TypeError);
     assert.deepEqual(await store.read("k"), { value: "B", token: 34n });
+  });
+
+  test(`${engine}: a damaged row is a StoreDamageError, and the row is left as it is`, async () => {
+    const store = await make("damaged");
+    assert.deepEqual(await store.write("k", 5n, "v", { idempotencyKey: "op" }), { ok: true });
+    const intact = await raw("damaged", "k");
+    // The store's own words, for a row (SQL) or an entry (Deno KV).
+    const damaged = (part, found, expected) => (e) =>
+      e.name === "StoreDamageError" &&
+      ["row", "entry"].some((noun) => e.message === `fencepost/store: ${noun} "k" ${part} holds ${found}, not ${expected}; it was left as it is`);
+
+    // A mark that is not a token: a newer write would have moved it over whatever was meant.
+    await damage("damaged", "k", "fence", "12");
+    await assert.rejects(store.write("k", 9n, "over"), damaged("fence", '"12"', "a stored token (20 digits)"));
+    await assert.rejects(store.read("k"), damaged("fence", '"12"', "a stored token (20 digits)"));
+    assert.deepEqual(await raw("damaged", "k"), { ...intact, fence: "12" });
+    await damage("damaged", "k", "fence", intact.fence);
+
+    // Idempotency entries that are not [key, mark] pairs: a retry could not be told apart.
+    await damage("damaged", "k", "fence_ops", '[["op"]]');
+    await assert.rejects(store.write("k", 9n, "over", { idempotencyKey: "op" }), damaged("fence_ops", '"[[\\"op\\"]]"', "idempotency entries"));
+    assert.deepEqual(await store.read("k"), { value: "v", token: 5n });
+    assert.deepEqual(await raw("damaged", "k"), { ...intact, fence_ops: '[["op"]]' });
+    await damage("damaged", "k", "fence_ops", intact.fence_ops);
+
+    // A value that is not JSON cannot be read; a fenced write may still replace it.
+    await damage("damaged", "k", "value", "{");
+    await assert.rejects(store.read("k"), damaged("value", '"{"', "JSON text"));
+    assert.deepEqual(await store.write("k", 9n, "over"), { ok: true });
+    assert.deepEqual(await store.read("k"), { value: "over", token: 9n });
   });
 }

@@ -18,7 +18,25 @@ cases(
     const { value } = await kv.get([name, key]);
     return { fence: value.fence, fence_ops: value.ops };
   },
+  async (name, key, part, text) => {
+    const { value } = await kv.get([name, key]);
+    await kv.set([name, key], { ...value, [{ fence_ops: "ops" }[part] ?? part]: text });
+  },
 );
+
+test("Deno KV: a foreign value under a store's key is a StoreDamageError and is kept", async () => {
+  // Without a prefix the store shares its keys with whatever else the database holds.
+  const store = new DenoKvStore(kv);
+  for (const foreign of ["a plain string", { value: "\"x\"", fence: "00000000000000000001" }, { note: 1 }]) {
+    await kv.set(["shared"], foreign);
+    const damaged = (e) => e.name === "StoreDamageError" && /^fencepost\/store: entry "shared" holds .+, not a fenced entry \{ value, fence, ops \}; it was left as it is$/.test(e.message);
+    await assert.rejects(store.write("shared", 99n, "mine"), damaged);
+    await assert.rejects(store.read("shared"), damaged);
+    assert.deepEqual((await kv.get(["shared"])).value, foreign);
+  }
+  await kv.delete(["shared"]);
+  assert.deepEqual(await store.write("shared", 99n, "mine"), { ok: true });
+});
 
 test("Deno KV: bad options are refused", () => {
   assert.throws(() => new DenoKvStore({}), TypeError);

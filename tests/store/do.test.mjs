@@ -34,6 +34,7 @@ cases(
   "Durable Object SQL",
   (table, options = {}) => open(table, { table, ...(options.signer ? { signingKey: SIGNING_KEY, lockPrefix: "lock:" } : {}) }),
   async (table, key) => (await sql(table, `SELECT fence, fence_ops FROM "${table}" WHERE key = ?`, [key]))[0],
+  async (table, key, part, text) => sql(table, `UPDATE "${table}" SET "${part}" = ? WHERE key = ?`, [text, key]),
 );
 
 test("Durable Object SQL: createTable adds the fence columns to an existing table and keeps its rows", async () => {

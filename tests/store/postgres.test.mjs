@@ -31,6 +31,7 @@ cases(
     return store;
   },
   async (table, key) => (await pool.query(`SELECT fence, fence_ops FROM "${table}" WHERE key = $1`, [key])).rows[0],
+  async (table, key, part, text) => pool.query(`UPDATE "${table}" SET "${part}" = $2 WHERE key = $1`, [key, text]),
 );
 
 test("Postgres: something with query() that is neither a Pool nor a Client is refused", () => {

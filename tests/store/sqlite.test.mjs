@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { after, test } from "node:test";
 import { Worker } from "node:worker_threads";
 import Database from "better-sqlite3";
+import { KeyRing } from "fencepost";
 import { SqliteStore, StoreContentionError } from "fencepost/store";
 import { cases, check, shuffled } from "./cases.mjs";
 
@@ -28,6 +29,7 @@ cases(
     return store;
   },
   async (table, key) => db.prepare(`SELECT fence, fence_ops FROM "${table}" WHERE key = ?`).get(key),
+  async (table, key, part, text) => db.prepare(`UPDATE "${table}" SET "${part}" = ? WHERE key = ?`).run(text, key),
 );
 
 test("SQLite: createTable adds the fence columns to an existing table and keeps its rows", async () => {
@@ -153,3 +155,20 @@ test("SQLite: a write that finds the database busy on every attempt ends in Stor
   assert.deepEqual(await store.read("k"), { value: "by 3", token: 3n });
   assert.deepEqual(await store.write("k", 4n, "by 4"), { ok: true });
 });
+
+test("SQLite: a store verifying with a KeyRing answers the ring's own refusals", async () => {
+  const key = (fill) => new Uint8Array(32).fill(fill);
+  const ring = new KeyRing(1, key(1));
+  const store = new SqliteStore(db, { table: "ring", signer: ring });
+  await store.createTable();
+  const old = ring.sign("k", 40n);
+  ring.rotate(2, key(2));
+  assert.deepEqual(await store.write("k", old, "signed by key 1"), { ok: true });
+  ring.remove(1);
+  // Key 1 is gone: its tokens name a key the ring does not know, which is not a forgery.
+  assert.deepEqual(await store.write("k", old, "again"), { ok: false, reason: "unknownKey", keyId: 1 });
+  assert.deepEqual(await store.write("k", ring.sign("k", 41n).replace(/.$/, (c) => (c === "0" ? "1" : "0")), "tampered"), { ok: false, reason: "forged" });
+  assert.deepEqual(await store.write("k", ring.sign("k", 41n), "signed by key 2"), { ok: true });
+  assert.deepEqual(await store.read("k"), { value: "signed by key 2", token: 41n });
+});
+

@@ -1,13 +1,14 @@
 // Type-checked (`deno check`) use of fencepost/store's declarations: every store has the same
 // shape, results narrow on `ok` and `reason`, and calls the declarations must refuse (each
 // expected error below fails the check if the call were accepted).
-import { TokenSigner, type Token } from "fencepost";
+import { KeyRing, TokenSigner, type Token } from "fencepost";
 import {
   DenoKvStore,
   DurableObjectSqlStore,
   PostgresStore,
   SqliteStore,
   StoreContentionError,
+  StoreDamageError,
   type StoreWriteResult,
 } from "fencepost/store";
 
@@ -31,8 +32,19 @@ if (!r.ok) {
     }
     case "forged":
       break;
+    case "unknownKey": {
+      const keyId: number = r.keyId;
+      console.log(keyId);
+      break;
+    }
+    default: {
+      const none: never = r;
+      console.log(none);
+    }
   }
 }
+// A KeyRing verifies too.
+new DenoKvStore(kv, { prefix: ["ring"], signer: new KeyRing(1, new Uint8Array(16)) });
 const entry = await store.read<{ any: string }>("k");
 if (entry !== null) {
   const token: Token = entry.token;
@@ -42,6 +54,7 @@ if (entry !== null) {
 const retries: number = store.retries;
 const e = new Error() as unknown;
 if (e instanceof StoreContentionError) console.log(e.key, e.attempts);
+if (e instanceof StoreDamageError) console.log(e.where, e.found);
 // @ts-expect-error a token is a bigint or a header string
 await store.write("k", 34, "x");
 // @ts-expect-error unknown write option

@@ -5,8 +5,25 @@
 // So is a commit that finds the database busy (the local KV, opened from one file by several
 // handles or processes).
 
-import { ATTEMPTS, StoreContentionError, decide, entry, keyOf, markText, storeOptions, writeArgs } from "./fence.js";
+import { StoreDamageError, decide, entry, keyOf, lost, markText, storeOptions, untilSettled, writeArgs } from "./fence.js";
 import { describe } from "../common.js";
+
+/**
+ * The fenced entry stored under a key (null: none), or a StoreDamageError when the key holds
+ * something else: with the default prefix (none) a store shares its keys with whatever else the
+ * database holds, and reading a foreign value as "no mark yet" would write over it.
+ */
+function fenced(stored, where) {
+  if (stored === null) return null;
+  const shaped =
+    typeof stored === "object" &&
+    Object.keys(stored).length === 3 &&
+    typeof stored.value === "string" &&
+    typeof stored.fence === "string" &&
+    (stored.ops === null || typeof stored.ops === "string");
+  if (!shaped) throw new StoreDamageError(where, stored, "a fenced entry { value, fence, ops }");
+  return stored;
+}
 
 /** Deno's local KV (SQLite underneath) says so when another handle holds its write lock. */
 function busy(error) {
@@ -40,10 +57,9 @@ export class DenoKvStore {
     if (args.ok === false) return args;
     const { key: k, op, text: json, token } = args;
     const kvKey = [...this.#prefix, k];
-    let lost;
-    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    return untilSettled(k, () => this.#retries++, async () => {
       const current = await this.#kv.get(kvKey);
-      const stored = current.value;
+      const stored = fenced(current.value, `entry ${describe(k)}`);
       const { verdict, ops } = decide(token, op, stored?.fence, stored?.ops, `entry ${describe(k)}`);
       if (!verdict.ok) return verdict;
       let committed;
@@ -55,17 +71,11 @@ export class DenoKvStore {
           .commit();
       } catch (error) {
         if (!busy(error)) throw error;
-        // Another handle on the same local database file is writing: wait a moment, then race
-        // again (each attempt a little longer, so a crowd spreads out).
-        lost = error;
-        this.#retries++;
-        await new Promise((resolve) => setTimeout(resolve, attempt));
-        continue;
+        // Another handle on the same local database file is writing: pause, then race again.
+        return lost(error, { pause: true });
       }
-      if (committed.ok) return verdict;
-      this.#retries++;
-    }
-    throw new StoreContentionError(k, ATTEMPTS, lost);
+      return committed.ok ? verdict : lost(undefined);
+    });
   }
 
   /** How many times a write lost the race for its key and was read and decided again. */
@@ -76,7 +86,7 @@ export class DenoKvStore {
   /** The value and mark of `key`, or null when no write to it was accepted. */
   async read(key) {
     const k = keyOf(key);
-    const stored = (await this.#kv.get([...this.#prefix, k])).value;
+    const stored = fenced((await this.#kv.get([...this.#prefix, k])).value, `entry ${describe(k)}`);
     return stored === null ? null : entry(stored.value, stored.fence, `entry ${describe(k)}`);
   }
 }

@@ -33,6 +33,52 @@ export class StoreContentionError extends Error {
 }
 
 /**
+ * A stored row or entry that no fenced write could have left: a mark that is not 20 digits,
+ * idempotency entries that are not a list of [key, mark], a value that is not JSON, or (Deno KV) an
+ * entry of another shape under the store's key. Nothing was written: writing over it would lose
+ * whatever is there, and reading it as "no mark yet" would let an old token through.
+ */
+export class StoreDamageError extends Error {
+  constructor(where, found, expected) {
+    super(`fencepost/store: ${where} holds ${describe(found)}, not ${expected}; it was left as it is`);
+    this.name = "StoreDamageError";
+    this.where = where;
+    this.found = found;
+  }
+}
+
+/**
+ * Runs `attempt(n)` until it settles the write to `key`, at most ATTEMPTS times. An attempt that
+ * lost the race answers `lost(cause, { pause })` and is tried again (after a short random wait
+ * that grows with each attempt when `pause` is set: a driver that fails at once would otherwise
+ * spend every attempt in microseconds, and contenders spread out). `counted()` is told of every
+ * lost race. After the last one: a StoreContentionError.
+ */
+export async function untilSettled(key, counted, attempt) {
+  let cause;
+  for (let n = 0; n < ATTEMPTS; n++) {
+    const outcome = await attempt(n);
+    if (!(outcome instanceof Lost)) return outcome;
+    cause = outcome.cause ?? cause;
+    counted();
+    if (outcome.pause) await new Promise((resolve) => setTimeout(resolve, Math.random() * 2 ** Math.min(n, 6)));
+  }
+  throw new StoreContentionError(key, ATTEMPTS, cause);
+}
+
+class Lost {
+  constructor(cause, pause) {
+    this.cause = cause;
+    this.pause = pause;
+  }
+}
+
+/** What an attempt of `untilSettled` answers when it lost the race for its key. */
+export function lost(cause, { pause = false } = {}) {
+  return new Lost(cause, pause);
+}
+
+/**
  * A token stored as 20 decimal digits, zero-padded. A token is a u64; Postgres' bigint and
  * SQLite's INTEGER are signed 64-bit (u64::MAX does not fit) and SQLite's NUMERIC turns large
  * numbers into lossy floats. Fixed-width text holds every token exactly in every engine and sorts
@@ -46,7 +92,7 @@ export function markText(token) {
 export function markOf(text, where) {
   if (text === null || text === undefined) return null;
   if (typeof text !== "string" || !/^[0-9]{20}$/.test(text)) {
-    throw new Error(`fencepost/store: ${where} holds ${describe(text)}, not a stored token (20 digits)`);
+    throw new StoreDamageError(where, text, "a stored token (20 digits)");
   }
   return tokenFromString(text.replace(/^0+/, "") || "0");
 }
@@ -61,7 +107,7 @@ export function opsOf(text, where) {
     ops = null;
   }
   if (!Array.isArray(ops) || !ops.every((e) => Array.isArray(e) && e.length === 2 && typeof e[0] === "string")) {
-    throw new Error(`fencepost/store: ${where} holds ${describe(text)}, not idempotency entries`);
+    throw new StoreDamageError(where, text, "idempotency entries");
   }
   return ops;
 }
@@ -144,12 +190,11 @@ export function valueText(value) {
   return text;
 }
 
-const FORGED = Object.freeze({ ok: false, reason: "forged" });
-
 /**
  * The token a write presents, or the refusal it already is. A store with a signer takes only the
- * signed header value (a malformed one throws the RangeError TokenSigner#verify throws); without
- * one, a bigint or an unsigned header value (malformed: tokenFromHeader's RangeError).
+ * signed header value (a malformed one throws the RangeError TokenSigner#verify throws) and
+ * answers the signer's own refusal ("forged", or a KeyRing's "unknownKey" with the key id);
+ * without one, a bigint or an unsigned header value (malformed: tokenFromHeader's RangeError).
  */
 export function presented(config, key, tokenOrHeader) {
   if (config.signer !== null) {
@@ -157,7 +202,7 @@ export function presented(config, key, tokenOrHeader) {
       throw new TypeError(`a store with a signer takes the signed Fencing-Token value, got ${describe(tokenOrHeader)}`);
     }
     const verified = config.signer.verify(config.lock(key), tokenOrHeader);
-    return verified.ok ? verified.token : FORGED;
+    return verified.ok ? verified.token : { ...verified };
   }
   if (typeof tokenOrHeader === "string") return tokenFromHeader(tokenOrHeader);
   if (typeof tokenOrHeader !== "bigint") {
@@ -171,7 +216,7 @@ export function presented(config, key, tokenOrHeader) {
 
 /**
  * A write's arguments, checked in the order every store checks them: `{ key, op, text, token }`,
- * or the refusal the token already is (a forged signature).
+ * or the refusal the token already is (a signature that does not verify).
  */
 export function writeArgs(config, key, tokenOrHeader, value, options) {
   const k = keyOf(key);
@@ -196,5 +241,11 @@ export function decide(token, op, mark, opsText, where) {
 export function entry(valueText, mark, where) {
   const token = markOf(mark, `${where} fence`);
   if (token === null) return null;
-  return { value: JSON.parse(valueText), token };
+  let value;
+  try {
+    value = JSON.parse(valueText);
+  } catch {
+    throw new StoreDamageError(`${where} value`, valueText, "JSON text");
+  }
+  return { value, token };
 }

@@ -8,7 +8,7 @@
 // row keeps until COMMIT. A serialization failure or deadlock (possible under stricter isolation
 // than the default) is a lost race: the write is tried again, up to ATTEMPTS times.
 
-import { ATTEMPTS, decide, entry, keyOf, markText, StoreContentionError, storeOptions, writeArgs } from "./fence.js";
+import { decide, entry, keyOf, lost, markText, storeOptions, untilSettled, writeArgs } from "./fence.js";
 import { describe } from "../common.js";
 
 /** SQLSTATEs of a transaction that lost a race and may simply run again. */
@@ -81,8 +81,7 @@ export class PostgresStore {
     if (args.ok === false) return args;
     const { key: k, op, text, token } = args;
     const { table, key: keyCol, value: valueCol } = this.#config;
-    let lost;
-    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    return untilSettled(k, () => this.#retries++, async () => {
       try {
         return await this.#session(async (db) => {
           await db.query("BEGIN");
@@ -104,11 +103,9 @@ export class PostgresStore {
         });
       } catch (error) {
         if (!RETRY.has(error?.code)) throw error;
-        lost = error;
-        this.#retries++;
+        return lost(error);
       }
-    }
-    throw new StoreContentionError(k, ATTEMPTS, lost);
+    });
   }
 
   /** How many times a write lost the race for its key and was read and decided again. */

@@ -7,7 +7,7 @@
 // decides on and the write. Another connection holding that lock makes BEGIN fail with "busy"
 // (after the driver's busy timeout); that is the lost race, tried again up to ATTEMPTS times.
 
-import { ATTEMPTS, decide, entry, keyOf, markText, StoreContentionError, storeOptions, writeArgs } from "./fence.js";
+import { decide, entry, keyOf, lost, markText, storeOptions, untilSettled, writeArgs } from "./fence.js";
 import { describe } from "../common.js";
 
 function busy(error) {
@@ -64,18 +64,13 @@ export class SqliteStore {
     if (args.ok === false) return args;
     const { key: k, op, text, token } = args;
     const st = this.#prepared();
-    let lastBusy;
-    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    return untilSettled(k, () => this.#retries++, async () => {
       try {
         this.#db.exec("BEGIN IMMEDIATE");
       } catch (error) {
         if (!busy(error)) throw error;
-        lastBusy = error;
-        this.#retries++;
-        // A driver without a busy timeout fails at once: wait a little (longer each time, at
-        // random, so contenders spread out) rather than spend every attempt in a few microseconds.
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * 2 ** Math.min(attempt, 6)));
-        continue;
+        // A driver without a busy timeout fails at once: pause before the next attempt.
+        return lost(error, { pause: true });
       }
       try {
         const row = st.read.get(k);
@@ -92,8 +87,7 @@ export class SqliteStore {
         }
         throw error;
       }
-    }
-    throw new StoreContentionError(k, ATTEMPTS, lastBusy);
+    });
   }
 
   /** How many times a write lost the race for its key and was read and decided again. */
