@@ -99,6 +99,6 @@ export declare class LockHeldError extends Error {
 /** An answer of the lease service the client cannot act on. */
 export declare class LeaseServiceError extends Error {
   readonly name: "LeaseServiceError";
-  /** The HTTP status (0: no answer). */
+  /** The HTTP status (0: no answer; the network's error is then the `cause`). */
   readonly status: number;
 }

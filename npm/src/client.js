@@ -47,10 +47,13 @@ export class LockHeldError extends Error {
   }
 }
 
-/** An answer of the lease service the client cannot act on (a refused request, a bad answer). */
+/**
+ * An answer of the lease service the client cannot act on (a refused request, a bad answer), or
+ * no answer at all (status 0, the network's error as `cause`).
+ */
 export class LeaseServiceError extends Error {
-  constructor(message, status) {
-    super(message);
+  constructor(message, status, cause) {
+    super(message, cause === undefined ? undefined : { cause });
     this.name = "LeaseServiceError";
     this.status = status;
   }
@@ -78,7 +81,8 @@ async function post(service, lock, action, body, signal) {
     return { status: r.status, json };
   } catch (e) {
     if (signal?.aborted) throw signal.reason;
-    return { status: 0, json: null, error: e };
+    const said = e instanceof Error ? `: ${e.message}` : "";
+    return { status: 0, json: null, error: new LeaseServiceError(`the lease service could not be reached${said}`, 0, e) };
   }
 }
 

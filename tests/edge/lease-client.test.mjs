@@ -209,9 +209,12 @@ for (const name of wanted) {
       assert.equal(await lease.release(), false);
       // A service that cannot be reached is tried until waitMs, then its error is the answer.
       const t0 = performance.now();
-      await assert.rejects(new LeaseClient({ url: host.server.base }).acquire("orphan", { waitMs: 300 }), {
-        name: "TypeError",
-        message: "fetch failed",
+      await assert.rejects(new LeaseClient({ url: host.server.base }).acquire("orphan", { waitMs: 300 }), (e) => {
+        assert.equal(e.name, "LeaseServiceError");
+        assert.equal(e.message, "the lease service could not be reached: fetch failed");
+        assert.equal(e.status, 0);
+        assert.equal(e.cause.name, "TypeError");
+        return true;
       });
       assert.ok(performance.now() - t0 >= 300);
     });
