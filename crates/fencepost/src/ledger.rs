@@ -149,21 +149,19 @@ impl<O: Copy, const N: usize> FencedResource<O, N> {
     /// Runs `apply` at most once per `(token, op)`, and never for a stale token. See the module
     /// docs for the order of the two checks.
     pub fn write(&mut self, token: u64, op: u64, apply: impl FnOnce() -> O) -> WriteOutcome<O> {
-        let Some(token) = Token::new(token) else {
-            return WriteOutcome::Invalid;
+        let ledger = &self.ledger;
+        let recorded = |token| match ledger.lookup(token, op) {
+            Idempotency::Duplicate(first) => Some(first),
+            Idempotency::Fresh => None,
         };
-        if let Idempotency::Duplicate(first) = self.ledger.lookup(token, op) {
-            return WriteOutcome::Duplicate(first);
-        }
-        match self.guard.admit(token) {
-            Admission::Advanced { .. } | Admission::Current => {
+        match decide(token, recorded, &mut self.guard) {
+            Ok(token) => {
                 let outcome = apply();
-                // Looked up above, and fresh: the guard does not touch the ledger.
+                // Looked up in `decide`, and fresh: the guard does not touch the ledger.
                 self.ledger.push(token, op, outcome);
                 WriteOutcome::Applied(outcome)
             }
-            Admission::Stale { presented, highest } => WriteOutcome::Stale { presented, highest },
-            Admission::Invalid => WriteOutcome::Invalid,
+            Err(refusal) => refusal,
         }
     }
 
@@ -191,16 +189,32 @@ pub fn decide_stored(
     recorded: Option<Token>,
     token: u64,
 ) -> WriteOutcome<()> {
-    let Some(token) = Token::new(token) else {
-        return WriteOutcome::Invalid;
-    };
-    if recorded == Some(token) {
-        return WriteOutcome::Duplicate(());
+    let retry = |token| (recorded == Some(token)).then_some(());
+    match decide(token, retry, &mut Guard::with_highest(highest)) {
+        Ok(_) => WriteOutcome::Applied(()),
+        Err(refusal) => refusal,
     }
-    match Guard::with_highest(highest).admit(token) {
-        Admission::Advanced { .. } | Admission::Current => WriteOutcome::Applied(()),
-        Admission::Stale { presented, highest } => WriteOutcome::Stale { presented, highest },
-        Admission::Invalid => WriteOutcome::Invalid,
+}
+
+/// The order every fenced write follows, in memory or in a store: token 0 is invalid; a retry of
+/// an operation already applied (`recorded` answers its first outcome) is a duplicate, even if its
+/// token is stale by now; anything else passes `guard` or is refused. `Ok`: the token was
+/// admitted (the guard has moved), and the write may be applied.
+fn decide<O>(
+    token: u64,
+    recorded: impl FnOnce(Token) -> Option<O>,
+    guard: &mut Guard,
+) -> Result<Token, WriteOutcome<O>> {
+    let Some(token) = Token::new(token) else {
+        return Err(WriteOutcome::Invalid);
+    };
+    if let Some(first) = recorded(token) {
+        return Err(WriteOutcome::Duplicate(first));
+    }
+    match guard.admit(token) {
+        Admission::Advanced { .. } | Admission::Current => Ok(token),
+        Admission::Stale { presented, highest } => Err(WriteOutcome::Stale { presented, highest }),
+        Admission::Invalid => Err(WriteOutcome::Invalid),
     }
 }
 
