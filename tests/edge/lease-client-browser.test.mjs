@@ -149,10 +149,10 @@ for (const name of wanted) {
       await page.waitForFunction(() => /^(done|failed)/.test(document.getElementById("status").textContent), null, { timeout: 30_000 });
       // The preflight gets no allow headers, so Chromium sends no acquire and the client sees a
       // network failure; it tries again (a failure to reach the service is transient) until the
-      // page's 1 s wait runs out, then rejects with that failure.
+      // page's 1 s wait runs out, then rejects with that failure, Chromium's words as its cause.
       const status = await page.textContent("#status");
       await page.close();
-      assert.equal(status, "failed: TypeError: Failed to fetch");
+      assert.equal(status, "failed: LeaseServiceError: the lease service could not be reached: Failed to fetch");
       // Nothing reached the service: the lock was never taken.
       assert.deepEqual((await lockState(base, "browser-unlisted")).json, { state: "free" });
     });

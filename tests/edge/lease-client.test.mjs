@@ -54,9 +54,10 @@ function aborted(signal, timeoutMs = 5_000) {
 
 /** Checks what hold-once.js saw: renewed once, a write admitted, released. */
 function heldOnce(seen) {
-  // 1200 ms leases renew 399 ms after the send: 600 ms in, one renewal moved the deadline (on
-  // workerd's coarse clock, by up to 600 ms).
-  assert.ok(seen.renewedBy >= 399 && seen.renewedBy <= 600, `${seen.renewedBy}`);
+  // 1200 ms leases renew 399 ms after the send, so one renewal moves the deadline by at least
+  // that; by how much more depends on when the timer ran (a busy machine runs it late, workerd's
+  // clock is coarse), but never by the whole lease: a renewal sent after it had lost the lease.
+  assert.ok(seen.renewedBy >= 399 && seen.renewedBy < 1200, `${seen.renewedBy}`);
   assert.match(seen.token, /^[1-9][0-9]*$/);
   assert.deepEqual(seen, {
     token: seen.token,
