@@ -359,14 +359,23 @@ impl<H: fmt::Debug> core::error::Error for AcquireError<H> {}
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum LeaseError {
-    /// The caller does not hold a live lease with this token: it expired, was taken over, was
-    /// released, or never belonged to the caller. Stop acting as the owner.
+    /// No live lease has this token: it expired, was taken over or was released. Stop acting
+    /// as the owner.
     Lost,
+    /// The live lease has this token, but another holder holds it: the caller knows the token
+    /// without being its holder (a service tells this apart from [`LeaseError::Lost`] to answer
+    /// "forbidden" rather than "gone"). Nothing changed.
+    NotHolder,
 }
 
 impl fmt::Display for LeaseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("lease lost: the caller no longer holds this lock with this token")
+        f.write_str(match self {
+            LeaseError::Lost => "lease lost: no live lease of this lock has this token",
+            LeaseError::NotHolder => {
+                "not the holder: the live lease of this token is another holder's"
+            }
+        })
     }
 }
 
@@ -472,17 +481,20 @@ impl<H: Clone + Eq> Slot<H> {
         })
     }
 
+    /// The live lease of `holder` with exactly `token`, after settling expiry.
     fn held_by(
         &mut self,
         holder: &H,
         token: Token,
         now: u64,
         cfg: &Config,
-    ) -> Option<&mut Lease<H>> {
+    ) -> Result<&mut Lease<H>, LeaseError> {
         self.settle(now, cfg);
-        self.lease
-            .as_mut()
-            .filter(|l| l.holder == *holder && l.token == token)
+        match self.lease.as_mut() {
+            Some(l) if l.token == token && l.holder == *holder => Ok(l),
+            Some(l) if l.token == token => Err(LeaseError::NotHolder),
+            _ => Err(LeaseError::Lost),
+        }
     }
 
     #[inline]
@@ -494,9 +506,7 @@ impl<H: Clone + Eq> Slot<H> {
         ttl_ms: u64,
         now: u64,
     ) -> Result<Renewal, LeaseError> {
-        let lease = self
-            .held_by(holder, token, now, cfg)
-            .ok_or(LeaseError::Lost)?;
+        let lease = self.held_by(holder, token, now, cfg)?;
         lease.expires_at = now.saturating_add(ttl_ms.max(1));
         Ok(Renewal {
             token,
@@ -512,9 +522,7 @@ impl<H: Clone + Eq> Slot<H> {
         token: Token,
         now: u64,
     ) -> Result<Released, LeaseError> {
-        let lease = self
-            .held_by(holder, token, now, cfg)
-            .ok_or(LeaseError::Lost)?;
+        let lease = self.held_by(holder, token, now, cfg)?;
         if lease.depth > 1 {
             lease.depth -= 1;
             return Ok(Released::Held { depth: lease.depth });
@@ -821,7 +829,13 @@ mod tests {
                 expires_at: 160
             })
         );
-        assert_eq!(a.renew(&"B", g.token, 61), Err(LeaseError::Lost));
+        // B knows A's token but is not A: refused as such, and A's lease is untouched.
+        assert_eq!(a.renew(&"B", g.token, 61), Err(LeaseError::NotHolder));
+        assert_eq!(a.release(&"B", g.token, 61), Err(LeaseError::NotHolder));
+        assert_eq!(
+            a.lease(61).map(|l| (l.holder, l.expires_at)),
+            Some(("A", 160))
+        );
         assert_eq!(a.renew(&"A", t(9), 61), Err(LeaseError::Lost));
         // Expired: cannot be revived, even though nobody took it.
         assert_eq!(a.renew(&"A", g.token, 160), Err(LeaseError::Lost));
@@ -835,11 +849,16 @@ mod tests {
         let gb = a.try_acquire(&"B", 100).unwrap();
         assert_eq!(a.renew(&"A", ga.token, 101), Err(LeaseError::Lost));
         assert_eq!(a.release(&"A", ga.token, 101), Err(LeaseError::Lost));
-        assert_eq!(a.release(&"A", gb.token, 101), Err(LeaseError::Lost));
+        // A with B's token: the live lease has it, but A is not its holder.
+        assert_eq!(a.release(&"A", gb.token, 101), Err(LeaseError::NotHolder));
         assert_eq!(a.release(&"B", gb.token, 101), Ok(Released::Free));
         assert_eq!(
             std::format!("{}", LeaseError::Lost),
-            "lease lost: the caller no longer holds this lock with this token"
+            "lease lost: no live lease of this lock has this token"
+        );
+        assert_eq!(
+            std::format!("{}", LeaseError::NotHolder),
+            "not the holder: the live lease of this token is another holder's"
         );
     }
 

@@ -145,14 +145,21 @@ impl Model {
         })
     }
 
-    /// The holder's live lease with exactly this token, after settling expiry.
-    fn owned(&mut self, lock: u8, holder: u8, token: Token, now: u64) -> Option<&mut Lease<u8>> {
+    /// The holder's live lease with exactly this token, after settling expiry: `NotHolder` when
+    /// the live lease has the token but another holder.
+    fn owned(
+        &mut self,
+        lock: u8,
+        holder: u8,
+        token: Token,
+        now: u64,
+    ) -> Result<&mut Lease<u8>, LeaseError> {
         self.lapse(lock, now);
-        self.locks
-            .get_mut(&lock)?
-            .lease
-            .as_mut()
-            .filter(|l| l.holder == holder && l.token == token)
+        match self.locks.get_mut(&lock).and_then(|l| l.lease.as_mut()) {
+            Some(l) if l.token == token && l.holder == holder => Ok(l),
+            Some(l) if l.token == token => Err(LeaseError::NotHolder),
+            _ => Err(LeaseError::Lost),
+        }
     }
 
     fn renew(
@@ -165,9 +172,7 @@ impl Model {
     ) -> Result<Renewal, LeaseError> {
         let now = self.tick(now);
         let ttl = ttl.unwrap_or(self.ttl).max(1);
-        let lease = self
-            .owned(lock, holder, token, now)
-            .ok_or(LeaseError::Lost)?;
+        let lease = self.owned(lock, holder, token, now)?;
         lease.expires_at = now.saturating_add(ttl);
         Ok(Renewal {
             token,
@@ -183,9 +188,7 @@ impl Model {
         now: u64,
     ) -> Result<Released, LeaseError> {
         let now = self.tick(now);
-        let lease = self
-            .owned(lock, holder, token, now)
-            .ok_or(LeaseError::Lost)?;
+        let lease = self.owned(lock, holder, token, now)?;
         if lease.depth > 1 {
             lease.depth -= 1;
             return Ok(Released::Held { depth: lease.depth });

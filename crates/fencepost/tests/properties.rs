@@ -458,6 +458,20 @@ impl<S: Service> World<S> {
             .filter(|b| t < b.expires_at)
     }
 
+    /// Why a renew or release by `holder` with `token` must be refused: another holder's live
+    /// lease has the token, or none has.
+    fn refusal(&self, lock: u8, holder: u8, token: Token) -> LeaseError {
+        let theirs = self
+            .live_on(lock)
+            .into_iter()
+            .any(|(h, b)| h != holder && b.token == token);
+        if theirs {
+            LeaseError::NotHolder
+        } else {
+            LeaseError::Lost
+        }
+    }
+
     fn live_on(&self, lock: u8) -> Vec<(u8, Belief)> {
         (0..HOLDERS)
             .filter_map(|h| self.live(lock, h).map(|b| (h, b)))
@@ -530,7 +544,7 @@ impl<S: Service> World<S> {
                             },
                         );
                     }
-                    (Err(LeaseError::Lost), None) => {}
+                    (Err(e), None) => assert_eq!(e, self.refusal(lock, holder, token)),
                     (result, should) => {
                         panic!(
                             "renew by {holder} with {token:?} at {t}: {result:?}, belief {should:?}"
@@ -559,7 +573,7 @@ impl<S: Service> World<S> {
                         assert_eq!(depth, b.depth - 1);
                         self.beliefs.insert((lock, holder), Belief { depth, ..b });
                     }
-                    (Err(LeaseError::Lost), None) => {}
+                    (Err(e), None) => assert_eq!(e, self.refusal(lock, holder, token)),
                     (result, should) => {
                         panic!(
                             "release by {holder} with {token:?} at {t}: {result:?}, belief {should:?}"
