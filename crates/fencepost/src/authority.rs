@@ -83,6 +83,28 @@ impl Config {
         self
     }
 
+    /// Sets the first token from the wall clock, for a host that may lose all of a lock's stored
+    /// state (an evicted or wiped entry) and must still never issue a token it issued before:
+    /// the first token is `unix_ms << 20`, so an authority started later starts above every token
+    /// an earlier one could have issued, as long as (1) the clock has not stepped back past the
+    /// earlier authority's start and (2) the earlier one issued fewer than 2^20 tokens per
+    /// millisecond of its life. Tokens are then about 2^61 (the year 2527 reaches 2^64); a
+    /// `unix_ms` past that is clamped to the largest start that still leaves 2^20 tokens.
+    pub const fn with_first_token_at(self, unix_ms: u64) -> Config {
+        const SHIFT: u32 = 20;
+        let ms = if unix_ms > (u64::MAX >> SHIFT) - 1 {
+            (u64::MAX >> SHIFT) - 1
+        } else {
+            unix_ms
+        };
+        // `ms << 20` is 0 only for ms = 0; token 1 is then the first.
+        let first = match Token::new(ms << SHIFT) {
+            Some(t) => t,
+            None => Token::MIN,
+        };
+        self.with_first_token(first)
+    }
+
     /// Sets the size of a token reservation block.
     pub const fn with_reserve_block(mut self, tokens: u64) -> Config {
         self.reserve_block = tokens;
@@ -816,6 +838,25 @@ mod tests {
             a.try_acquire(&"A", 1),
             Err(AcquireError::ReentryLimit { max: 1 })
         );
+    }
+
+    #[test]
+    fn first_token_from_the_clock_starts_above_an_earlier_authority() {
+        // 2026-12-02T00:00:00Z.
+        let start = 1_796_169_600_000u64;
+        let first = Config::new(1).with_first_token_at(start).first_token;
+        assert_eq!(first.get(), 1_883_420_334_489_600_000);
+        assert_eq!(first.get(), start << 20);
+        // One millisecond later, above the 2^20 tokens the first could issue in it.
+        let later = Config::new(1).with_first_token_at(start + 1).first_token;
+        assert_eq!(later.get() - first.get(), 1 << 20);
+        assert_eq!(
+            Config::new(1).with_first_token_at(0).first_token,
+            Token::MIN
+        );
+        // Past the year 2527: the last start that leaves 2^20 tokens.
+        let last = Config::new(1).with_first_token_at(u64::MAX).first_token;
+        assert_eq!(last.get(), u64::MAX - (2 << 20) + 1);
     }
 
     #[test]
