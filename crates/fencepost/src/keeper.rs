@@ -43,6 +43,7 @@
 //! ```
 
 use core::fmt;
+use core::sync::atomic::{AtomicU32, Ordering};
 
 use crate::time::Timeline;
 use crate::token::Token;
@@ -165,6 +166,8 @@ impl core::error::Error for KeeperConfigError {}
 /// A request the keeper knows was sent, and when: the host hands it back with the answer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Ticket {
+    /// The keeper that handed it out (see [`Keeper`]'s `id`).
+    keeper: u32,
     seq: u64,
     sent_at: u64,
 }
@@ -300,9 +303,19 @@ struct Success {
     seq: u64,
 }
 
+/// A number for a new keeper, different from the last 2^32 - 1 keepers' (no clock, randomness
+/// or allocation needed; a 32-bit atomic exists on every target the core builds for).
+fn next_keeper_id() -> u32 {
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
 /// The state machine of one lease, on the holder's side. See the [module docs](self).
 #[derive(Clone, Debug)]
 pub struct Keeper {
+    /// Told apart from every other keeper of the process, so a ticket handed to the wrong one
+    /// is refused whatever its number. A clone keeps it: a clone is the same lease, forked.
+    id: u32,
     cfg: KeeperConfig,
     ttl_ms: u64,
     time: Timeline,
@@ -324,6 +337,7 @@ impl Keeper {
             return Err(KeeperConfigError::ZeroTtl);
         }
         Ok(Keeper {
+            id: next_keeper_id(),
             cfg,
             ttl_ms,
             time: Timeline::starting_at(now),
@@ -350,6 +364,7 @@ impl Keeper {
     pub fn send(&mut self, now: u64) -> Ticket {
         let now = self.observe(now);
         let ticket = Ticket {
+            keeper: self.id,
             seq: self.next_seq,
             sent_at: now,
         };
@@ -494,7 +509,7 @@ impl Keeper {
     }
 
     fn known(&self, ticket: Ticket) -> Result<(), KeeperError> {
-        if ticket.seq < self.next_seq {
+        if ticket.keeper == self.id && ticket.seq < self.next_seq {
             Ok(())
         } else {
             Err(KeeperError::UnknownTicket)
@@ -770,6 +785,15 @@ mod tests {
         );
         let foreign = Keeper::new(plain(), 3_000, 0).unwrap().send(0);
         let mut fresh = Keeper::new(plain(), 3_000, 0).unwrap();
+        // An older ticket of another keeper: its number was issued here too, but not the ticket.
+        let mut other = Keeper::new(plain(), 3_000, 0).unwrap();
+        let older = other.send(0);
+        fresh.send(0);
+        fresh.send(0);
+        assert_eq!(
+            fresh.granted(older, answer(1, 10), 1),
+            Err(KeeperError::UnknownTicket)
+        );
         assert_eq!(
             fresh.granted(foreign, answer(1, 10), 1),
             Err(KeeperError::UnknownTicket)
