@@ -24,8 +24,9 @@ const OLD = [
 ];
 
 /**
- * A worker whose Durable Objects share the service's document namespace (its uniqueKey) and write
- * a document the way the earlier version did, with the key-value API.
+ * A worker whose Durable Objects share the service's document namespace (its uniqueKey): a POST
+ * writes a document the way the earlier version did, with the key-value API; a GET answers the
+ * keys that API still holds for the document.
  */
 const SEED_WORKER = `
 export default {
@@ -38,6 +39,7 @@ export default {
 export class DocObject {
   constructor(ctx) { this.ctx = ctx; }
   async fetch(request) {
+    if (request.method === "GET") return Response.json([...(await this.ctx.storage.list()).keys()]);
     const { highest, data } = await request.json();
     await this.ctx.storage.put({ highest, doc: { data, token: highest } });
     return new Response("seeded");
@@ -45,8 +47,10 @@ export class DocObject {
 }
 `;
 
-/** Stores OLD in a stopped workerd host's storage `dir` as the earlier version did. */
-async function seedWorkerd(dir) {
+/**
+ * Runs the seeding worker on a stopped workerd host's storage `dir` while `work(base)` runs.
+ */
+async function withSeeder(dir, work) {
   writeFileSync(join(dir, "seed.js"), SEED_WORKER);
   writeFileSync(
     join(dir, "seed.capnp"),
@@ -68,25 +72,42 @@ const seed :Workerd.Worker = (
   const args = ["serve", join(dir, "seed.capnp"), "--socket-addr", `http=127.0.0.1:${port}`, "--directory-path", `do-storage=${dir}`];
   const seeder = spawn(process.env.WORKERD_BIN, args, { stdio: "inherit" });
   const exited = new Promise((r) => seeder.once("exit", r));
+  const base = `http://127.0.0.1:${port}`;
   try {
     const deadline = Date.now() + 30_000;
     for (;;) {
       try {
-        if ((await (await fetch(`http://127.0.0.1:${port}/`)).text()) === "ready") break;
+        if ((await (await fetch(`${base}/`)).text()) === "ready") break;
       } catch {
         // not listening yet
       }
       assert.ok(Date.now() < deadline && seeder.exitCode === null, "the seeding workerd did not answer");
       await sleep(100);
     }
-    for (const [key, highest, data] of OLD) {
-      const r = await fetch(`http://127.0.0.1:${port}/?key=${key}`, { method: "POST", body: JSON.stringify({ highest, data }) });
-      assert.equal(await r.text(), "seeded");
-    }
+    return await work(base);
   } finally {
     seeder.kill("SIGKILL");
     await exited;
   }
+}
+
+/** Stores OLD in a stopped workerd host's storage `dir` as the earlier version did. */
+function seedWorkerd(dir) {
+  return withSeeder(dir, async (base) => {
+    for (const [key, highest, data] of OLD) {
+      const r = await fetch(`${base}/?key=${key}`, { method: "POST", body: JSON.stringify({ highest, data }) });
+      assert.equal(await r.text(), "seeded");
+    }
+  });
+}
+
+/** The keys the key-value API still holds for each document of OLD, in a stopped workerd host. */
+function oldKeysWorkerd(dir) {
+  return withSeeder(dir, async (base) => {
+    const left = {};
+    for (const [key] of OLD) left[key] = await (await fetch(`${base}/?key=${key}`)).json();
+    return left;
+  });
 }
 
 const kvOf = (dir) => JSON.stringify(join(dir, "kv.sqlite3"));
@@ -138,6 +159,9 @@ for (const name of wanted) {
       if (name === "deno") {
         const left = await denoEval(`const kv = await Deno.openKv(${kvOf(host.dir)}); let n = 0; for await (const _ of kv.list({ prefix: ["doc"] })) n++; console.log(n); kv.close();`);
         assert.equal(left.trim(), "0");
+      } else {
+        await host.server.stop();
+        assert.deepEqual(await oldKeysWorkerd(host.dir), { "old-low": [], "old-high": [] });
       }
     });
   });
