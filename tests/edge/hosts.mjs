@@ -208,13 +208,25 @@ export async function wipeLocks(name, dir) {
   await denoEval(`const kv = await Deno.openKv(${kv}); for await (const e of kv.list({ prefix: ["lock"] })) await kv.delete(e.key); kv.close();`);
 }
 
-/** The names of the locks whose state a stopped host still stores. */
+/** How many locks' state a stopped host still stores. */
 export async function storedLocks(name, dir) {
   if (name === "workerd") {
-    // One SQLite file per Durable Object that has storage; names are hashed, so only the count.
-    const { readdirSync, existsSync } = await import("node:fs");
-    const d = join(dir, "fencepost-locks");
-    return existsSync(d) ? readdirSync(d).filter((f) => f.endsWith(".sqlite")).length : 0;
+    // One SQLite file per Durable Object that ever had storage, named by a hash of the lock's
+    // name; deleting an object's state (deleteAll) keeps the file but leaves no key-value rows.
+    const d = JSON.stringify(join(dir, "fencepost-locks"));
+    const out = await denoEval(
+      `import { DatabaseSync } from "node:sqlite";
+       import { existsSync, readdirSync } from "node:fs";
+       let n = 0;
+       for (const f of existsSync(${d}) ? readdirSync(${d}).filter((f) => f.endsWith(".sqlite")) : []) {
+         const db = new DatabaseSync(${d} + "/" + f, { readOnly: true });
+         const kv = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_cf_KV'").get();
+         if (kv && db.prepare("SELECT count(*) AS c FROM _cf_KV").get().c > 0) n++;
+         db.close();
+       }
+       console.log(n);`,
+    );
+    return Number(out.trim());
   }
   const kv = JSON.stringify(join(dir, "kv.sqlite3"));
   const out = await denoEval(`const kv = await Deno.openKv(${kv}); let n = 0; for await (const _ of kv.list({ prefix: ["lock"] })) n++; console.log(n); kv.close();`);

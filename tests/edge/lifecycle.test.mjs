@@ -87,6 +87,9 @@ for (const name of wanted) {
     });
 
     test("idle locks are evicted from storage, and a lock acquired again continues above", async () => {
+      // Locks of the tests before keep their state here (their idle time is the default minute).
+      await host.server.stop();
+      const before = await storedLocks(name, host.dir);
       let b = await restart({ keys: NEW, idleKeepMs: 1000 });
       const tokens = [];
       for (const lock of ["idle-a", "idle-b", "idle-c"]) {
@@ -102,6 +105,8 @@ for (const name of wanted) {
       await sleep(300 + 1000 + 1500);
       const evictedBy = Date.now();
       await host.server.stop();
+      // The three idle locks' state is gone from storage; the busy one's is kept.
+      assert.equal(await storedLocks(name, host.dir), before + 1);
       b = await restart({ keys: NEW, idleKeepMs: 1000 });
       for (const [i, lock] of ["idle-a", "idle-b", "idle-c"].entries()) {
         const g = await acquire(b, lock, 60_000);
