@@ -3,7 +3,7 @@
 // the host's write log checked by `fencepost check`. Prints throughput, p50/p99 latency per
 // request and the number of stale writes the service accepted (0, or the run fails).
 //
-// Needs WORKERD_BIN, DENO_BIN and FENCEPOST_BIN (the `fencepost` CLI); BENCH_SECS sets the time
+// Needs WORKERD_BIN, DENO_BIN and FENCEPOST_CLI (the `fencepost` CLI); BENCH_SECS sets the time
 // per host (default 10), EDGE_RUNTIMES the hosts, BENCH_OUT a directory for the write logs.
 
 import assert from "node:assert/strict";
@@ -81,7 +81,7 @@ function percentile(sorted, p) {
 
 /** `fencepost check` over a write log: its summary. */
 function check(file) {
-  const out = execFileSync(process.env.FENCEPOST_BIN, ["check", file, "--format", "json"], { encoding: "utf8" });
+  const out = execFileSync(process.env.FENCEPOST_CLI, ["check", file, "--format", "json"], { encoding: "utf8" });
   const last = out.trim().split("\n").at(-1);
   return JSON.parse(last).summary;
 }

@@ -8,7 +8,7 @@
 // Where a test needs to see or steer what the client sends, it hands the client a `fetch` that
 // calls the real one and records each request and answer: every answer is the service's own.
 //
-// Needs WORKERD_BIN, DENO_BIN and FENCEPOST_BIN (the `fencepost` CLI).
+// Needs WORKERD_BIN, DENO_BIN and FENCEPOST_CLI (the `fencepost` CLI).
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
@@ -270,8 +270,8 @@ for (const name of wanted) {
       try {
         const log = join(dir, "writes.jsonl");
         writeFileSync(log, `${host.server.writes().join("\n")}\n`);
-        const bin = process.env.FENCEPOST_BIN;
-        assert.ok(bin, "FENCEPOST_BIN (the fencepost CLI) is not set");
+        const bin = process.env.FENCEPOST_CLI;
+        assert.ok(bin, "FENCEPOST_CLI (the fencepost CLI) is not set");
         const out = execFileSync(bin, ["check", log, "--format", "json"], { encoding: "utf8" });
         const { summary } = JSON.parse(out.trim().split("\n").at(-1));
         assert.deepEqual(

@@ -57,7 +57,7 @@ pub fn test() -> Result {
     Cmd::cargo(&["build", "-q", "-p", "fencepost-cli"]).run()?;
     step("edge services: Cloudflare Workers + Durable Objects (workerd) and Deno + KV, over HTTP");
     node(&dir, &bin)
-        .env("FENCEPOST_BIN", root().join("target/debug/fencepost"))
+        .env("FENCEPOST_CLI", root().join("target/debug/fencepost"))
         .args(["--test", "--test-reporter=spec", "--test-concurrency=1"])
         .args(TESTS)
         .run()
@@ -72,7 +72,7 @@ pub fn bench() -> Result {
     step("edge services under load: 64 clients, 16 locks, acquire -> signed PUT -> release");
     node(&dir, &bin)
         .arg("bench.mjs")
-        .env("FENCEPOST_BIN", root().join("target/release/fencepost"))
+        .env("FENCEPOST_CLI", root().join("target/release/fencepost"))
         .env("BENCH_OUT", root().join("target/edge-bench"))
         .run()?;
     step("the lease client: lease.fetch against plain fetch, a keeper round, 1,000 leases held");
