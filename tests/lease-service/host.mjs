@@ -1,16 +1,15 @@
 // Starting and stopping the two hosts of the lease service (real workerd with Durable Objects on
 // local disk, real Deno with KV in a local file), each with the settings a test gives it. Servers
-// listen on 127.0.0.1 on a free port and are always stopped.
+// listen on 127.0.0.1 on a free port and are always stopped. Used by the edge tests (tests/edge)
+// and, through with-service.mjs, by the packaging fixtures that hold leases from the tarball.
 //
 // Needs WORKERD_BIN and DENO_BIN (paths to the runtimes).
 
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { after, before } from "node:test";
 
 export const ROOT = resolve(import.meta.dirname, "../..");
 const CAPNP = join(ROOT, "examples/cloudflare/workerd.capnp");
@@ -152,71 +151,4 @@ export async function start(name, port, dir, settings = {}) {
       running.delete(child);
     },
   };
-}
-
-/**
- * One host for the tests of a `describe`: started (unless `settings` is null) in a fresh storage
- * directory before them, stopped and its directory removed after them. `restart(settings)` stops
- * it and starts it again on the same port and storage.
- */
-export function hostFixture(name, settings = {}) {
-  const host = {
-    dir: null,
-    port: 0,
-    server: null,
-    async restart(again = settings) {
-      await host.server?.stop();
-      host.server = await start(name, host.port, host.dir, again ?? {});
-      return host.server.base;
-    },
-  };
-  before(async () => {
-    host.dir = mkdtempSync(join(tmpdir(), `fencepost-${name}-`));
-    host.port = await freePort();
-    if (settings !== null) host.server = await start(name, host.port, host.dir, settings);
-  });
-  after(async () => {
-    await host.server?.stop();
-    rmSync(host.dir, { recursive: true, force: true });
-  });
-  return host;
-}
-
-/** Runs a Deno script (KV access to `dir`), for tests that reach into the store behind the service. */
-export function denoEval(code) {
-  return new Promise((ok, fail) => {
-    const child = spawn(process.env.DENO_BIN, ["eval", "--unstable-kv", code], {
-      env: { ...process.env, DENO_NO_UPDATE_CHECK: "1" },
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    let out = "";
-    child.stdout.on("data", (d) => (out += d));
-    child.once("exit", (c) => (c === 0 ? ok(out) : fail(new Error(`deno eval exited ${c}`))));
-  });
-}
-
-/**
- * Deletes the stored state of every lock of a stopped host (documents stay): what a lost key or a
- * new namespace does to the lock service.
- */
-export async function wipeLocks(name, dir) {
-  if (name === "workerd") {
-    rmSync(join(dir, "fencepost-locks"), { recursive: true, force: true });
-    return;
-  }
-  const kv = JSON.stringify(join(dir, "kv.sqlite3"));
-  await denoEval(`const kv = await Deno.openKv(${kv}); for await (const e of kv.list({ prefix: ["lock"] })) await kv.delete(e.key); kv.close();`);
-}
-
-/** The names of the locks whose state a stopped host still stores. */
-export async function storedLocks(name, dir) {
-  if (name === "workerd") {
-    // One SQLite file per Durable Object that has storage; names are hashed, so only the count.
-    const { readdirSync, existsSync } = await import("node:fs");
-    const d = join(dir, "fencepost-locks");
-    return existsSync(d) ? readdirSync(d).filter((f) => f.endsWith(".sqlite")).length : 0;
-  }
-  const kv = JSON.stringify(join(dir, "kv.sqlite3"));
-  const out = await denoEval(`const kv = await Deno.openKv(${kv}); let n = 0; for await (const _ of kv.list({ prefix: ["lock"] })) n++; console.log(n); kv.close();`);
-  return Number(out.trim());
 }
