@@ -1,3 +1,4 @@
+/// <reference lib="esnext.disposable" />
 // Types of `fencepost/client`: a lease client for the fencepost lease service.
 
 /** How to reach the lease service, and how cautiously to judge a lease. */
@@ -57,7 +58,8 @@ export interface Lease {
   fetch(input: string | URL | Request, init?: RequestInit): Promise<Response>;
   /** Lets the lease go; resolves to whether the service confirmed it (false once lost). */
   release(): Promise<boolean>;
-  [Symbol.asyncDispose](): Promise<boolean>;
+  /** `release()`, for `await using` (where the runtime has `Symbol.asyncDispose`). */
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 /** Holds leases of one fencepost lease service. */

@@ -1,9 +1,13 @@
 // Serves this fixture on 127.0.0.1:<port> (the first argument) and opens, in headless Chromium
 // (Debian's, driven by playwright-core), two pages that tell the same story: one imports the
 // package's `browser` entry through an import map, the other is the same page bundled by Vite (as
-// an app would ship it). Checks the story each tells; always closes the browser and the server.
+// an app would ship it). Checks the story each tells. Then a third page, lease.html, holds a lease
+// through fencepost/client from the real lease service at FENCEPOST_SERVICE (another origin, which
+// lists this one in its CORS allowlist; started around this script by with-service.mjs): clicked
+// like a person would, its shown result read and checked, a screenshot saved in
+// FENCEPOST_SCREENSHOTS. Always closes the browser and the server.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { extname, join, relative, resolve, sep } from "node:path";
@@ -11,9 +15,13 @@ import { fileURLToPath } from "node:url";
 import assert from "node:assert/strict";
 import { chromium } from "playwright-core";
 import { build } from "vite";
+import { checkRound } from "./lease-round.mjs";
 
 const port = Number(process.argv[2]);
 assert.ok(Number.isInteger(port) && port > 0 && port < 65536, "usage: node run.mjs <port>");
+const service = process.env.FENCEPOST_SERVICE;
+const screenshots = process.env.FENCEPOST_SCREENSHOTS;
+assert.ok(service && screenshots, "FENCEPOST_SERVICE and FENCEPOST_SCREENSHOTS must be set (run under with-service.mjs)");
 
 // Browsers do not resolve packages: resolve `fencepost` with the `browser` condition, as a bundler
 // would, and hand the page the result through an import map.
@@ -29,6 +37,8 @@ const entry = resolveBrowser("fencepost");
 const simEntry = resolveBrowser("fencepost/sim");
 assert.match(entry, /dist[\\/]browser\.js$/, "the browser condition must pick dist/browser.js");
 assert.match(simEntry, /dist[\\/]sim[\\/]browser\.js$/, "the browser condition must pick dist/sim/browser.js");
+const clientEntry = resolveBrowser("fencepost/client");
+assert.match(clientEntry, /node_modules[\\/]fencepost[\\/]dist[\\/]client[\\/]browser\.js$/, "the browser condition must pick the installed dist/client/browser.js");
 const here = process.cwd();
 const urlOf = (file) => "/" + relative(here, file).split(sep).join("/");
 
@@ -45,6 +55,11 @@ const html = `<!doctype html>
 </html>
 `;
 
+const leaseHtml = readFileSync("lease.html", "utf8").replace(
+  "<!--IMPORTMAP-->",
+  `<script type="importmap">${JSON.stringify({ imports: { "fencepost/client": urlOf(clientEntry) } })}</script>`,
+);
+
 // The bundled page: Vite resolves `fencepost` with the browser condition, copies the .wasm files
 // it finds in `new URL(..., import.meta.url)` and keeps the entries' loading (package.json lists
 // them as having side effects). Top-level await needs an esnext target.
@@ -58,11 +73,11 @@ await build({
 const wasmFiles = readdirSync(join(bundled, "assets")).filter((f) => f.endsWith(".wasm"));
 assert.equal(wasmFiles.length, 2, `Vite must emit both modules: ${wasmFiles}`);
 
-const TYPES = { ".js": "text/javascript", ".wasm": "application/wasm", ".html": "text/html" };
+const TYPES = { ".js": "text/javascript", ".mjs": "text/javascript", ".wasm": "application/wasm", ".html": "text/html" };
 const server = createServer((req, res) => {
   const path = decodeURIComponent(new URL(req.url, "http://x").pathname);
-  if (path === "/") {
-    res.writeHead(200, { "content-type": "text/html" }).end(html);
+  if (path === "/" || path === "/lease") {
+    res.writeHead(200, { "content-type": "text/html" }).end(path === "/" ? html : leaseHtml);
     return;
   }
   const file = path.startsWith("/bundled/")
@@ -135,8 +150,51 @@ try {
     console.log(`chromium (${what}): 34 accepted, 33 rejected with highest 34; fencepost/sim rejects 33 and breaks I2 without fencing`);
     await page.close();
   }
+
+  await holdLease(context);
 } finally {
   await context?.close();
   await new Promise((ok) => server.close(ok));
   rmSync(profile, { recursive: true, force: true });
+}
+
+/** The lease page, driven like a person: load it, click, wait for the result it shows, read it. */
+async function holdLease(context) {
+  const page = await context.newPage();
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(e.message));
+  page.on("console", (m) => {
+    if (m.type() === "error") errors.push(m.text());
+  });
+  const origin = `http://127.0.0.1:${port}`;
+  const text = `written from a page of ${origin}`;
+  const query = new URLSearchParams({ service, lock: "chromium", text });
+  await page.goto(`${origin}/lease?${query}`);
+  const status = () => page.textContent("#status");
+  await page.waitForFunction(() => document.getElementById("status").textContent === "ready", null, { timeout: 15_000 }).catch(async () => {
+    throw new Error(`the lease page did not load (${await status()}): ${errors.join("; ") || "no error reported"}`);
+  });
+  await page.click("#start");
+  await page.waitForFunction(() => /^(done|failed)/.test(document.getElementById("status").textContent), null, { timeout: 30_000 });
+  mkdirSync(screenshots, { recursive: true });
+  const shot = join(screenshots, "lease-client.png");
+  await page.screenshot({ path: shot, fullPage: true });
+  console.log(`screenshot: ${shot}`);
+  assert.equal(await status(), "done");
+  assert.deepEqual(errors, []);
+  const report = JSON.parse(await page.textContent("#report"));
+  checkRound(assert, report, { text });
+  // What a person reads on the page is the same as what was checked.
+  const shown = {};
+  for (const id of ["token", "header", "renewals", "held-state", "doc", "lock-after"]) shown[id] = await page.textContent(`#${id}`);
+  assert.deepEqual(shown, {
+    token: report.token,
+    header: report.header,
+    renewals: report.renewals.join(", "),
+    "held-state": "held",
+    doc: JSON.stringify({ data: text, token: report.token }),
+    "lock-after": JSON.stringify({ state: "free" }),
+  });
+  await page.close();
+  console.log(`chromium: a page of another origin held lease ${report.token} (${report.renewals.length} renewals), wrote and released it`);
 }

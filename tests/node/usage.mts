@@ -137,6 +137,11 @@ export async function holdALease(): Promise<bigint> {
   });
   const released: boolean = await lease.release();
   void released;
+  {
+    // Released when the block ends.
+    await using scoped = await client.acquire("invoices", { ttlMs: 2_000 });
+    scoped.assertSafe();
+  }
   // @ts-expect-error ttlMs is a number of milliseconds
   await client.acquire("invoices", { ttlMs: "2000" });
   // @ts-expect-error with ifAvailable the callback may get null

@@ -21,7 +21,7 @@ const TESTS: &[&str] = &[
 ];
 
 /// Installs the runtimes; answers tests/edge and the folder of their binaries.
-fn runtimes() -> Result<(PathBuf, PathBuf)> {
+pub(crate) fn runtimes() -> Result<(PathBuf, PathBuf)> {
     let dir = root().join("tests/edge");
     npm_ci(&dir)?;
     let bin = dir.join("node_modules/.bin");

@@ -24,6 +24,9 @@ use crate::sizes::{Sizes, brotli_len, kb};
 use crate::tools::{Cmd, root, step};
 
 mod client;
+mod service;
+
+use service::{Host, with_service};
 
 /// Must equal the `wasm-bindgen` crate version pinned in crates/fencepost-wasm/Cargo.toml.
 pub const WASM_BINDGEN_VERSION: &str = "0.2.130";
@@ -554,9 +557,13 @@ fn copy_tree(from: &Path, to: &Path) -> Result {
     Ok(())
 }
 
+/// The files of tests/lease-service every fixture gets a copy of: the lease round each runtime runs
+/// against the real service, and its checks.
+const FIXTURE_SHARED: &[&str] = &["lease-round.mjs"];
+
 /// A fresh copy of the fixture project tests/<name> under target/npm-fixtures (its npm dev
 /// dependencies kept between runs while its lock file is unchanged), with the package installed
-/// from `tarball`.
+/// from `tarball` and the shared files of [`FIXTURE_SHARED`] beside its own.
 pub(crate) fn fixture(name: &str, tarball: &Path) -> Result<PathBuf> {
     let src = root().join("tests").join(name);
     let dir = target().join("npm-fixtures").join(name);
@@ -575,6 +582,9 @@ pub(crate) fn fixture(name: &str, tarball: &Path) -> Result<PathBuf> {
         }
     }
     copy_tree(&src, &dir)?;
+    for f in FIXTURE_SHARED {
+        copy(&root().join("tests/lease-service").join(f), &dir.join(f))?;
+    }
     npm_ci(&dir)?;
     let _ = fs::remove_dir_all(dir.join("node_modules/fencepost"));
     Cmd::new("npm")
@@ -603,7 +613,9 @@ fn free_port() -> Result<u16> {
 /// the story in Node ESM and CJS, TypeScript, workerd, Deno and Chromium, each from the packed
 /// tarball in a fresh fixture project; in Node also misuse, the API in detail, the transcript of
 /// recorded behaviour, a big-endian host, the simulator (against the CLI too) and the README's
-/// examples.
+/// examples. In each of those runtimes `fencepost/client` from the tarball also holds a lease of a
+/// real lease service (acquire, background renewal, a fenced write, release): Node against the
+/// workerd host, Deno and Chromium against the Deno host, a Worker through a service binding.
 pub fn test() -> Result {
     let started = std::time::Instant::now();
     step("clippy on the bindings as built for wasm32 (allocator, single-threaded state)");
@@ -633,9 +645,11 @@ pub fn test() -> Result {
     Cmd::cargo(&["build", "-p", "fencepost-cli"]).run()?;
     let cli = target().join("debug").join("fencepost");
 
-    step("npm package: Node (ESM, CommonJS, misuse, the simulator, the README) and TypeScript");
+    step(
+        "npm package: Node (ESM, CommonJS, misuse, the simulator, the README, a lease from the workerd service) and TypeScript",
+    );
     let node = fixture("node", &tarball)?;
-    Cmd::new("node")
+    with_service(Host::Workerd, None, "node")?
         .args([
             "--test",
             "story.test.mjs",
@@ -650,6 +664,8 @@ pub fn test() -> Result {
             "sim-memory.test.mjs",
             "sim-cli.test.mjs",
             "readme.test.mjs",
+            "lease-client.test.mjs",
+            "lease-client.test.cjs",
         ])
         .env("FENCEPOST_CLI", &cli)
         .cwd(&node)
@@ -663,35 +679,49 @@ pub fn test() -> Result {
             .run()?;
     }
 
-    step("npm package: workerd");
+    step("npm package: workerd (and a Worker holding a lease through a service binding)");
     let workerd = fixture("workerd", &tarball)?;
     Cmd::new("node")
         .arg("run.mjs")
         .arg(free_port()?.to_string())
+        .arg(free_port()?.to_string())
+        .env(
+            "FENCEPOST_SERVICE_CAPNP",
+            root().join("examples/cloudflare/workerd.capnp"),
+        )
         .cwd(&workerd)
         .run()?;
 
-    step("npm package: Deno");
+    step("npm package: Deno (and a lease from the Deno service)");
     let deno = fixture("deno", &tarball)?;
-    Cmd::new("node_modules/.bin/deno")
+    with_service(Host::Deno, None, "node_modules/.bin/deno")?
         .args([
             "test",
             "--allow-read",
+            "--allow-net=127.0.0.1",
+            "--allow-env=FENCEPOST_SERVICE",
             "--no-prompt",
             "story.test.ts",
             "sim.test.ts",
+            "lease-client.test.ts",
         ])
         .cwd(&deno)
         .run()?;
 
-    step("npm package: headless Chromium");
+    step("npm package: headless Chromium (and a lease from the Deno service, on another origin)");
     ensure_chromium()?;
     let browser = fixture("browser", &tarball)?;
-    Cmd::new("node")
-        .arg("run.mjs")
-        .arg(free_port()?.to_string())
-        .cwd(&browser)
-        .run()?;
+    let port = free_port()?;
+    with_service(
+        Host::Deno,
+        Some(&format!("http://127.0.0.1:{port}")),
+        "node",
+    )?
+    .arg("run.mjs")
+    .arg(port.to_string())
+    .env("FENCEPOST_SCREENSHOTS", target().join("npm-browser"))
+    .cwd(&browser)
+    .run()?;
     println!(
         "npm package checks took {:.1} s",
         started.elapsed().as_secs_f64()
