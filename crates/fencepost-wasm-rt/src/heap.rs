@@ -19,9 +19,9 @@ const MIN_BLOCK: usize = 16;
 /// Classes 0 to 32: every class [`class_of`] can answer. Rust asks for at most `isize::MAX` bytes,
 /// so class 32 (a block of 4 GiB, which a 32-bit memory cannot hold) is never carved.
 const CLASSES: usize = usize::BITS as usize + 1;
-/// Most passes over the free lists [`State::reclaim`] makes: it stays quick however many blocks
-/// are free, and gives back what lies in order at the top.
-const RECLAIM_PASSES: usize = 64;
+/// Most free blocks [`State::reclaim`] looks at, over all its passes: it stays well under a
+/// second however many blocks are free.
+const RECLAIM_VISITS: u64 = 1 << 24;
 
 struct State {
     /// Head of each class's free list (0: empty). Class `c` holds blocks of `1 << c` bytes.
@@ -106,10 +106,11 @@ impl State {
     /// Lowers `top` past every free block that ends where it is, so that freed memory at the top
     /// of the heap can be carved again in blocks of any class (a free block elsewhere is only
     /// reused for its own class). Each pass walks every free list once; a block reaches `top`
-    /// only once the blocks above it are given back, so this takes a few passes, at most
-    /// [`RECLAIM_PASSES`]: it runs only when the memory cannot grow.
+    /// only once the blocks above it are given back, so this takes several passes (looking at
+    /// no more than [`RECLAIM_VISITS`] blocks in all): it runs only when the memory cannot grow.
     fn reclaim(&mut self) {
-        for _ in 0..RECLAIM_PASSES {
+        let mut visits = 0u64;
+        while visits < RECLAIM_VISITS {
             let before = self.top;
             for class in 0..CLASSES {
                 let size = 1u64 << class;
@@ -120,6 +121,7 @@ impl State {
                 unsafe {
                     let mut block = *link;
                     while block != 0 {
+                        visits += 1;
                         let next = ptr::read(block as *const usize);
                         if block as u64 + size == self.top {
                             *link = next;

@@ -648,6 +648,8 @@ pub fn test() -> Result {
             "sim.test.cjs",
             "sim-misuse.test.mjs",
             "sim-memory.test.mjs",
+            "sim-boundary.test.mjs",
+            "sim-exhausted.test.mjs",
             "sim-cli.test.mjs",
             "readme.test.mjs",
         ])
