@@ -525,6 +525,7 @@ pub fn search_new(
     fencing_code: u32,
     max_depth: u32,
     max_states: f64,
+    stop_at_first: bool,
 ) -> u32 {
     // The search's own growth is counted by the package (`search_bytes`) and made room for at
     // each step; here, reading its arguments, its world and its first state.
@@ -543,10 +544,8 @@ pub fn search_new(
         let opts = SearchOptions {
             fencing: fencing(fencing_code),
             max_depth,
-            max_states: max_states.abs() as u64,
-            // The sign of `max_states` carries `stop_at_first` (true when positive), to keep the
-            // export within eight arguments.
-            stop_at_first: max_states > 0.0,
+            max_states: max_states as u64,
+            stop_at_first,
         };
         Search::new(&world, &scope, opts).map_err(Failure::invalid)
     })();

@@ -500,10 +500,17 @@ function presetEntry(argName, name) {
   return p;
 }
 
+/** Plain copies of preset and template files, by their entry in the module's table. */
+const fileCopies = new Map();
+
 /** A preset's or template's file as the plain copy the module reads, made once. */
 function fileCopy(argName, entry) {
-  entry.copy ??= plainCopy(argName, JSON.parse(entry.json, bigReviver));
-  return entry.copy;
+  let copy = fileCopies.get(entry);
+  if (copy === undefined) {
+    copy = plainCopy(argName, JSON.parse(entry.json, bigReviver));
+    fileCopies.set(entry, copy);
+  }
+  return copy;
 }
 
 /**
@@ -917,9 +924,7 @@ export class Search {
     room("options.maxStates", `a search of up to ${maxStates} states`, bytes);
     const values = copy.values + (scope?.values ?? 0);
     const chars = copy.chars + (scope?.chars ?? 0);
-    // The sign of maxStates carries stopAtFirst (see search_new).
-    const signed = stop ? maxStates : -maxStates;
-    const i = G.search_new(copy.value, scope?.value, values, chars, maxFaults, fencing, maxDepth, signed) >>> 0;
+    const i = G.search_new(copy.value, scope?.value, values, chars, maxFaults, fencing, maxDepth, maxStates, stop) >>> 0;
     if (i === NONE) throw failure(["scenario", copy.value], ["options.scope", scope?.value]);
     hold(`s${i}`, bytes, true);
     this.#i = i;
