@@ -13,14 +13,21 @@
 // RangeError whose message starts with the argument, and for a scenario with the field
 // (`scenario.workers[1].job.work_ms: ...`). A violated invariant is a result, never an error.
 //
+// Scenarios, templates and scopes are copied (own enumerable properties, each read once; a getter
+// or proxy that throws becomes a TypeError naming the field) and handed to the module as objects;
+// traces and reports come back as new objects built by setting their properties, so a setter on
+// Object.prototype or Array.prototype runs then, and its exception reaches the caller.
+//
 // The simulator's WebAssembly memory ends at 4 GiB. A run, sweep or search that could need more
 // than is left (live objects may hold 3 GiB between them, one search 2 GiB; the bound follows
 // from `maxEvents` or `maxStates`) is refused with a RangeError naming that option: `free()`
 // runs, sweeps and searches no longer needed, or ask for fewer events or states. A history line,
 // or a piece of a log checkHistory reads (4,096 lines at a time), that could need more than is
-// left is refused the same way (naming `line` or `lines`). Memory the module has grown to is
-// never given back to the system: freed objects' blocks are reused, but a sweep or search as
-// large as the limits allow may only fit in a fresh module.
+// left is refused the same way (naming `line` or `lines`). Any call for which the memory cannot
+// grow as far as it may need (the host caps it, or it is full) throws a RangeError and changes
+// nothing. Memory the module has grown to is never given back to the system: freed objects'
+// blocks are reused (those at the top of its heap for any size), but a sweep or search as large
+// as the limits allow may only fit in a fresh module.
 
 // ---------------------------------------------------------------------------------------------
 // Scenarios.

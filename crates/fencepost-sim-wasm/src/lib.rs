@@ -1,130 +1,49 @@
 //! WebAssembly bindings of the fencepost simulator, for the npm package's `fencepost/sim` entry.
 //!
 //! As thin as the core's bindings: every rule lives in `fencepost-sim` (and, through it, in the
-//! `fencepost` core). This crate only converts. Scenarios, templates and scopes come in as the
-//! JSON text the package's JavaScript writes from plain objects, and are read and validated by the
-//! simulator's own parsers (serde with unknown fields refused, then `validate`), so every error
-//! names its field (or the column of the JSON where reading stopped, which the JavaScript turns
-//! back into a field). Traces and reports go out as the simulator's own JSON text (`fencepost sim
-//! --format json`), which the JavaScript parses into plain objects after the call: nothing runs
-//! JavaScript while the module works, so no setter or getter a program defined can throw through
-//! a call or call back in.
+//! `fencepost` core). This crate only converts, through serde-wasm-bindgen (see [`interop`]):
+//! scenarios, templates and scopes come in as JavaScript objects, read and validated by the
+//! simulator's own definitions (unknown fields refused, then `validate`), so every error names
+//! its field; traces and reports go out as JavaScript objects shaped like the simulator's JSON.
 //!
 //! Runs, sweeps, searches and history checkers live in tables of the instance and are known to
 //! JavaScript by their index (as in the core's bindings), so a trace stays in the module for
 //! `explain` and `beliefs_at` and a sweep or search can be advanced in slices.
 //!
 //! Nothing here may trap the instance. The package's JavaScript (`npm/src/sim/api.js`) checks
-//! every argument's type and range and hands over plain data only; whatever still fails here
-//! returns the function's "nothing" value ([`NONE`], `undefined` or an empty string) and leaves an
-//! error kind ([`error_kind`]: a TypeError or a RangeError) and message ([`error_message`]) for the
-//! caller to throw.
+//! every argument's type and range and hands over plain data only; every call first makes room
+//! for the most memory it can take ([`state::room`]), and whatever still fails returns the
+//! function's "nothing" value ([`NONE`], `undefined` or an empty string) and leaves an error kind
+//! ([`error_kind`]: a TypeError or a RangeError) and message ([`error_message`]) for the caller to
+//! throw.
 //!
-//! The JavaScript side reads seeds, tokens and history times as exact `bigint`s (the keys that
-//! hold them are known to it) and every other integer (times, counts) as a number.
+//! 64-bit integers go out as bigints; the package's JavaScript keeps seeds, tokens and history
+//! times so and makes every other integer (times, counts) a number.
+
+extern crate alloc;
+
+mod failure;
+mod interop;
+mod state;
 
 use fencepost_sim::explore::{Scope, Search, SearchOptions, world_of};
 use fencepost_sim::history::{Finding, HistoryChecker, HistoryReport, Malformed};
 use fencepost_sim::sweep::{Modes, Sweep, SweepOptions};
 use fencepost_sim::template::{Source, TEMPLATES, Template};
-use fencepost_sim::{Invariant, PRESETS, RunOptions, Scenario, ScenarioError, Trace, run_with};
+use fencepost_sim::{Invariant, PRESETS, RunOptions, Scenario, Trace, run_with};
 use serde::Serialize;
-use serde::de::DeserializeOwned;
+use wasm_bindgen::JsValue;
 use wasm_bindgen::prelude::wasm_bindgen;
+
+use failure::{Failure, kind};
+use interop::{OUT_BYTES, input_bytes, read, to_js};
+use state::{RC_BYTES, State, add_bytes, adopt, fail, lend, room, shared, with};
 
 /// `u32::MAX`: no object was made (see [`error_kind`]).
 pub const NONE: u32 = u32::MAX;
 
 // ---------------------------------------------------------------------------------------------
-// Errors.
-
-/// Kinds of error, as [`error_kind`] reports them.
-pub mod kind {
-    /// No error.
-    pub const NONE: u32 = 0;
-    /// A value of the wrong type, a missing or unknown field: a `TypeError`.
-    pub const TYPE: u32 = 1;
-    /// A value out of range or otherwise refused: a `RangeError`.
-    pub const RANGE: u32 = 2;
-}
-
-/// An error for the caller: its kind, the field it is about (a path such as
-/// `workers[1].job.work_ms`, or empty) and what is wrong; for JSON the module could not read into
-/// the type, the column (1-based) where reading stopped, from which the caller (who wrote that
-/// JSON) names the field.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-struct Failure {
-    kind: u32,
-    field: String,
-    message: String,
-    column: u32,
-    /// Which of the call's JSON arguments it is about (0: the first).
-    part: u32,
-}
-
-/// A refusal of the simulator's validation (a value out of range, a name that does not exist).
-fn invalid(e: ScenarioError) -> Failure {
-    Failure {
-        kind: kind::RANGE,
-        field: e.field,
-        message: e.message,
-        ..Failure::default()
-    }
-}
-
-/// JSON serde could not turn into the type: a wrong type, a missing or unknown field, or (a
-/// RangeError) a number out of range or an unknown name.
-fn unreadable(e: &serde_json::Error) -> Failure {
-    let mut message = e.to_string();
-    fencepost_sim::strip_json_position(&mut message);
-    let kind = if message.starts_with("invalid value")
-        || message.starts_with("invalid length")
-        || message.starts_with("unknown variant")
-    {
-        kind::RANGE
-    } else {
-        kind::TYPE
-    };
-    Failure {
-        kind,
-        field: String::new(),
-        message,
-        column: u32::try_from(e.column()).unwrap_or(u32::MAX),
-        part: 0,
-    }
-}
-
-/// Reads `T` from JSON with the simulator's own (serde) definitions of its formats.
-fn read<T: DeserializeOwned>(json: &str) -> Result<T, Failure> {
-    // From bytes, as the history checker reads its lines: one JSON reader in the module, not two.
-    serde_json::from_slice(json.as_bytes()).map_err(|e| unreadable(&e))
-}
-
-/// A scenario, read and validated as `Scenario::from_json` does (unknown fields are refused).
-fn scenario(json: &str) -> Result<Scenario, Failure> {
-    let s: Scenario = read(json)?;
-    s.validate().map_err(invalid)?;
-    Ok(s)
-}
-
-/// A template, read and validated as `Template::from_json` does.
-fn template_of(json: &str) -> Result<Template, Failure> {
-    let t: Template = read(json)?;
-    t.validate().map_err(invalid)?;
-    Ok(t)
-}
-
-/// Whether `json` reads as a scenario (`what` 0), a template (1) or a scope (2), validation left
-/// out: the caller narrows down which element of a list an error is about (serde reports an
-/// error inside one of the `faults` only once the whole list is read).
-#[wasm_bindgen]
-pub fn reads(what: u32, json: &str) -> bool {
-    match what {
-        0 => read::<Scenario>(json).is_ok(),
-        1 => read::<Template>(json).is_ok(),
-        _ => read::<Scope>(json).is_ok(),
-    }
-}
+// Errors and memory.
 
 fn last<R>(fallback: R, f: impl FnOnce(&Failure) -> R) -> R {
     with(None, |st| st.error.as_ref().map(f)).unwrap_or(fallback)
@@ -136,167 +55,105 @@ pub fn error_kind() -> u32 {
     last(kind::NONE, |f| f.kind)
 }
 
-/// The field the last error is about (empty: see [`error_column`], or the whole value).
+/// A copy of `text` of the last error, or an empty one when there is no room to make it.
+fn copied(text: impl FnOnce(&Failure) -> &String) -> String {
+    last(String::new(), |f| {
+        let t = text(f);
+        if room(2 * t.len() as u64 + OUT_BYTES) {
+            t.clone()
+        } else {
+            String::new()
+        }
+    })
+}
+
+/// The field the last error is about (empty: the whole value).
 #[wasm_bindgen]
 pub fn error_field() -> String {
-    last(String::new(), |f| f.field.clone())
+    copied(|f| &f.field)
 }
 
 /// What is wrong, for the last error.
 #[wasm_bindgen]
 pub fn error_message() -> String {
-    last(String::new(), |f| f.message.clone())
+    copied(|f| &f.message)
 }
 
-/// For JSON that could not be read: the column (1-based) where reading stopped; 0 otherwise.
-#[wasm_bindgen]
-pub fn error_column() -> u32 {
-    last(0, |f| f.column)
-}
-
-/// Which JSON argument of the call the last error is about (0: the first, 1: the second).
+/// Which object argument of the call the last error is about (0: the first, 1: the second).
 #[wasm_bindgen]
 pub fn error_part() -> u32 {
     last(0, |f| f.part)
 }
 
-// ---------------------------------------------------------------------------------------------
-// Values out.
-
-/// A value as the JSON text the simulator writes (`fencepost sim --format json`), which the
-/// package's JavaScript turns into plain objects with `JSON.parse` once the call has returned: no
-/// JavaScript runs while the module writes a value out, so none can throw through it or call
-/// back in. `None` (JavaScript's `undefined`) only if serde refuses the value (it never does for
-/// these types).
-fn to_js<T: Serialize + ?Sized>(value: &T) -> Option<String> {
-    serde_json::to_string(value).ok()
+/// How many objects are lent out (see `state`): the package notes it before a call that writes
+/// values to JavaScript.
+#[wasm_bindgen]
+pub fn lent_depth() -> u32 {
+    state::lent_depth()
 }
 
-// ---------------------------------------------------------------------------------------------
-// The instance's objects.
-
-extern crate alloc;
-
-use fencepost_wasm_rt::Slots;
-
-// The core module's allocator (power-of-two size classes) instead of std's dlmalloc: a few
-// hundred bytes of code instead of several kilobytes. Runs, sweeps and searches allocate in
-// patterns it handles well: vectors that double, and tables of objects freed and made again.
-#[cfg(target_arch = "wasm32")]
-#[global_allocator]
-static ALLOC: fencepost_wasm_rt::SizeClasses = fencepost_wasm_rt::SizeClasses::new();
-
-struct State {
-    error: Option<Failure>,
-    runs: Slots<Trace>,
-    /// Scenarios read once, for many runs.
-    scenarios: Slots<Scenario>,
-    sweeps: Slots<Sweep>,
-    searches: Slots<Search>,
-    /// History checkers, each with the report [`history_feed`] adds to.
-    checkers: Slots<(HistoryChecker, HistoryReport)>,
+/// Gives back what a call that JavaScript code threw through had lent out (those above `depth`).
+#[wasm_bindgen]
+pub fn lent_release(depth: u32) {
+    state::lent_release(depth)
 }
 
-impl State {
-    const fn new() -> State {
-        State {
-            error: None,
-            runs: Slots::new(),
-            scenarios: Slots::new(),
-            sweeps: Slots::new(),
-            searches: Slots::new(),
-            checkers: Slots::new(),
-        }
-    }
+/// Makes room for `bytes` of arguments the package is about to copy into the module (a string's
+/// UTF-8): false when the memory cannot grow that far.
+#[wasm_bindgen]
+pub fn room_for(bytes: f64) -> bool {
+    // A string is copied in by growing a block up to three times: five times its UTF-8 bound
+    // covers the blocks.
+    room(5 * bytes as u64 + OUT_BYTES)
 }
 
-/// The module runs on one thread: one plain static, without std's thread-local machinery (as in
-/// the core's bindings); natively (tests) each thread gets its own state.
-#[cfg(target_arch = "wasm32")]
-mod single {
-    use super::State;
-    use core::cell::{Cell, UnsafeCell};
-
-    pub struct Global {
-        busy: Cell<bool>,
-        state: UnsafeCell<State>,
-    }
-    // SAFETY: wasm32-unknown-unknown without the atomics feature has exactly one thread.
-    unsafe impl Sync for Global {}
-    static STATE: Global = Global {
-        busy: Cell::new(false),
-        state: UnsafeCell::new(State::new()),
-    };
-
-    /// Runs `f` on the instance's state; `fallback` if it is already in use. No JavaScript runs
-    /// during a call into the module (values leave as JSON text, read once the call returned),
-    /// so nothing can call back in; the flag keeps the state's one `&mut` sound should this
-    /// crate ever nest two uses.
-    pub fn with<R>(fallback: R, f: impl FnOnce(&mut State) -> R) -> R {
-        if STATE.busy.replace(true) {
-            return fallback;
-        }
-        // SAFETY: one thread, and `busy` makes this the only reference while `f` runs.
-        let r = f(unsafe { &mut *STATE.state.get() });
-        STATE.busy.set(false);
-        r
-    }
+/// Records that the module's memory cannot grow as far as a call needs; returns `nothing`.
+fn no_room<R>(nothing: R) -> R {
+    fail(nothing, Failure::memory())
 }
 
-#[cfg(not(target_arch = "wasm32"))]
-mod single {
-    use super::State;
-    use std::cell::RefCell;
-
-    std::thread_local! {
-        static STATE: RefCell<State> = const { RefCell::new(State::new()) };
-    }
-
-    /// Runs `f` on the instance's state (`fallback` if it is in use: never, on one thread).
-    pub fn with<R>(fallback: R, f: impl FnOnce(&mut State) -> R) -> R {
-        STATE.with(|st| match st.try_borrow_mut() {
-            Ok(mut st) => f(&mut st),
-            Err(_) => fallback,
-        })
-    }
+/// `undefined`, with the error that there is no such `what`.
+fn missing(what: &str) -> JsValue {
+    fail(JsValue::UNDEFINED, Failure::missing(what))
 }
 
-use single::with;
-
-/// Records `failure` for the caller and returns `nothing`.
-fn fail<R>(nothing: R, failure: Failure) -> R {
-    with((), |st| st.error = Some(failure));
-    nothing
+/// Makes room for `bytes` (see [`state::room`]): false, with [`kind::MEMORY`] recorded, when the
+/// memory cannot grow that far.
+fn make_room(bytes: u64) -> bool {
+    room(bytes) || no_room(false)
 }
 
-/// Adds the object `made` (or records its error); returns its index or [`NONE`].
-fn adopt<T>(made: Result<T, Failure>, table: impl FnOnce(&mut State) -> &mut Slots<T>) -> u32 {
-    match made {
-        Ok(item) => with(NONE, |st| table(st).add(item)),
-        Err(f) => fail(NONE, f),
-    }
+/// How far the allocator has carved the module's memory: what it holds or has held, below what
+/// it can still grow or has grown without using yet (the package's memory accounting starts
+/// there).
+#[wasm_bindgen]
+pub fn memory_carved() -> f64 {
+    state::carved() as f64
 }
 
 // ---------------------------------------------------------------------------------------------
 // Presets and templates.
 
 #[derive(Serialize)]
-struct PresetJs<'a> {
-    name: &'a str,
-    title: &'a str,
-    story: &'a str,
-    /// The scenario as JSON text (parsed on the JavaScript side: the module then reads it like
-    /// any other scenario, with one decoder for all of them).
-    json: &'a str,
-    with_fencing: &'a [Invariant],
-    without_fencing: &'a [Invariant],
+struct PresetJs {
+    name: &'static str,
+    title: &'static str,
+    story: &'static str,
+    /// The scenario's file, as JSON text: the package parses it as it parses any scenario file.
+    json: &'static str,
+    with_fencing: &'static [Invariant],
+    without_fencing: &'static [Invariant],
 }
 
 /// Every preset: name, title, story, scenario and the invariants it breaks with fencing forced
 /// on and off.
 #[wasm_bindgen]
-pub fn presets() -> Option<String> {
-    let list: Vec<PresetJs<'_>> = PRESETS
+pub fn presets() -> JsValue {
+    let bytes = (PRESETS.len() * core::mem::size_of::<PresetJs>()) as u64;
+    if !make_room(OUT_BYTES + 2 * bytes) {
+        return JsValue::UNDEFINED;
+    }
+    let list: Vec<PresetJs> = PRESETS
         .iter()
         .map(|p| PresetJs {
             name: p.name,
@@ -311,17 +168,21 @@ pub fn presets() -> Option<String> {
 }
 
 #[derive(Serialize)]
-struct TemplateJs<'a> {
-    name: &'a str,
-    json: &'a str,
+struct TemplateJs {
+    name: &'static str,
+    json: &'static str,
 }
 
-/// Every built-in template, with its name.
+/// Every built-in template, with its name and file (JSON text).
 #[wasm_bindgen]
-pub fn templates() -> Option<String> {
-    let list: Vec<TemplateJs<'_>> = TEMPLATES
+pub fn templates() -> JsValue {
+    let bytes = (TEMPLATES.len() * core::mem::size_of::<TemplateJs>()) as u64;
+    if !make_room(OUT_BYTES + 2 * bytes) {
+        return JsValue::UNDEFINED;
+    }
+    let list: Vec<TemplateJs> = TEMPLATES
         .iter()
-        .map(|(name, json)| TemplateJs { name, json })
+        .map(|&(name, json)| TemplateJs { name, json })
         .collect();
     to_js(&list)
 }
@@ -338,31 +199,57 @@ fn fencing(code: u32) -> Option<bool> {
     }
 }
 
-/// Runs a scenario (JSON text); `fencing` 0 as the scenario says, 1 on, 2 off; the seed
-/// replaces the scenario's when `set_seed`. Returns the run's index, or [`NONE`].
+fn run_options(fencing_code: u32, set_seed: bool, seed: u64, max_events: u32) -> RunOptions {
+    RunOptions {
+        fencing: fencing(fencing_code),
+        seed: set_seed.then_some(seed),
+        max_events: max_events as usize,
+        record: true,
+    }
+}
+
+/// A scenario read from a plain JavaScript value and validated as `Scenario::from_json` does.
+fn scenario(value: JsValue) -> Result<Scenario, Failure> {
+    let s: Scenario = read(value)?;
+    s.validate().map_err(Failure::invalid)?;
+    Ok(s)
+}
+
+/// Most bytes making a run of up to `max_events` events and keeping it can take.
+fn run_room(max_events: u32) -> u64 {
+    fencepost_sim::engine::run_bytes(max_events as usize, true) + RC_BYTES + add_bytes()
+}
+
+/// Runs a scenario (a plain object of `values` values and `chars` characters); `fencing` 0 as
+/// the scenario says, 1 on, 2 off; the seed replaces the scenario's when `set_seed`. Returns the
+/// run's index, or [`NONE`].
 #[wasm_bindgen]
 pub fn run_scenario(
-    json: &str,
+    scenario_value: JsValue,
+    values: u32,
+    chars: u32,
     fencing_code: u32,
     set_seed: bool,
     seed: u64,
     max_events: u32,
 ) -> u32 {
-    let opts = RunOptions {
-        fencing: fencing(fencing_code),
-        seed: set_seed.then_some(seed),
-        max_events: max_events as usize,
-        record: true,
-    };
-    let made = scenario(json).map(|s| run_with(&s, opts));
+    if !make_room(input_bytes(values, chars) + run_room(max_events)) {
+        return NONE;
+    }
+    let opts = run_options(fencing_code, set_seed, seed, max_events);
+    let made = scenario(scenario_value).map(|s| run_with(&s, opts));
     adopt(made, |st| &mut st.runs)
 }
 
-/// Reads a scenario (JSON text) once, so that many runs of it skip reading it again. Returns
-/// its index, or [`NONE`].
+/// Reads a scenario (a plain object) once, so that many runs of it skip reading it again.
+/// Returns its index, or [`NONE`].
 #[wasm_bindgen]
-pub fn scenario_prepare(json: &str) -> u32 {
-    adopt(scenario(json), |st| &mut st.scenarios)
+pub fn scenario_prepare(scenario_value: JsValue, values: u32, chars: u32) -> u32 {
+    let bytes = input_bytes(values, chars) + fencepost_sim::scenario::scenario_bytes();
+    if !make_room(bytes + RC_BYTES + add_bytes()) {
+        return NONE;
+    }
+    adopt(scenario(scenario_value), |st| &mut st.scenarios)
 }
 
 /// Frees prepared scenario `i`.
@@ -371,22 +258,17 @@ pub fn scenario_drop(i: u32) {
     with((), |st| st.scenarios.remove(i))
 }
 
-/// Runs prepared scenario `s` as [`run_scenario`] runs a scenario's text. Returns the run's
+/// Runs prepared scenario `s` as [`run_scenario`] runs a scenario object. Returns the run's
 /// index, or [`NONE`].
 #[wasm_bindgen]
 pub fn run_prepared(s: u32, fencing_code: u32, set_seed: bool, seed: u64, max_events: u32) -> u32 {
-    let opts = RunOptions {
-        fencing: fencing(fencing_code),
-        seed: set_seed.then_some(seed),
-        max_events: max_events as usize,
-        record: true,
-    };
-    let made = with(None, |st| st.scenarios.get(s).map(|sc| run_with(sc, opts)));
-    let made = made.ok_or_else(|| Failure {
-        kind: kind::TYPE,
-        message: "no such prepared scenario".into(),
-        ..Failure::default()
-    });
+    if !make_room(run_room(max_events)) {
+        return NONE;
+    }
+    let opts = run_options(fencing_code, set_seed, seed, max_events);
+    let made = shared(s, |st| &mut st.scenarios)
+        .map(|sc| run_with(&sc, opts))
+        .ok_or_else(|| Failure::missing("prepared scenario"));
     adopt(made, |st| &mut st.runs)
 }
 
@@ -413,38 +295,28 @@ pub fn run_held(i: u32) -> f64 {
     })
 }
 
-/// Frees run `i`.
+/// Frees run `i` (its trace is freed with it, unless a clone is still out: see `state`).
 #[wasm_bindgen]
 pub fn run_drop(i: u32) {
     with((), |st| st.runs.remove(i))
 }
 
-/// Up to `n` elements of `all` from `from` (none past the end).
-fn slice<T>(all: &[T], from: u32, n: u32) -> &[T] {
-    let from = (from as usize).min(all.len());
-    &all[from..all.len().min(from.saturating_add(n as usize))]
-}
-
-/// A piece of run `i`'s trace as JSON text, so that a long trace never needs one text of its
-/// size: `part` 0 is the whole trace with only its first `n` events and first `n` applied writes,
-/// 1 is `n` events from `from` (a JSON array), 2 is `n` applied writes of its document from
-/// `from`. Past the end, an array is short or empty.
+/// Run `i`'s whole trace (events, verdict, final document), shaped like the CLI's JSON.
 #[wasm_bindgen]
-pub fn run_json(i: u32, part: u32, from: u32, n: u32) -> Option<String> {
-    with(None, |st| {
-        let t = st.runs.get(i)?;
-        match part {
-            0 => to_js(&t.json_part(slice(&t.events, 0, n), slice(&t.document, 0, n))),
-            1 => to_js(&t.events_json(slice(&t.events, from, n))),
-            _ => to_js(&t.document_json(slice(&t.document, from, n))),
-        }
-    })
+pub fn run_trace(i: u32) -> JsValue {
+    if !make_room(OUT_BYTES) {
+        return JsValue::UNDEFINED;
+    }
+    lend(i, |st| &mut st.runs, to_js).unwrap_or_else(|| missing("run"))
 }
 
 /// Run `i`'s verdict.
 #[wasm_bindgen]
-pub fn run_verdict(i: u32) -> Option<String> {
-    with(None, |st| st.runs.get(i).and_then(|t| to_js(&t.verdict)))
+pub fn run_verdict(i: u32) -> JsValue {
+    if !make_room(OUT_BYTES) {
+        return JsValue::UNDEFINED;
+    }
+    lend(i, |st| &mut st.runs, |t| to_js(&t.verdict)).unwrap_or_else(|| missing("run"))
 }
 
 /// How many events run `i` has.
@@ -460,12 +332,13 @@ pub fn run_events(i: u32) -> u32 {
 /// One sentence saying what event `seq` of run `i` means (empty if there is no such event).
 #[wasm_bindgen]
 pub fn run_explain(i: u32, seq: u32) -> String {
-    with(String::new(), |st| {
-        st.runs
-            .get(i)
-            .and_then(|t| t.events.get(seq as usize).map(|e| t.explain(e)))
-            .unwrap_or_default()
-    })
+    // A sentence of a few names and numbers, and its building.
+    if !make_room(OUT_BYTES) {
+        return String::new();
+    }
+    shared(i, |st| &mut st.runs)
+        .and_then(|t| t.events.get(seq as usize).map(|e| t.explain(e)))
+        .unwrap_or_default()
 }
 
 #[derive(Serialize)]
@@ -502,40 +375,48 @@ struct BeliefsJs<'a> {
 
 /// What every actor of run `i` believes at `t_ms` (after every event at or before it).
 #[wasm_bindgen]
-pub fn run_beliefs(i: u32, t_ms: f64) -> Option<String> {
+pub fn run_beliefs(i: u32, t_ms: f64) -> JsValue {
     let t_ms = t_ms as u64;
-    with(None, |st| {
-        let t = st.runs.get(i)?;
-        let b = t.beliefs_at(t_ms);
-        let name = |w: u16| t.workers.get(usize::from(w)).map_or("?", String::as_str);
-        let workers = b
-            .workers
-            .iter()
-            .enumerate()
-            .map(|(w, wb)| WorkerBeliefJs {
-                name: t.workers.get(w).map_or("?", String::as_str),
-                holds: wb.holds,
-                until: wb.until,
-                paused_until: wb.paused_until,
-                crashed: wb.crashed,
-                zombie: u16::try_from(w).is_ok_and(|w| b.is_zombie(w)),
-            })
-            .collect();
-        to_js(&BeliefsJs {
-            t_ms,
-            workers,
-            authority: b.authority.map(|h| HolderJs {
-                worker: name(h.worker),
-                token: h.token,
-                until: h.until,
-            }),
-            storage: StorageJs {
-                highest: b.storage_highest,
-                writes: b.storage_writes,
-                last_writer: b.storage_last_writer.map(name),
-            },
+    // The beliefs of each worker, twice (the simulator's and the ones written out).
+    let workers = with(0, |st| st.runs.get(i).map_or(0, |t| t.workers.len())) as u64;
+    let per_worker = core::mem::size_of::<WorkerBeliefJs<'_>>() as u64 + 64;
+    if !make_room(OUT_BYTES + 4 * per_worker * workers) {
+        return JsValue::UNDEFINED;
+    }
+    lend(i, |st| &mut st.runs, |t| to_js(&beliefs(t, t_ms))).unwrap_or_else(|| missing("run"))
+}
+
+/// What every actor of `t` believes at `t_ms`, shaped for JavaScript.
+fn beliefs(t: &Trace, t_ms: u64) -> BeliefsJs<'_> {
+    let b = t.beliefs_at(t_ms);
+    let name = |w: u16| t.workers.get(usize::from(w)).map_or("?", String::as_str);
+    let workers = b
+        .workers
+        .iter()
+        .enumerate()
+        .map(|(w, wb)| WorkerBeliefJs {
+            name: t.workers.get(w).map_or("?", String::as_str),
+            holds: wb.holds,
+            until: wb.until,
+            paused_until: wb.paused_until,
+            crashed: wb.crashed,
+            zombie: u16::try_from(w).is_ok_and(|w| b.is_zombie(w)),
         })
-    })
+        .collect();
+    BeliefsJs {
+        t_ms,
+        workers,
+        authority: b.authority.map(|h| HolderJs {
+            worker: name(h.worker),
+            token: h.token,
+            until: h.until,
+        }),
+        storage: StorageJs {
+            highest: b.storage_highest,
+            writes: b.storage_writes,
+            last_writer: b.storage_last_writer.map(name),
+        },
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -549,18 +430,21 @@ fn modes(code: u32) -> Modes {
     }
 }
 
-fn sweep_options(modes_code: u32, keep_seeds: u32, max_events: u32) -> SweepOptions {
-    SweepOptions {
-        modes: modes(modes_code),
-        keep_seeds: keep_seeds as usize,
-        max_events: max_events as usize,
-    }
+/// A template read from a plain JavaScript value and validated as `Template::from_json` does.
+fn template_of(value: JsValue) -> Result<Template, Failure> {
+    let t: Template = read(value)?;
+    t.validate().map_err(Failure::invalid)?;
+    Ok(t)
 }
 
-/// A sweep over a scenario or (`is_template`) a template, given as JSON text.
+/// A sweep over a scenario or (`is_template`) a template, a plain object of `values` values and
+/// `chars` characters.
 #[wasm_bindgen]
+#[allow(clippy::too_many_arguments)]
 pub fn sweep_new(
-    json: &str,
+    source: JsValue,
+    values: u32,
+    chars: u32,
     is_template: bool,
     first_seed: u64,
     seeds: u64,
@@ -568,12 +452,22 @@ pub fn sweep_new(
     keep_seeds: u32,
     max_events: u32,
 ) -> u32 {
+    // The sweep's own growth is counted by the package (`sweep_bytes`) and made room for at
+    // each step; here, reading its source and keeping it.
+    let bytes = input_bytes(values, chars) + fencepost_sim::scenario::scenario_bytes();
+    if !make_room(bytes + RC_BYTES + add_bytes()) {
+        return NONE;
+    }
     let source = if is_template {
-        template_of(json).map(Source::Template)
+        template_of(source).map(Source::Template)
     } else {
-        scenario(json).map(Source::Fixed)
+        scenario(source).map(Source::Fixed)
     };
-    let opts = sweep_options(modes_code, keep_seeds, max_events);
+    let opts = SweepOptions {
+        modes: modes(modes_code),
+        keep_seeds: keep_seeds as usize,
+        max_events: max_events as usize,
+    };
     let made = source.map(|s| Sweep::new(s, first_seed, seeds, opts));
     adopt(made, |st| &mut st.sweeps)
 }
@@ -584,14 +478,17 @@ pub fn sweep_drop(i: u32) {
     with((), |st| st.sweeps.remove(i))
 }
 
-/// Runs the next `n` seeds of sweep `i`; returns how many seeds it has run in all.
+/// Runs the next `n` seeds of sweep `i`, whose runs stop at `max_events` events (as it was
+/// made); returns how many seeds it has run in all, or -1 on an error (see [`error_kind`]).
 #[wasm_bindgen]
-pub fn sweep_step(i: u32, n: u32) -> f64 {
-    with(0.0, |st| {
-        st.sweeps
-            .get(i)
-            .map_or(0.0, |s| s.step(u64::from(n)).done as f64)
-    })
+pub fn sweep_step(i: u32, n: u32, max_events: u32) -> f64 {
+    if !make_room(fencepost_sim::sweep::sweep_bytes(max_events as usize)) {
+        return -1.0;
+    }
+    let stepped = with(Err(Failure::missing("sweep")), |st| {
+        State::unshared(&mut st.sweeps, i, "sweep").map(|s| s.step(u64::from(n)).done as f64)
+    });
+    stepped.unwrap_or_else(|f| fail(-1.0, f))
 }
 
 /// How many seeds sweep `i` covers.
@@ -604,30 +501,42 @@ pub fn sweep_total(i: u32) -> f64 {
 
 /// What sweep `i` found so far.
 #[wasm_bindgen]
-pub fn sweep_report(i: u32) -> Option<String> {
-    with(None, |st| st.sweeps.get(i).and_then(|s| to_js(s.report())))
+pub fn sweep_report(i: u32) -> JsValue {
+    if !make_room(OUT_BYTES) {
+        return JsValue::UNDEFINED;
+    }
+    lend(i, |st| &mut st.sweeps, |s| to_js(s.report())).unwrap_or_else(|| missing("sweep"))
 }
 
 // ---------------------------------------------------------------------------------------------
 // Exhaustive search.
 
-/// A search of the world of a scenario (JSON text) within a scope (JSON text, or empty for
-/// pauses, holds and clock jumps around the lease TTL, at most `max_faults` of them).
+/// A search of the world of a scenario within a scope (both plain objects, of `values` values
+/// and `chars` characters between them; `undefined` for pauses, holds and clock jumps around the
+/// lease TTL, at most `max_faults` of them).
 #[wasm_bindgen]
 #[allow(clippy::too_many_arguments)]
 pub fn search_new(
-    json: &str,
-    scope: &str,
+    scenario_value: JsValue,
+    scope: JsValue,
+    values: u32,
+    chars: u32,
     max_faults: u32,
     fencing_code: u32,
     max_depth: u32,
     max_states: f64,
     stop_at_first: bool,
 ) -> u32 {
+    // The search's own growth is counted by the package (`search_bytes`) and made room for at
+    // each step; here, reading its arguments, its world and its first state.
+    let bytes = 2 * input_bytes(values, chars) + fencepost_sim::scenario::scenario_bytes();
+    if !make_room(bytes + RC_BYTES + add_bytes()) {
+        return NONE;
+    }
     let made = (|| {
-        let s = scenario(json)?;
+        let s = scenario(scenario_value)?;
         let world = world_of(&s);
-        let scope = if scope.is_empty() {
+        let scope = if scope.is_undefined() {
             Scope::around_ttl(world.lease_ttl_ms, max_faults)
         } else {
             read::<Scope>(scope).map_err(|f| Failure { part: 1, ..f })?
@@ -638,7 +547,7 @@ pub fn search_new(
             max_states: max_states as u64,
             stop_at_first,
         };
-        Search::new(&world, &scope, opts).map_err(invalid)
+        Search::new(&world, &scope, opts).map_err(Failure::invalid)
     })();
     adopt(made, |st| &mut st.searches)
 }
@@ -649,27 +558,30 @@ pub fn search_drop(i: u32) {
     with((), |st| st.searches.remove(i))
 }
 
-/// Expands up to `budget` states of search `i`: 1 when it has finished, 0 when not, [`NONE`] on
-/// an error (see [`error_kind`]).
+/// Expands up to `budget` states of search `i`, made with at most `max_states` states: 1 when it
+/// has finished, 0 when not, [`NONE`] on an error (see [`error_kind`]).
 #[wasm_bindgen]
-pub fn search_step(i: u32, budget: u32) -> u32 {
-    let stepped = with(Ok(true), |st| {
-        st.searches
-            .get(i)
-            .map_or(Ok(true), |s| s.step(u64::from(budget)))
+pub fn search_step(i: u32, budget: u32, max_states: f64) -> u32 {
+    if !make_room(fencepost_sim::explore::search_bytes(max_states as u64)) {
+        return NONE;
+    }
+    let stepped = with(Err(Failure::missing("search")), |st| {
+        State::unshared(&mut st.searches, i, "search")
+            .and_then(|s| s.step(u64::from(budget)).map_err(Failure::invalid))
     });
     match stepped {
         Ok(done) => u32::from(done),
-        Err(e) => fail(NONE, invalid(e)),
+        Err(f) => fail(NONE, f),
     }
 }
 
 /// What search `i` covered and found so far.
 #[wasm_bindgen]
-pub fn search_report(i: u32) -> Option<String> {
-    with(None, |st| {
-        st.searches.get(i).and_then(|s| to_js(s.report()))
-    })
+pub fn search_report(i: u32) -> JsValue {
+    if !make_room(OUT_BYTES) {
+        return JsValue::UNDEFINED;
+    }
+    lend(i, |st| &mut st.searches, |s| to_js(s.report())).unwrap_or_else(|| missing("search"))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -678,10 +590,14 @@ pub fn search_report(i: u32) -> Option<String> {
 /// A checker that has seen nothing.
 #[wasm_bindgen]
 pub fn history_new() -> u32 {
-    with(NONE, |st| {
-        st.checkers
-            .add((HistoryChecker::new(), HistoryReport::default()))
-    })
+    let bytes = core::mem::size_of::<(HistoryChecker, HistoryReport)>() as u64;
+    if !make_room(bytes.next_power_of_two() + RC_BYTES + add_bytes()) {
+        return NONE;
+    }
+    adopt(
+        Ok((HistoryChecker::new(), HistoryReport::default())),
+        |st| &mut st.checkers,
+    )
 }
 
 /// Frees checker `i`.
@@ -696,23 +612,38 @@ struct LineJs {
     findings: Vec<Finding>,
 }
 
-/// Checks the next line with checker `i`: what was wrong with it, if anything.
+/// Most bytes checking `bytes` bytes of `lines` lines with checker `i` can take (see
+/// [`history_need`]).
+fn line_room(i: u32, bytes: f64, lines: f64) -> u64 {
+    OUT_BYTES + history_need(i, bytes, lines) as u64
+}
+
+/// Checks the next line (`bytes` bytes of UTF-8) with checker `i`: what was wrong with it, if
+/// anything.
 #[wasm_bindgen]
-pub fn history_line(i: u32, line: &str) -> Option<String> {
-    with(None, |st| {
-        let (c, _) = st.checkers.get(i)?;
-        let r = c.check_line(line.as_bytes());
-        to_js(&LineJs {
+pub fn history_line(i: u32, line: &str) -> JsValue {
+    if !make_room(line_room(i, line.len() as f64, 1.0)) {
+        return JsValue::UNDEFINED;
+    }
+    let checked = with(Err(Failure::missing("checker")), |st| {
+        State::unshared(&mut st.checkers, i, "checker").map(|(c, _)| c.check_line(line.as_bytes()))
+    });
+    match checked {
+        Ok(r) => to_js(&LineJs {
             malformed: r.malformed,
             findings: r.findings,
-        })
-    })
+        }),
+        Err(f) => fail(JsValue::UNDEFINED, f),
+    }
 }
 
 /// Checker `i`'s totals.
 #[wasm_bindgen]
-pub fn history_summary(i: u32) -> Option<String> {
-    with(None, |st| to_js(st.checkers.get(i)?.0.summary()))
+pub fn history_summary(i: u32) -> JsValue {
+    if !make_room(OUT_BYTES) {
+        return JsValue::UNDEFINED;
+    }
+    lend(i, |st| &mut st.checkers, |c| to_js(c.0.summary())).unwrap_or_else(|| missing("checker"))
 }
 
 /// Most bytes checker `i` and its report hold (see `HistoryChecker::held_bytes`); 0 if there is
@@ -722,7 +653,7 @@ pub fn history_held(i: u32) -> f64 {
     with(0.0, |st| {
         st.checkers
             .get(i)
-            .map_or(0.0, |(c, r)| (c.held_bytes() + r.held_bytes()) as f64)
+            .map_or(0.0, |c| (c.0.held_bytes() + c.1.held_bytes()) as f64)
     })
 }
 
@@ -730,129 +661,52 @@ pub fn history_held(i: u32) -> f64 {
 /// holds (`history::line_bytes`).
 #[wasm_bindgen]
 pub fn history_need(i: u32, bytes: f64, lines: f64) -> f64 {
-    let report = with(0, |st| {
-        st.checkers.get(i).map_or(0, |(_, r)| r.held_bytes())
-    });
+    let report = with(0, |st| st.checkers.get(i).map_or(0, |c| c.1.held_bytes()));
     fencepost_sim::history::line_bytes(bytes as u64, lines as u64, report) as f64
 }
 
 /// Checks the lines of `text` (a piece of a history ending with a newline, or its end) with
 /// checker `i`, adding to its report while it has fewer than `keep` findings and malformed lines
-/// each. False if there is no such checker.
+/// each. False on an error (see [`error_kind`]).
 #[wasm_bindgen]
 pub fn history_feed(i: u32, text: &str, keep: u32) -> bool {
-    with(false, |st| {
-        st.checkers
-            .get(i)
+    let lines = text.bytes().filter(|&b| b == b'\n').count() + 1;
+    if !make_room(line_room(i, text.len() as f64, lines as f64)) {
+        return false;
+    }
+    let fed = with(Err(Failure::missing("checker")), |st| {
+        State::unshared(&mut st.checkers, i, "checker")
             .map(|(c, r)| c.check_lines(text, keep as usize, r))
-            .is_some()
-    })
+    });
+    fed.map_or_else(|f| fail(false, f), |()| true)
 }
 
-/// Of checker `i`'s report, `n` findings (`part` 0) or malformed lines (1) from `from`, as a JSON
-/// array (short or empty past the end).
+/// Of checker `i`'s report, `n` findings (`part` 0) or malformed lines (1) from `from` (short or
+/// empty past the end).
 #[wasm_bindgen]
-pub fn history_more(i: u32, part: u32, from: u32, n: u32) -> Option<String> {
-    with(None, |st| {
-        let (_, r) = st.checkers.get(i)?;
-        if part == 0 {
-            to_js(slice(&r.findings, from, n))
-        } else {
-            to_js(slice(&r.malformed, from, n))
-        }
-    })
+pub fn history_more(i: u32, part: u32, from: u32, n: u32) -> JsValue {
+    if !make_room(OUT_BYTES) {
+        return JsValue::UNDEFINED;
+    }
+    lend(
+        i,
+        |st| &mut st.checkers,
+        |(_, r)| {
+            if part == 0 {
+                to_js(slice(&r.findings, from, n))
+            } else {
+                to_js(slice(&r.malformed, from, n))
+            }
+        },
+    )
+    .unwrap_or_else(|| missing("checker"))
+}
+
+/// Up to `n` elements of `all` from `from` (none past the end).
+fn slice<T>(all: &[T], from: u32, n: u32) -> &[T] {
+    let from = (from as usize).min(all.len());
+    &all[from..all.len().min(from.saturating_add(n as usize))]
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn slots_reuse_indices() {
-        let mut s = Slots::new();
-        let a = s.add(1);
-        let b = s.add(2);
-        s.remove(a);
-        s.remove(a);
-        assert_eq!(s.get(a), None);
-        assert_eq!(s.add(3), a);
-        assert_eq!(s.get(b).copied(), Some(2));
-        assert_eq!(s.get(NONE), None);
-    }
-
-    const OK: &str =
-        r#"{"version":1,"lease_ttl_ms":1000,"workers":[{"name":"A","job":{"work_ms":10}}]}"#;
-
-    #[test]
-    fn scenarios_are_read_and_validated_like_from_json() {
-        assert_eq!(scenario(OK), Ok(Scenario::from_json(OK).unwrap()));
-        let e = scenario(&OK.replace("10}", "10,\"wrk\":1}")).unwrap_err();
-        assert_eq!(e.kind, kind::TYPE);
-        assert!(
-            e.message.starts_with("unknown field `wrk`"),
-            "{}",
-            e.message
-        );
-        assert_eq!((e.field.as_str(), e.column), ("", 81));
-        let e = scenario(&OK.replace("1000", "-1")).unwrap_err();
-        assert_eq!(
-            (e.kind, e.message.as_str(), e.column),
-            (kind::RANGE, "invalid value: integer `-1`, expected u64", 30)
-        );
-        let e = scenario(&OK.replace("\"A\"", "\"lock\"")).unwrap_err();
-        assert_eq!(
-            (e.kind, e.field.as_str(), e.message.as_str(), e.column),
-            (kind::RANGE, "workers[0].name", "`lock` is reserved", 0)
-        );
-    }
-
-    #[test]
-    fn failures_are_kept_for_the_caller() {
-        assert_eq!(run_scenario("{", 0, false, 0, 10), NONE);
-        assert_eq!(
-            (error_kind(), error_message(), error_column(), error_part()),
-            (kind::TYPE, "EOF while parsing an object".into(), 1, 0)
-        );
-        assert_eq!(
-            search_new(OK, "{\"max_faults\":\"x\"}", 2, 0, 10, 10.0, true),
-            NONE
-        );
-        assert_eq!(
-            (error_kind(), error_column(), error_part()),
-            (kind::TYPE, 17, 1)
-        );
-        assert_eq!(run_explain(NONE, 0), "");
-        assert_eq!(sweep_step(NONE, 10), 0.0);
-        assert_eq!(search_step(NONE, 10), 1);
-        assert_eq!(run_events(NONE), 0);
-    }
-
-    #[test]
-    fn a_preset_runs_and_explains() {
-        let json = fencepost_sim::preset("paused-worker").unwrap().json;
-        let i = run_scenario(json, 2, false, 0, 1_000_000);
-        assert_ne!(i, NONE);
-        let n = run_events(i);
-        assert!(n > 10);
-        assert_eq!(run_explain(i, 0), "A sends acquire to lock, due at 0.050 s");
-        assert_eq!(run_explain(i, n), "");
-        run_drop(i);
-        assert_eq!(run_events(i), 0);
-    }
-
-    #[test]
-    fn sweeps_and_searches_advance_in_slices() {
-        let json = fencepost_sim::template::PAUSES_HOLDS_SKEW;
-        let s = sweep_new(json, true, 0, 30, 0, 5, 100_000);
-        assert_ne!(s, NONE);
-        assert_eq!(sweep_total(s), 30.0);
-        assert_eq!(sweep_step(s, 20), 20.0);
-        assert_eq!(sweep_step(s, 20), 30.0);
-        sweep_drop(s);
-        let world = fencepost_sim::preset("paused-worker").unwrap().json;
-        let q = search_new(world, "", 1, 2, 10_000, 1e6, true);
-        assert_ne!(q, NONE);
-        while search_step(q, 100) == 0 {}
-        search_drop(q);
-    }
-}
+mod tests;

@@ -3,8 +3,10 @@
 //!
 //! The module is single-threaded, its allocations are small (names, snapshots, batch buffers) and
 //! few are freed at a time, so this trades up to half of each block for a few hundred bytes of code
-//! instead of a general-purpose allocator's several kilobytes. Memory is never handed back (a wasm
-//! memory cannot shrink); freed blocks are reused for the same class.
+//! instead of a general-purpose allocator's several kilobytes. Memory is never handed back to the
+//! host (a wasm memory cannot shrink); freed blocks are reused for the same class, and those that
+//! lie at the top of the heap become free memory of any class again when a call needs room the
+//! memory cannot grow to.
 
 use core::alloc::{GlobalAlloc, Layout};
 use core::arch::wasm32;
@@ -17,6 +19,9 @@ const MIN_BLOCK: usize = 16;
 /// Classes 0 to 32: every class [`class_of`] can answer. Rust asks for at most `isize::MAX` bytes,
 /// so class 32 (a block of 4 GiB, which a 32-bit memory cannot hold) is never carved.
 const CLASSES: usize = usize::BITS as usize + 1;
+/// Most free blocks [`State::reclaim`] looks at, over all its passes: it stays well under a
+/// second however many blocks are free.
+const RECLAIM_VISITS: u64 = 1 << 24;
 
 struct State {
     /// Head of each class's free list (0: empty). Class `c` holds blocks of `1 << c` bytes.
@@ -87,6 +92,53 @@ impl State {
         true
     }
 
+    /// Makes sure the next `need` bytes above `top` are grown memory of the module, as
+    /// [`State::reserve`]; when the memory cannot grow that far, first gives the free blocks that
+    /// lie at the top of the heap back to it ([`State::reclaim`]) and looks again.
+    fn reserve_or_reclaim(&mut self, need: u64) -> bool {
+        if self.reserve(need) {
+            return true;
+        }
+        self.reclaim();
+        self.reserve(need)
+    }
+
+    /// Lowers `top` past every free block that ends where it is, so that freed memory at the top
+    /// of the heap can be carved again in blocks of any class (a free block elsewhere is only
+    /// reused for its own class). Each pass walks every free list once; a block reaches `top`
+    /// only once the blocks above it are given back, so this takes several passes (looking at
+    /// no more than [`RECLAIM_VISITS`] blocks in all): it runs only when the memory cannot grow.
+    fn reclaim(&mut self) {
+        let mut visits = 0u64;
+        while visits < RECLAIM_VISITS {
+            let before = self.top;
+            for class in 0..CLASSES {
+                let size = 1u64 << class;
+                // The link that points at `block`: the list's head, then each block's first word.
+                let mut link: *mut usize = &mut self.free[class];
+                // SAFETY: the free lists hold blocks this allocator handed out and got back; each
+                // block's first word links to the next (0 ends the list).
+                unsafe {
+                    let mut block = *link;
+                    while block != 0 {
+                        visits += 1;
+                        let next = ptr::read(block as *const usize);
+                        if block as u64 + size == self.top {
+                            *link = next;
+                            self.top = block as u64;
+                        } else {
+                            link = block as *mut usize;
+                        }
+                        block = next;
+                    }
+                }
+            }
+            if self.top == before {
+                return;
+            }
+        }
+    }
+
     /// A fresh block of `1 << class` bytes from the end of the heap, aligned to `MIN_BLOCK`
     /// (null when the memory cannot grow that far).
     fn carve(&mut self, class: usize) -> *mut u8 {
@@ -116,7 +168,34 @@ impl SizeClasses {
     pub fn room(&self, bytes: usize) -> bool {
         // SAFETY: single-threaded, and never called from inside the allocator.
         let st = unsafe { &mut *self.0.get() };
-        st.reserve(2 * bytes as u64)
+        st.reserve_or_reclaim(2 * bytes as u64)
+    }
+
+    /// How far the allocator has carved the memory: the end of its last fresh block (before the
+    /// first, the end of what the module was instantiated with). Memory above it is free, grown
+    /// ahead by [`SizeClasses::room`] or not grown yet.
+    pub fn carved(&self) -> u64 {
+        // SAFETY: single-threaded, and never called from inside the allocator.
+        let st = unsafe { &*self.0.get() };
+        if st.end == 0 {
+            wasm32::memory_size(0) as u64 * PAGE
+        } else {
+            st.top
+        }
+    }
+
+    /// As [`SizeClasses::room`], for a bound already counted in this allocator's blocks (each
+    /// allocation's size rounded up to a power of two and to at least 16, as the simulator's
+    /// memory bounds count them): afterwards, allocations whose blocks add up to at most `bytes`
+    /// cannot fail.
+    pub fn room_in_blocks(&self, bytes: u64) -> bool {
+        // No 32-bit memory holds 4 GiB more; `reserve` counts on `need` staying under 2^33.
+        if bytes >= 1 << 32 {
+            return false;
+        }
+        // SAFETY: as in `room`.
+        let st = unsafe { &mut *self.0.get() };
+        st.reserve_or_reclaim(bytes)
     }
 }
 

@@ -53,6 +53,14 @@ impl<T> Slots<T> {
         }
     }
 
+    /// Most bytes one [`Slots::add`] can allocate: the table's vector moving to twice its
+    /// capacity, counted as the block the allocator gives for it (a power of two).
+    pub fn add_bytes(&self) -> u64 {
+        let next = self.items.capacity().saturating_mul(2).max(4);
+        let bytes = next.saturating_mul(core::mem::size_of::<Entry<T>>()) as u64;
+        bytes.max(16).next_power_of_two()
+    }
+
     /// The object at `i`, if there is one.
     pub fn get(&mut self, i: u32) -> Option<&mut T> {
         match self.items.get_mut(i as usize) {

@@ -61,16 +61,17 @@ pub const CORE_BUDGET: Budget = Budget {
     gzip: 15 * 1024,
 };
 
-/// The simulator module's size guard, on the same rule as [`CORE_BUDGET`]. Measured at 183228 B
-/// raw / 80405 B gzip. It holds the whole simulator (engine, invariants, explanations,
-/// templates, sweeps, the exhaustive search, the history checker) and serde's readers and
-/// writers; core's Unicode tables (for the `{:?}` of a string in serde's messages) and
-/// serde_json's float tables are about 7.5 KB of that, needed for the messages and numbers to
-/// stay exact.
+/// The simulator module's size guard, on the same rule as [`CORE_BUDGET`]. Measured at 230375 B
+/// raw / 103340 B gzip. It holds the whole simulator (engine, invariants, explanations,
+/// templates, sweeps, the exhaustive search, the history checker), serde's readers and writers,
+/// and the JavaScript boundary: serde-wasm-bindgen, which reads scenarios into serde_json values
+/// and writes every trace and report as objects, and serde_path_to_error, which names the field
+/// of an error; core's Unicode tables (for the `{:?}` of a string in serde's messages) and
+/// serde_json's float tables are needed for the messages and numbers to stay exact.
 pub const SIM_BUDGET: Budget = Budget {
     file: "sim/fencepost_sim_bg.wasm",
-    raw: 211 * 1024,
-    gzip: 92 * 1024,
+    raw: 270 * 1024,
+    gzip: 121 * 1024,
 };
 
 /// Every .wasm of the package with its budget.
@@ -662,6 +663,8 @@ pub fn test() -> Result {
             "sim.test.cjs",
             "sim-misuse.test.mjs",
             "sim-memory.test.mjs",
+            "sim-boundary.test.mjs",
+            "sim-exhausted.test.mjs",
             "sim-cli.test.mjs",
             "readme.test.mjs",
             "lease-client.test.mjs",

@@ -2,16 +2,24 @@
 //
 // Every rule runs in the simulator's WebAssembly module, built from crates/fencepost-sim (through
 // the thin bindings of crates/fencepost-sim-wasm); its lock service and storage are the real
-// fencepost core. This file checks arguments, copies scenarios into plain data and hands them to
-// the module as JSON (read there by the simulator's own parsers, which refuse unknown fields),
-// parses the module's traces and reports (JSON text) into plain objects, and throws TypeError / RangeError for misuse, so
-// no input can trap the module.
+// fencepost core. This file checks arguments, copies scenarios into plain data (own data
+// properties only, objects without a prototype) and hands them to the module as objects (read
+// there through serde-wasm-bindgen by the simulator's own definitions, which refuse unknown
+// fields and name the field of every error), takes traces and reports back as objects, and
+// throws TypeError / RangeError for misuse, so no input can trap the module.
 //
 // Scenarios, templates, scopes, traces and reports have the shapes of the simulator's JSON (the
 // files and the `fencepost` CLI's `--format json` output), field names included; `toJson` writes
 // any of them exactly as the CLI does. Seeds and tokens are bigints wherever the module hands them
 // out (scenarios take numbers or bigints), and so are the times of a history the checker read
 // (whatever a storage logged); the simulator's times and counts are numbers.
+//
+// The module builds the objects it hands out by setting their properties, so a setter a program
+// put on Object.prototype or Array.prototype runs then (as for objects the program builds). Should
+// one throw, its exception unwinds through the module's frames, which never put the module's stack
+// pointer back: every call that can run such code (`guarded`) saves it and puts it back before
+// the exception goes on, and the module never holds its state while it reads or writes a value,
+// so the instance keeps working.
 
 import * as raw from "./fencepost_sim_bg.js";
 import { NONE, U64_MAX, checkOptions, describe, freed, ms, text, wasmLoader } from "./common.js";
@@ -40,17 +48,60 @@ const BIG = new Set(["seed", "first_seed", "first_token", "token", "previous", "
 // -------------------------------------------------------------------------------------------
 // Calls into the module.
 
-/** The glue's functions (strings in, JSON text and strings out). No JavaScript of the program
- * runs during a call into the module: values leave as JSON text, parsed once the call returned. */
+/** The glue's functions. */
 const R = raw;
-/** The module's own exports (numbers only; `memory` for the memory checks), once instantiated. */
+/** The module's own exports (numbers only; `memory` and `__stack_pointer`), once instantiated. */
 let W = null;
+/** The module's shadow-stack pointer (a WebAssembly.Global the module exports). */
+let SP = null;
+
+/**
+ * `f` (a function of the glue that reads or writes JavaScript values), made safe to throw
+ * through: an exception the program's code throws inside the call (a setter on a built-in
+ * prototype) leaves the module's frames without their epilogue, so the stack pointer is put back
+ * to what it was before the call, and the objects the call had lent out while it wrote their
+ * values are given back (see crates/fencepost-sim-wasm/src/state.rs).
+ */
+function guarded(f) {
+  return (...args) => {
+    const sp = SP.value;
+    const lent = W.lent_depth();
+    try {
+      return f(...args);
+    } catch (e) {
+      SP.value = sp;
+      W.lent_release(lent);
+      throw e;
+    }
+  };
+}
+
+/** The glue's functions that read or write JavaScript values, guarded. */
+const G = Object.fromEntries(
+  [
+    "presets",
+    "templates",
+    "run_scenario",
+    "scenario_prepare",
+    "run_trace",
+    "run_verdict",
+    "run_beliefs",
+    "sweep_new",
+    "sweep_report",
+    "search_new",
+    "search_report",
+    "history_line",
+    "history_summary",
+    "history_more",
+  ].map((name) => [name, guarded(raw[name])]),
+);
 
 // -------------------------------------------------------------------------------------------
 // Loading the module.
 
 const loader = wasmLoader(raw, "fencepost_sim_bg.js", "fencepost/sim", "fencepost/sim/slim", "sweep_step", (exports) => {
   W = exports;
+  SP = exports.__stack_pointer;
 });
 
 /**
@@ -74,16 +125,18 @@ const ready = loader.ready;
 // -------------------------------------------------------------------------------------------
 // Memory.
 //
-// The module's memory ends at 4 GiB, and an allocation that fails there aborts the instance: every
-// later call would throw. So the package refuses, before it starts, a run, sweep, search or history
-// check that could take more than is left, with a RangeError that says to free() objects no
-// longer needed. The bounds are the simulator's own (`run_bytes`, `sweep_bytes`, `search_bytes`
+// The module's memory ends at 4 GiB (or where the host caps it). Every call of the module first
+// makes room for the most it can take, and refuses with a RangeError (NO_MEMORY) when the memory
+// cannot grow that far, so an allocation never fails inside it. On top of that, the package
+// refuses, before it starts, a run, sweep, search or history check that could take more than its
+// share, with a RangeError that says which option to lower and to free() objects no longer
+// needed. The bounds are the simulator's own (`run_bytes`, `sweep_bytes`, `search_bytes`
 // and the history checker's `line_bytes`, through the module; crates/fencepost-sim/tests checks
 // them against what runs, searches and checks allocate), and so is what a live object is counted
 // at once it is made: a finished run's `held_bytes`, a checker's `held_bytes` after each line.
-// Live objects may hold at most MEMORY_CAP bytes between them; and what the memory has already
-// grown to (it never shrinks), plus what live sweeps and unfinished searches could still take,
-// must stay below MEMORY_END.
+// Live objects may hold at most MEMORY_CAP bytes between them; and what the module's allocator has
+// carved of the memory, plus what live sweeps and unfinished searches could still take, must stay
+// below MEMORY_END.
 
 const MIB = 2 ** 20;
 /** Most bytes live runs, sweeps, searches and history checkers may hold between them. */
@@ -143,7 +196,7 @@ function mib(bytes) {
 
 /** Refuses to make an object that could need `bytes` bytes when they may not be left. */
 function room(argName, what, bytes, lower = argName) {
-  const used = W.memory.buffer.byteLength;
+  const used = W.memory_carved();
   const left = Math.min(MEMORY_CAP - held, MEMORY_END - used - growing);
   if (bytes > MEMORY_CAP) {
     // Not even with every other object freed.
@@ -231,18 +284,32 @@ function wellFormed(s) {
 }
 
 /**
- * A copy of `value` that holds only plain data (objects, arrays, strings, finite numbers, bigints,
- * booleans and null), with keys whose value is undefined left out as JSON does: no getter, proxy,
- * cycle or exotic object of the caller's reaches the JSON the module reads.
+ * A copy of `value` that holds only plain data (objects without a prototype, dense arrays,
+ * strings, finite numbers, bigints, booleans and null), with keys whose value is undefined left
+ * out as JSON does: no getter, proxy, cycle or exotic object of the caller's reaches the module,
+ * and reading it there runs no JavaScript. Each property is read once; an exception a getter or
+ * proxy throws becomes a TypeError naming the field. Returns `{ value, values, chars }`: the copy,
+ * how many values it holds and how many characters its keys and strings have (the module makes
+ * room for reading it from those).
  */
 function plainCopy(argName, value) {
   let values = 0;
+  let chars = 0;
+  /** `f()`, with an exception of the caller's code turned into a TypeError about `path`. */
+  const reading = (path, f) => {
+    try {
+      return f();
+    } catch (e) {
+      throw new TypeError(`${path} could not be read: ${e instanceof Error ? e.message : describe(e)}`);
+    }
+  };
   const copy = (v, path, depth, key) => {
     if (++values > MAX_VALUES) throw new RangeError(`${argName} holds more than ${MAX_VALUES} values`);
     switch (typeof v) {
       case "string":
         if (v.length > MAX_STRING) throw new RangeError(`${path} must be at most ${MAX_STRING} characters long`);
         if (LONE_SURROGATE.test(v)) throw new RangeError(`${path} must be well-formed Unicode, but has a lone surrogate`);
+        chars += v.length;
         return v;
       case "number":
         if (!Number.isFinite(v)) throw new RangeError(`${path} must be a finite number, got ${v}`);
@@ -258,20 +325,25 @@ function plainCopy(argName, value) {
       case "object":
         if (v === null) return null;
         if (depth >= MAX_DEPTH) throw new RangeError(`${path} is nested deeper than ${MAX_DEPTH} levels`);
-        if (Array.isArray(v)) {
-          const out = new Array(v.length);
-          for (let i = 0; i < v.length; i++) {
-            if (v[i] === undefined) throw new TypeError(`${path}[${i}] must not be undefined`);
-            out[i] = copy(v[i], `${path}[${i}]`, depth + 1, key);
+        if (reading(path, () => Array.isArray(v))) {
+          const n = reading(path, () => v.length);
+          const out = new Array(n);
+          for (let i = 0; i < n; i++) {
+            const x = reading(`${path}[${i}]`, () => v[i]);
+            if (x === undefined) throw new TypeError(`${path}[${i}] must not be undefined`);
+            out[i] = copy(x, `${path}[${i}]`, depth + 1, key);
           }
           return out;
         }
-        if (!isPlainObject(v)) throw new TypeError(`${path} must be a plain object, got ${describe(v)}`);
+        if (!reading(path, () => isPlainObject(v))) throw new TypeError(`${path} must be a plain object, got ${describe(v)}`);
         {
-          const out = {};
-          for (const key of Object.keys(v)) {
-            const x = v[key];
-            if (x !== undefined) out[key] = copy(x, `${path}.${key}`, depth + 1, key);
+          const out = Object.create(null);
+          for (const key of reading(path, () => Object.keys(v))) {
+            const x = reading(`${path}.${key}`, () => v[key]);
+            if (x !== undefined) {
+              chars += key.length;
+              out[key] = copy(x, `${path}.${key}`, depth + 1, key);
+            }
           }
           return out;
         }
@@ -279,176 +351,70 @@ function plainCopy(argName, value) {
         throw new TypeError(`${path} must be plain data, got ${describe(v)}`);
     }
   };
-  if (!isPlainObject(value)) throw new TypeError(`${argName} must be an object, got ${describe(value)}`);
-  return copy(value, argName, 0, "");
+  if (!reading(argName, () => isPlainObject(value))) throw new TypeError(`${argName} must be an object, got ${describe(value)}`);
+  const copied = copy(value, argName, 0, "");
+  return { value: copied, values, chars };
 }
 
-/**
- * Compact JSON of plain data (from `plainCopy`) in ASCII only; `withMarks`, also where every value
- * and key is: `[start, end, path, keys]`, so a column the module's JSON reader reports names a
- * field. The text is the same either way, so the marks are made only when an error needs them
- * (see `marksOf`): writing them costs as much as the rest of a short run.
- */
-function writeJson(value, withMarks = false) {
-  let text = "";
-  const marks = withMarks ? [] : null;
-  const keys = [];
-  const str = (v) =>
-    JSON.stringify(v).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-  const put = (v, path) => {
-    const start = text.length;
-    if (typeof v === "bigint") text += v.toString();
-    else if (typeof v === "string") text += str(v);
-    else if (v === null || typeof v !== "object") text += JSON.stringify(v);
-    else if (Array.isArray(v)) {
-      text += "[";
-      for (let i = 0; i < v.length; i++) {
-        if (i > 0) text += ",";
-        if (withMarks) keys.push(i);
-        put(v[i], withMarks ? `${path}[${i}]` : path);
-        if (withMarks) keys.pop();
-      }
-      text += "]";
-    } else {
-      text += "{";
-      let first = true;
-      for (const key of Object.keys(v)) {
-        if (!first) text += ",";
-        first = false;
-        const at = text.length;
-        const child = withMarks ? (path === "" ? key : `${path}.${key}`) : path;
-        text += str(key);
-        if (withMarks) {
-          keys.push(key);
-          marks.push([at, text.length, child, [...keys]]);
-        }
-        text += ":";
-        put(v[key], child);
-        if (withMarks) keys.pop();
-      }
-      text += "}";
-    }
-    if (withMarks) marks.push([start, text.length, path, [...keys]]);
-  };
-  put(value, "");
-  return { text, marks, value };
-}
-
-/** The marks of JSON `writeJson` wrote without them: written again, the same text, with them. */
-function marksOf(json) {
-  json.marks ??= writeJson(json.value, true).marks;
-  return json.marks;
-}
-
-/** The mark at a column of JSON written by `writeJson` (the number of bytes read when the reader
- * stopped): what ends there, or else the smallest value around it. */
-function markAt(marks, column) {
-  let best = null;
-  for (const m of marks) {
-    if (m[1] === column) return m;
-    if (m[0] <= column && column <= m[1] && (best === null || m[1] - m[0] < best[1] - best[0])) best = m;
-  }
-  return best;
-}
-
-/** `value` with the array at `keys` replaced by `array` (copied along the way). */
-function withArray(value, keys, array) {
-  if (keys.length === 0) return array;
-  const copy = Array.isArray(value) ? [...value] : { ...value };
-  copy[keys[0]] = withArray(value[keys[0]], keys.slice(1), array);
-  return copy;
-}
-
-/**
- * Which element of the array at `keys` the reader's error is about: serde reads each of the
- * `faults` (a list of tagged objects) whole before it can tell what is wrong with one, so the
- * error points at the end of the list. The shortest prefix of the list that no longer reads
- * ends with the culprit. Returns its index, or -1.
- */
-function culprit(what, value, keys) {
-  let array = value;
-  for (const k of keys) array = array?.[k];
-  if (!Array.isArray(array) || array.length === 0) return -1;
-  const readsWith = (n) => R.reads(what, writeJson(withArray(value, keys, array.slice(0, n))).text);
-  if (!readsWith(0)) return -1;
-  let [good, bad] = [0, array.length];
-  while (bad - good > 1) {
-    const mid = (good + bad) >>> 1;
-    if (readsWith(mid)) good = mid;
-    else bad = mid;
-  }
-  return bad - 1;
-}
+/** The module reported that its memory cannot grow as far as the call needed. */
+const NO_MEMORY =
+  "fencepost/sim: the simulator's memory cannot grow as far as this call may need: free() runs, sweeps, searches and history checkers no longer needed";
 
 /**
  * The error the module reported for its last call, naming the argument and field. `parts` are the
- * call's JSON arguments: `[argName, json]`, `json` as `writeJson` returned it (with `what`: 0 a
- * scenario, 1 a template, 2 a scope), or undefined for JSON the package wrote itself.
+ * call's object arguments: `[argName, value]` (the plain copy), value undefined for a value the
+ * package made itself.
  */
 function failure(...parts) {
   const kind = R.error_kind();
+  if (kind === 3) return new RangeError(NO_MEMORY);
   const message = R.error_message();
-  const column = R.error_column();
-  let [arg, json] = parts[R.error_part()] ?? parts[0];
+  let [arg, value] = parts[R.error_part()] ?? parts[0] ?? [null, undefined];
   let field = R.error_field();
-  if (column > 0 && json !== undefined) {
-    const m = markAt(marksOf(json), column);
-    field = m === null ? "" : m[2];
-    const k = m === null ? -1 : culprit(json.what, json.value, m[3]);
-    if (k >= 0) field = `${field}[${k}]`;
-  } else if (field === "scope" || field.startsWith("scope.") || field.startsWith("scope[")) arg = "options";
-  else if (json !== undefined && /\.(min|max)$/.test(field)) {
+  if (field === "scope" || field.startsWith("scope.") || field.startsWith("scope[")) arg = "options";
+  else if (value !== undefined && /\.(min|max)$/.test(field)) {
     // A range given as a plain number: the validator names its `min`, the caller wrote one number.
-    let v = json.value;
+    let v = value;
     for (const k of field.slice(0, field.lastIndexOf(".")).split(/\.|\[(\d+)\]/)) if (k) v = v?.[k];
     if (typeof v === "number" || typeof v === "bigint") field = field.slice(0, field.lastIndexOf("."));
   }
-  const full = field === "" ? `${arg}: ${message}` : `${arg}.${field}: ${message}`;
+  const full = arg === null ? message : field === "" ? `${arg}: ${message}` : `${arg}.${field}: ${message}`;
   return kind === 1 ? new TypeError(full) : new RangeError(full);
 }
 
 // -------------------------------------------------------------------------------------------
 // Values out.
 
-/** A JSON string (a key when a colon follows), and a long integer as its value. */
-const KEYED = /"([^"\\]*(?:\\.[^"\\]*)*)"(?::(\d{16,})(?![\d.eE]))?/g;
-
-/** Set by `bigs` when a value of a BIG key is past 2^53 (JSON.parse rounded it). */
-let inexact = false;
-
 /**
- * A value the module wrote as JSON text, as plain objects: seeds, tokens and history times (the
- * values of `BIG` keys) as exact bigints, every other number as a number; `undefined` as it is.
- * JSON.parse writes objects and arrays without running setters, so the program's code has no say.
+ * A value the module handed out (objects it made through serde-wasm-bindgen, every 64-bit integer
+ * a bigint), as the package documents it: seeds, tokens and history times (the values of `BIG`
+ * keys) bigints, every other number a number. `undefined` means the call failed: its error is
+ * thrown.
  */
-function out(text) {
-  if (text === undefined) return undefined;
-  inexact = false;
-  const v = bigs(JSON.parse(text));
-  if (!inexact) return v;
-  // Read again with the long integers of BIG keys quoted, so that `bigs` reads their digits.
-  // Every string is matched whole, so the digits matched are a value, never part of a string.
-  return bigs(JSON.parse(text.replace(KEYED, (m, key, digits) => (digits !== undefined && BIG.has(key) ? `"${key}":"${digits}"` : m))));
+function out(v) {
+  if (v === undefined) throw failure();
+  return numbers(v);
 }
 
-/** `v` with the values of BIG keys made bigints, in place (the module writes only integers,
- * null or, quoted by `out`, digits under those keys). */
-function bigs(v) {
+/** `v` with the integers of BIG keys bigints and every other integer a number, in place. Only
+ * own properties of the module's fresh objects are read and written: no setter runs. */
+function numbers(v) {
   if (Array.isArray(v)) {
     for (let i = 0; i < v.length; i++) {
       const x = v[i];
-      if (typeof x === "object" && x !== null) bigs(x);
+      if (typeof x === "object") {
+        if (x !== null) numbers(x);
+      } else if (typeof x === "bigint") v[i] = Number(x);
     }
     return v;
   }
   for (const key of Object.keys(v)) {
     const x = v[key];
     if (typeof x === "object") {
-      if (x !== null) bigs(x);
-    } else if (BIG.has(key)) {
-      if (typeof x === "number" && !Number.isSafeInteger(x)) inexact = true;
-      v[key] = BigInt(x);
-    }
+      if (x !== null) numbers(x);
+    } else if (typeof x === "bigint") {
+      if (!BIG.has(key)) v[key] = Number(x);
+    } else if (typeof x === "number" && BIG.has(key)) v[key] = BigInt(x);
   }
   return v;
 }
@@ -491,13 +457,13 @@ let templateList = null;
 
 function presetTable() {
   ready();
-  presetList ??= out(R.presets());
+  presetList ??= out(G.presets());
   return presetList;
 }
 
 function templateTable() {
   ready();
-  templateList ??= out(R.templates());
+  templateList ??= out(G.templates());
   return templateList;
 }
 
@@ -522,7 +488,7 @@ export function templates() {
   return templateTable().map((t) => ({ name: t.name, template: JSON.parse(t.json, bigReviver) }));
 }
 
-function presetJson(argName, name) {
+function presetEntry(argName, name) {
   const p = presetTable().find((x) => x.name === name);
   if (p === undefined) {
     throw new RangeError(
@@ -531,17 +497,29 @@ function presetJson(argName, name) {
         .join(", ")}`,
     );
   }
-  return p.json;
+  return p;
+}
+
+/** Plain copies of preset and template files, by their entry in the module's table. */
+const fileCopies = new Map();
+
+/** A preset's or template's file as the plain copy the module reads, made once. */
+function fileCopy(argName, entry) {
+  let copy = fileCopies.get(entry);
+  if (copy === undefined) {
+    copy = plainCopy(argName, JSON.parse(entry.json, bigReviver));
+    fileCopies.set(entry, copy);
+  }
+  return copy;
 }
 
 /**
- * A scenario argument, a preset's name or a scenario object, as `[text, written]`: its JSON text
- * and, for an object, what `writeJson` returned (a preset's JSON is the package's own).
+ * A scenario argument, a preset's name or a scenario object, as the plain copy the module reads
+ * (`plainCopy`'s `{ value, values, chars }`).
  */
 function scenarioArg(argName, v) {
-  if (typeof v === "string") return [presetJson(argName, text(argName, v, 256)), undefined];
-  const written = { ...writeJson(plainCopy(argName, v)), what: 0 };
-  return [written.text, written];
+  if (typeof v === "string") return fileCopy(argName, presetEntry(argName, text(argName, v, 256)));
+  return plainCopy(argName, v);
 }
 
 // -------------------------------------------------------------------------------------------
@@ -552,29 +530,16 @@ function fencingCode(argName, v) {
   return flag(argName, v) ? 1 : 2;
 }
 
-/** Events (and applied writes, findings, malformed lines) per piece of a trace or history report
- * the module writes: the text of one piece stays a few MiB however long the run or the log. */
-const TRACE_PIECE = 8192;
+/** Findings and malformed lines per piece of a history report the module hands out. */
+const REPORT_PIECE = 8192;
 
-/** Run `i`'s trace, read in pieces. */
-function traceOf(i) {
-  const trace = out(R.run_json(i, 0, 0, TRACE_PIECE));
-  trace.events = rest(trace.events, (from) => R.run_json(i, 1, from, TRACE_PIECE));
-  trace.document = rest(trace.document, (from) => R.run_json(i, 2, from, TRACE_PIECE));
-  return trace;
-}
-
-/** `first` and the pieces after it that `next(from)` writes, as one array. */
-function rest(first, next) {
-  return first.length < TRACE_PIECE ? first : pieces(next, TRACE_PIECE, [first]);
-}
-
-/** The pieces `next(from)` writes from `from` on, after those `done`, as one array. */
-function pieces(next, from = 0, done = []) {
-  for (; ; from += TRACE_PIECE) {
+/** The pieces `next(from)` hands out from 0 on, as one array. */
+function pieces(next) {
+  let done = [];
+  for (let from = 0; ; from += REPORT_PIECE) {
     const piece = out(next(from));
     done = [...done, piece];
-    if (piece.length < TRACE_PIECE) return done.length === 1 ? piece : [].concat(...done);
+    if (piece.length < REPORT_PIECE) return done.length === 1 ? piece : [].concat(...done);
   }
 }
 
@@ -622,13 +587,13 @@ export class SimRun {
 
   /** The whole trace (events, verdict, final document), shaped like the CLI's JSON. */
   get trace() {
-    if (this.#trace === null) this.#trace = traceOf(this.#live());
+    if (this.#trace === null) this.#trace = out(G.run_trace(this.#live()));
     return this.#trace;
   }
 
   /** What the invariants say. */
   get verdict() {
-    return this.#trace === null ? out(R.run_verdict(this.#live())) : this.#trace.verdict;
+    return this.#trace === null ? out(G.run_verdict(this.#live())) : this.#trace.verdict;
   }
 
   /** One plain sentence saying what event `seq` means. */
@@ -636,7 +601,9 @@ export class SimRun {
     const i = this.#live();
     count("seq", seq, 0, Math.max(0, this.#events - 1));
     if (this.#events === 0) throw new RangeError("seq: the run has no events");
-    return R.run_explain(i, seq);
+    const sentence = R.run_explain(i, seq);
+    if (sentence === "") throw failure();
+    return sentence;
   }
 
   /**
@@ -645,7 +612,7 @@ export class SimRun {
    */
   beliefsAt(tMs) {
     const i = this.#live();
-    return out(R.run_beliefs(i, ms("tMs", tMs)));
+    return out(G.run_beliefs(i, ms("tMs", tMs)));
   }
 
   /** The trace as JSON text, byte for byte what `fencepost sim --format json` prints. */
@@ -672,10 +639,10 @@ export class SimRun {
 export function run(scenario, options) {
   ready();
   if (scenario instanceof PreparedScenario) return scenario.run(options);
-  const [json, written] = scenarioArg("scenario", scenario);
+  const copy = scenarioArg("scenario", scenario);
   return runWith(options, (fencing, hasSeed, s, limit) => {
-    const i = R.run_scenario(json, fencing, hasSeed, s, limit) >>> 0;
-    if (i === NONE) throw failure(["scenario", written]);
+    const i = G.run_scenario(copy.value, copy.values, copy.chars, fencing, hasSeed, s, limit) >>> 0;
+    if (i === NONE) throw failure(["scenario", copy.value]);
     return i;
   });
 }
@@ -754,10 +721,10 @@ export class PreparedScenario {
 /** Reads and checks a scenario (or the preset of that name) once, for many runs. */
 export function prepare(scenario) {
   ready();
-  const [json, written] = scenarioArg("scenario", scenario);
+  const copy = scenarioArg("scenario", scenario);
   room("scenario", "a prepared scenario", W.memory_bound(3, 0), null);
-  const i = R.scenario_prepare(json) >>> 0;
-  if (i === NONE) throw failure(["scenario", written]);
+  const i = G.scenario_prepare(copy.value, copy.values, copy.chars) >>> 0;
+  if (i === NONE) throw failure(["scenario", copy.value]);
   return new PreparedScenario(PREPARED, i);
 }
 
@@ -787,6 +754,7 @@ export class Sweep {
   #i = -1;
   #total = 0;
   #done = 0;
+  #maxEvents = 0;
 
   /**
    * `source`: a preset or built-in template name, a scenario or a template. Options: `seeds`
@@ -795,14 +763,13 @@ export class Sweep {
    */
   constructor(source, options) {
     ready();
-    let json;
-    let written;
+    let copy;
     let template;
     if (typeof source === "string") {
       text("source", source, 256);
       const t = templateTable().find((x) => x.name === source);
-      if (t !== undefined) [json, template] = [t.json, true];
-      else if (presetTable().some((x) => x.name === source)) [json, template] = [presetJson("source", source), false];
+      if (t !== undefined) [copy, template] = [fileCopy("source", t), true];
+      else if (presetTable().some((x) => x.name === source)) [copy, template] = [fileCopy("source", presetEntry("source", source)), false];
       else {
         throw new RangeError(
           `source: no preset or template is named ${describe(source)}; templates: ${templateTable()
@@ -816,10 +783,8 @@ export class Sweep {
       if (typeof source !== "object" || source === null) {
         throw new TypeError(`source must be a preset or template name, a scenario or a template, got ${describe(source)}`);
       }
-      const value = plainCopy("source", source);
-      template = isTemplate(value);
-      written = { ...writeJson(value), what: template ? 1 : 0 };
-      json = written.text;
+      copy = plainCopy("source", source);
+      template = isTemplate(copy.value);
     }
     if (options === undefined) throw new TypeError("options must be an object with seeds, got undefined");
     const o = checkOptions("options", options, SWEEP_KEYS);
@@ -841,8 +806,8 @@ export class Sweep {
         : count("options.maxEvents", o.maxEvents, 1, sweepEventsThatFit(), MEMORY_BOUND);
     const bytes = sweepBytes(maxEvents);
     room("options.maxEvents", `a sweep of runs of up to ${maxEvents} events`, bytes);
-    const i = R.sweep_new(json, template, first, BigInt(seeds), modes, keep, maxEvents) >>> 0;
-    if (i === NONE) throw failure(["source", written]);
+    const i = G.sweep_new(copy.value, copy.values, copy.chars, template, first, BigInt(seeds), modes, keep, maxEvents) >>> 0;
+    if (i === NONE) throw failure(["source", copy.value]);
     // The sweep stops after seed 2^64 - 1: fewer seeds than asked for is a bad argument.
     const total = W.sweep_total(i);
     if (total < seeds) {
@@ -854,6 +819,7 @@ export class Sweep {
     hold(`w${i}`, bytes, true);
     this.#i = i;
     this.#total = total;
+    this.#maxEvents = maxEvents;
     sweeps?.register(this, i, this);
   }
 
@@ -866,7 +832,9 @@ export class Sweep {
   step(n = 100) {
     const i = this.#live();
     count("n", n, 0, 0xffff_ffff);
-    this.#done = W.sweep_step(i, n);
+    const done = W.sweep_step(i, n, this.#maxEvents);
+    if (done < 0) throw failure();
+    this.#done = done;
     // Finished: it holds what it has and will not grow (as a finished search).
     if (this.#done >= this.#total) stopGrowing(`w${i}`);
     return { done: this.#done, total: this.#total };
@@ -897,7 +865,7 @@ export class Sweep {
 
   /** What it found so far: runs, and per mode the violating runs, counts per invariant, seeds. */
   get report() {
-    return out(R.sweep_report(this.#live()));
+    return out(G.sweep_report(this.#live()));
   }
 
   free() {
@@ -930,6 +898,7 @@ const SEARCH_KEYS = ["maxFaults", "fencing", "maxDepth", "maxStates", "stopAtFir
 export class Search {
   #i = -1;
   #finished = false;
+  #maxStates = 0;
 
   /**
    * `scenario`: a preset name or a scenario. Options: `maxFaults` (default 2) for the default
@@ -940,10 +909,10 @@ export class Search {
    */
   constructor(scenario, options) {
     ready();
-    const [json, written] = scenarioArg("scenario", scenario);
+    const copy = scenarioArg("scenario", scenario);
     const o = checkOptions("options", options, SEARCH_KEYS);
     const maxFaults = o.maxFaults === undefined ? 2 : count("options.maxFaults", o.maxFaults, 0, 16);
-    const scope = o.scope === undefined ? undefined : { ...writeJson(plainCopy("options.scope", o.scope)), what: 2 };
+    const scope = o.scope === undefined ? undefined : plainCopy("options.scope", o.scope);
     const fencing = fencingCode("options.fencing", o.fencing);
     const maxDepth = o.maxDepth === undefined ? 10_000 : count("options.maxDepth", o.maxDepth, 0, 0xffff_ffff);
     const maxStates =
@@ -953,10 +922,13 @@ export class Search {
     const stop = o.stopAtFirst === undefined ? true : flag("options.stopAtFirst", o.stopAtFirst);
     const bytes = searchBytes(maxStates);
     room("options.maxStates", `a search of up to ${maxStates} states`, bytes);
-    const i = R.search_new(json, scope?.text ?? "", maxFaults, fencing, maxDepth, maxStates, stop) >>> 0;
-    if (i === NONE) throw failure(["scenario", written], ["options.scope", scope]);
+    const values = copy.values + (scope?.values ?? 0);
+    const chars = copy.chars + (scope?.chars ?? 0);
+    const i = G.search_new(copy.value, scope?.value, values, chars, maxFaults, fencing, maxDepth, maxStates, stop) >>> 0;
+    if (i === NONE) throw failure(["scenario", copy.value], ["options.scope", scope?.value]);
     hold(`s${i}`, bytes, true);
     this.#i = i;
+    this.#maxStates = maxStates;
     searches?.register(this, i, this);
   }
 
@@ -969,7 +941,7 @@ export class Search {
   step(budget = 10_000) {
     const i = this.#live();
     count("budget", budget, 0, 0xffff_ffff);
-    const r = W.search_step(i, budget) >>> 0;
+    const r = W.search_step(i, budget, this.#maxStates) >>> 0;
     if (r === NONE) throw failure(["scenario", undefined]);
     this.#finished = r === 1;
     if (this.#finished) stopGrowing(`s${i}`);
@@ -989,7 +961,7 @@ export class Search {
 
   /** What it covered and found so far, with the shortest counterexample as a scenario. */
   get report() {
-    return out(R.search_report(this.#live()));
+    return out(G.search_report(this.#live()));
   }
 
   free() {
@@ -1038,6 +1010,14 @@ function checking(argName, i, text, lines, check) {
   return result;
 }
 
+/** A new checker's index (`who` names the caller in the error when none can be made). */
+function newChecker(who) {
+  const i = W.history_new() >>> 0;
+  if (i !== NONE) return i;
+  if (R.error_kind() === 3) throw new RangeError(NO_MEMORY);
+  throw new RangeError(`${who}: the module holds too many checkers`);
+}
+
 /** Lines per piece of a whole history checked at once (and at most HISTORY_PIECE characters). */
 const HISTORY_LINES = 4096;
 const HISTORY_PIECE = 1 << 20;
@@ -1052,8 +1032,7 @@ export class HistoryChecker {
 
   constructor() {
     ready();
-    const i = W.history_new() >>> 0;
-    if (i === NONE) throw new RangeError("HistoryChecker: the module holds too many checkers");
+    const i = newChecker("HistoryChecker");
     this.#i = i;
     checkers?.register(this, i, this);
   }
@@ -1071,12 +1050,15 @@ export class HistoryChecker {
     text("line", line, MAX_HISTORY);
     if (line.includes("\n")) throw new RangeError("line must be one line, without a newline");
     if (!wellFormed(line)) throw new RangeError(`line ${UNPAIRED}`);
-    return checking("line", i, line, 1, () => out(R.history_line(i, line)));
+    return checking("line", i, line, 1, () => {
+      if (!W.room_for(3 * line.length)) throw new RangeError(NO_MEMORY);
+      return out(G.history_line(i, line));
+    });
   }
 
   /** Totals so far: lines, accepted, rejected, malformed, token regressions, stale owners. */
   get summary() {
-    return out(R.history_summary(this.#live()));
+    return out(G.history_summary(this.#live()));
   }
 
   free() {
@@ -1124,8 +1106,7 @@ export function checkHistory(lines, options) {
   }
   const o = checkOptions("options", options, HISTORY_KEYS);
   const keep = o.keep === undefined ? 100 : count("options.keep", o.keep, 0, 1_000_000);
-  const i = W.history_new() >>> 0;
-  if (i === NONE) throw new RangeError("checkHistory: the module holds too many checkers");
+  const i = newChecker("checkHistory");
   try {
     // In pieces of whole lines: only a piece is copied into the module at a time, and the memory
     // a piece may take is checked before it is read.
@@ -1138,13 +1119,16 @@ export function checkHistory(lines, options) {
         lines++;
       }
       const piece = history.slice(at, end);
-      checking("lines", i, piece, lines, () => R.history_feed(i, piece, keep));
+      checking("lines", i, piece, lines, () => {
+        if (!W.room_for(3 * piece.length)) throw new RangeError(NO_MEMORY);
+        if (!R.history_feed(i, piece, keep)) throw failure();
+      });
       at = end;
     }
     return {
-      summary: out(R.history_summary(i)),
-      findings: pieces((from) => R.history_more(i, 0, from, TRACE_PIECE)),
-      malformed: pieces((from) => R.history_more(i, 1, from, TRACE_PIECE)),
+      summary: out(G.history_summary(i)),
+      findings: pieces((from) => G.history_more(i, 0, from, REPORT_PIECE)),
+      malformed: pieces((from) => G.history_more(i, 1, from, REPORT_PIECE)),
     };
   } finally {
     W.history_drop(i);
