@@ -1327,6 +1327,14 @@ impl<'s> Sim<'s> {
         );
     }
 
+    /// The worker's deadline came: its keeper says the lease is lost, unless a renewal answered
+    /// since moved the deadline on (then it is watched again).
+    fn safe_until_reached(&mut self, w: u16) {
+        if !self.tell_if_lost(w) {
+            self.watch_safe_until(w);
+        }
+    }
+
     /// Asks the worker's keeper whether its lease is lost; the first time it is, records the
     /// moment. Whether the keeper says so (now or before).
     fn tell_if_lost(&mut self, w: u16) -> bool {
@@ -1435,9 +1443,7 @@ impl<'s> Sim<'s> {
             }
             Timer::RetryAcquire if phase == Phase::Acquiring => self.send_acquire(w),
             Timer::SafeUntil { lease } if ws.lease_gen == lease && ws.lease.is_some() => {
-                if !self.tell_if_lost(w) {
-                    self.watch_safe_until(w);
-                }
+                self.safe_until_reached(w);
             }
             Timer::Continue { point, write } => match point {
                 Point::AfterAcquire => self.start_work(w, write),
