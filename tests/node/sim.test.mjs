@@ -131,7 +131,7 @@ test("what each actor believes: A is a zombie while it is paused past its lease"
 test("renewal in the trace: what A's keeper counts, and the moment it knows its lease is lost", () => {
   const r = run("renewal-long-pause");
   const t = r.trace;
-  const mine = (e) => e.actor === "A" && (e.kind === "lease_lost" || ["renew", "renewed"].includes(e.detail.what));
+  const mine = (e) => e.actor === "A" && (e.kind === "lease_lost" || ["renew", "renewed", "lost"].includes(e.detail.what));
   assert.deepEqual(
     t.events.filter(mine).map((e) => [e.seq, e.t_ms, e.kind, e.detail.what ?? e.detail.why, e.detail.asked_at, e.detail.believed_until]),
     [
