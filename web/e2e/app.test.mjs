@@ -350,7 +350,8 @@ describe("each worker's safe-until band, and why auto-renew is not enough", () =
     const g = p.locator(`#timeline-main svg.lanes .safe-band[data-worker="${name}"]`);
     if ((await g.count()) === 0) return null;
     const rect = g.locator("rect");
-    const label = g.locator("text");
+    const label = g.locator("text.deadline-label");
+    const lostMark = g.locator(".lost-mark text");
     return {
       from: Number(await g.getAttribute("data-from")),
       to: Number(await g.getAttribute("data-to")),
@@ -360,6 +361,7 @@ describe("each worker's safe-until band, and why auto-renew is not enough", () =
       y: Number(await rect.getAttribute("y")),
       width: Number(await rect.getAttribute("width")),
       label: (await label.count()) ? await label.textContent() : null,
+      lostMark: (await lostMark.count()) ? await lostMark.textContent() : null,
       visible: await rect.isVisible(),
     };
   }
@@ -393,8 +395,14 @@ describe("each worker's safe-until band, and why auto-renew is not enough", () =
     const b = await band(p, "B");
     assert.deepEqual([b.from, b.to, b.until, b.lost, b.label], [16250, 17350, 26150, null, null]);
     assert.ok(b.y > (await laneTop(svg, 2)) && b.y < (await laneTop(svg, 3)), "on B's lane");
-    // The moment A's keeper told it, and the fence's refusal, are on the lanes.
-    assert.equal(await svg.locator(".badge", { hasText: "keeper: lost" }).count(), 1);
+    // The moment A's keeper told it is marked on its band, at 22.1 s; the fence's refusal is on
+    // the storage's lane.
+    assert.equal(a.lostMark, "✗ knows: lost");
+    const mark = Number(await svg.locator('.safe-band[data-worker="A"] .lost-mark line').getAttribute("x1"));
+    assert.ok(Math.abs(mark - (await xOf(svg, 22.1))) < 1, `the mark is at 22.1 s: x ${mark}`);
+    assert.equal(b.lostMark, null);
+    const key = await p.getByRole("region", { name: "Legend" }).locator("li").allInnerTexts();
+    assert.ok(key.includes("safe until: how long the worker's lease keeper lets it act"), JSON.stringify(key));
     assert.equal(await svg.locator(".badge.rejected").textContent(), "✗ 33 < 34");
     await shot(p, "tour-auto-renew-not-enough.png");
 
@@ -1098,15 +1106,15 @@ describe("a lane click, the play bar and odd links, as a person meets them", () 
       const p = await page(`#tour=${bad}`);
       assert.equal(
         await text(p, ".messages .error-text"),
-        `The tour has no chapter \`${bad}\`: its chapters are #tour=1 to #tour=7 — showing the paused-worker story instead.`,
+        `The tour has no chapter \`${bad}\`: its chapters are #tour=1 to #tour=9 — showing the paused-worker story instead.`,
       );
     }
     const p = await page();
-    await p.evaluate(() => (location.hash = "#tour=8"));
+    await p.evaluate(() => (location.hash = "#tour=10"));
     await p.waitForSelector(".messages .error");
     assert.equal(
       await text(p, ".messages .error-text"),
-      "The tour has no chapter `8`: its chapters are #tour=1 to #tour=7 — still showing the scenario from before.",
+      "The tour has no chapter `10`: its chapters are #tour=1 to #tour=9 — still showing the scenario from before.",
     );
     await p.evaluate(() => (location.hash = "#tour=3"));
     await p.waitForSelector(".tour");
@@ -1119,14 +1127,15 @@ describe("the smaller things a learner meets", () => {
   const focused = (p) => p.evaluate(() => document.activeElement?.textContent.trim() ?? "");
 
   test("the tour's last chapter names its story as the tour left it, not as edited", async () => {
-    const p = await page("#tour=7");
-    assert.equal(await p.getByRole("region", { name: "Guided tour" }).locator("h2").innerText(), "Without fencing");
-    assert.equal(await picked(p), "paused-worker (as the tour left it)");
+    // The last chapter tells the long-pause story (fencing on, as the tour left it).
+    const p = await page("#tour=9");
+    assert.equal(await p.getByRole("region", { name: "Guided tour" }).locator("h2").innerText(), "Why auto-renew is not enough");
+    assert.equal(await picked(p), "renewal-long-pause (as the tour left it)");
     await p.getByRole("button", { name: "Finish the tour" }).click();
-    assert.equal(await picked(p), "paused-worker (as the tour left it)");
+    assert.equal(await picked(p), "renewal-long-pause (as the tour left it)");
     // A change of the learner's own is an edit.
     await p.getByLabel(/Idempotency keys on writes/).check();
-    assert.equal(await picked(p), "paused-worker (edited)");
+    assert.equal(await picked(p), "renewal-long-pause (edited)");
   });
 
   test("a seed from Explore still says so after Back and Forward", async () => {
@@ -1233,9 +1242,9 @@ describe("the smaller things a learner meets", () => {
     await p.getByRole("button", { name: "Take the tour" }).click();
     await p.waitForFunction(() => document.activeElement !== document.body);
     assert.equal(await focused(p), "Next →");
-    // Keyboard only from here: Enter six times walks to the last chapter.
-    for (let i = 0; i < 6; i++) await p.keyboard.press("Enter");
-    assert.equal(await p.getByRole("region", { name: "Guided tour" }).locator("h2").innerText(), "Without fencing");
+    // Keyboard only from here: Enter eight times walks to the last chapter.
+    for (let i = 0; i < 8; i++) await p.keyboard.press("Enter");
+    assert.equal(await p.getByRole("region", { name: "Guided tour" }).locator("h2").innerText(), "Why auto-renew is not enough");
     await p.waitForFunction(() => document.activeElement !== document.body);
     assert.equal(await focused(p), "Finish the tour");
     await p.keyboard.press("Enter");

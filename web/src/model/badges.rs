@@ -1,7 +1,7 @@
 //! Badges: the small labelled marks at single events (a grant's token, a write's verdict, a
 //! pause, a crash).
 
-use fencepost_sim::trace::{JobEnd, LossWhy, RejectReason, fmt_secs};
+use fencepost_sim::trace::{JobEnd, RejectReason, fmt_secs};
 use fencepost_sim::{Actor, Detail, Event, Msg, Trace};
 
 use super::tokens::TokenStyle;
@@ -76,13 +76,6 @@ pub(super) fn badge(trace: &Trace, e: &Event, tokens: TokenStyle) -> Option<Badg
             what: Msg::Write { .. },
             ..
         } => (format!("write {tok}"), BadgeKind::WriteSent),
-        Detail::LeaseLost { why, .. } => (
-            match why {
-                LossWhy::Expired => "keeper: lost".into(),
-                LossWhy::Refused => "keeper: refused".into(),
-            },
-            BadgeKind::Denied,
-        ),
         Detail::PauseStart { .. } => ("‖ paused".into(), BadgeKind::Paused),
         Detail::PauseEnd => ("▶ resumes".into(), BadgeKind::Resumed),
         Detail::WriteAccepted { .. } => match e.stale_over() {
@@ -169,11 +162,9 @@ mod tests {
             Some((Actor::Storage, "✓ 34", BadgeKind::Accepted))
         );
         // A's keeper tells it at 46 s, just after its write left, that its lease is lost (event
-        // 28); the refusal is event 30.
-        assert_eq!(
-            text(28),
-            Some((Actor::Worker(A), "keeper: lost", BadgeKind::Denied))
-        );
+        // 28, shown on A's safe-until band, not as a badge: three at one instant would cover
+        // each other); the refusal is event 30.
+        assert_eq!(text(28), None);
         assert_eq!(
             text(30),
             Some((Actor::Storage, "✗ 33 < 34", BadgeKind::Rejected))

@@ -1,7 +1,8 @@
 //! Each worker's safe-until band: from when it learned of its lease to the deadline its keeper
 //! counts after the events that have happened ([`crate::model::SafeBand::at`]). Unlike the
 //! marks, it reaches ahead of the playhead: how long the worker may still act is what it shows.
-//! A band still running to its deadline ends in a tick labelled with it.
+//! A band still running to its deadline ends in a tick labelled with it; the moment the worker's
+//! keeper said the lease is lost is marked on the band's row, where it happened.
 
 use std::rc::Rc;
 
@@ -73,6 +74,9 @@ fn band(l: &Layout, g: Geom, b: &SafeBand, at: BandAt) -> Option<Html> {
             <rect x={coord(x1)} y={coord(y + TOP)} width={coord((x2 - x1).max(2.0))} height={coord(HEIGHT)} rx="4">
                 <title>{ title }</title>
             </rect>
+            if let Some((t, why)) = at.lost {
+                { lost_mark(g.x(t), y, why) }
+            }
             if reaches_deadline {
                 <line class="deadline" x1={coord(x2)} x2={coord(x2)} y1={coord(y + 1.0)} y2={coord(y + TOP + HEIGHT + 2.0)} />
                 <text class="deadline-label"
@@ -82,4 +86,18 @@ fn band(l: &Layout, g: Geom, b: &SafeBand, at: BandAt) -> Option<Html> {
             }
         </g>
     })
+}
+
+/// The mark at `x` on a band's row of the lane at `y`: the worker's keeper says the lease is lost.
+fn lost_mark(x: f64, y: f64, why: LossWhy) -> Html {
+    let text = match why {
+        LossWhy::Expired => "✗ knows: lost",
+        LossWhy::Refused => "✗ knows: refused",
+    };
+    html! {
+        <g class="lost-mark">
+            <line x1={coord(x)} x2={coord(x)} y1={coord(y + 1.0)} y2={coord(y + TOP + HEIGHT + 2.0)} />
+            <text x={coord(x + 4.0)} y={coord(y + TOP + 17.0)}>{ text }</text>
+        </g>
+    }
 }
