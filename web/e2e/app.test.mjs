@@ -1126,16 +1126,22 @@ describe("the smaller things a learner meets", () => {
   const picked = (p) => p.getByLabel("Preset story").locator("option:checked").innerText();
   const focused = (p) => p.evaluate(() => document.activeElement?.textContent.trim() ?? "");
 
-  test("the tour's last chapter names its story as the tour left it, not as edited", async () => {
-    // The last chapter tells the long-pause story (fencing on, as the tour left it).
-    const p = await page("#tour=9");
-    assert.equal(await p.getByRole("region", { name: "Guided tour" }).locator("h2").innerText(), "Why auto-renew is not enough");
-    assert.equal(await picked(p), "renewal-long-pause (as the tour left it)");
-    await p.getByRole("button", { name: "Finish the tour" }).click();
-    assert.equal(await picked(p), "renewal-long-pause (as the tour left it)");
+  test("the tour's fencing-off chapter names its story as the tour left it, not as edited", async () => {
+    // Chapter 7 turns fencing off: no longer the preset, so the picker says where it came from.
+    const p = await page("#tour=7");
+    assert.equal(await p.getByRole("region", { name: "Guided tour" }).locator("h2").innerText(), "Without fencing");
+    assert.equal(await picked(p), "paused-worker (as the tour left it)");
+    await p.getByRole("button", { name: "Leave tour" }).click();
+    assert.equal(await picked(p), "paused-worker (as the tour left it)");
     // A change of the learner's own is an edit.
     await p.getByLabel(/Idempotency keys on writes/).check();
-    assert.equal(await picked(p), "renewal-long-pause (edited)");
+    assert.equal(await picked(p), "paused-worker (edited)");
+    // The last chapter tells a preset as it is: the picker names it.
+    const last = await page("#tour=9");
+    assert.equal(await last.getByRole("region", { name: "Guided tour" }).locator("h2").innerText(), "Why auto-renew is not enough");
+    assert.equal(await picked(last), "A pause longer than the safe margin");
+    await last.getByRole("button", { name: "Finish the tour" }).click();
+    assert.equal(await picked(last), "A pause longer than the safe margin");
   });
 
   test("a seed from Explore still says so after Back and Forward", async () => {
