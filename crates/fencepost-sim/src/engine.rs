@@ -81,9 +81,10 @@ pub fn run_with(scenario: &Scenario, opts: RunOptions) -> Trace {
 }
 
 /// Most actions a run with `events` events so far has queued or held back for paused workers:
-/// each event schedules at most two (a grant its expiry check and, through its delivery, the
-/// holder's work and renewal timers), each fault two more (a pause and its end), and each worker
-/// its start.
+/// each event schedules at most two on average (a grant schedules its expiry check, and the send
+/// and delivery of its answer, two events, the delivery and then the holder's work, renewal and
+/// deadline timers: five actions for three events; a deadline timer that finds the deadline moved
+/// takes its own place), each fault two more (a pause and its end), and each worker its start.
 const fn live_actions(events: u64) -> u64 {
     2 * events + 2 * MAX_FAULTS as u64 + MAX_WORKERS as u64 + 16
 }
