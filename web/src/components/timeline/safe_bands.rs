@@ -71,9 +71,8 @@ fn band(l: &Layout, g: Geom, b: &SafeBand, at: BandAt) -> Option<Html> {
             data-worker={name.to_string()} data-token={token.clone()}
             data-from={at.from.to_string()} data-to={at.to.to_string()}
             data-until={at.until.to_string()} data-lost={lost}>
-            <rect x={coord(x1)} y={coord(y + TOP)} width={coord((x2 - x1).max(2.0))} height={coord(HEIGHT)} rx="4">
-                <title>{ title }</title>
-            </rect>
+            <title>{ title }</title>
+            <rect x={coord(x1)} y={coord(y + TOP)} width={coord((x2 - x1).max(2.0))} height={coord(HEIGHT)} rx="4" />
             if let Some((t, why)) = at.lost {
                 { lost_mark(g.x(t), y, why) }
             }
