@@ -149,12 +149,22 @@ export type MessageFields =
 
 export type Message = MessageFields["what"];
 
-/** A message left the actor for `to`, due at `deliver_at` (a worker process that has died by then never gets it). */
-export type SendDetail = { msg: number; to: string; deliver_at: number } & MessageFields;
+/** A message left the actor for `to`, due at `deliver_at` (a worker process that has died by then never gets it).
+ * `believed_until`: for a renew a worker sends, until when its keeper counts the lease safe as it
+ * sends (real time; what the answer can extend). */
+export type SendDetail = { msg: number; to: string; deliver_at: number; believed_until?: number } & MessageFields;
 
 /** A message reached the actor. `believed_until`: for a grant or renewal reaching a worker, until
- * when the worker now believes it holds the lock (real time, from its own clock). */
-export type DeliverDetail = { msg: number; from: string; sent_at: number; believed_until?: number } & MessageFields;
+ * when the worker now believes it holds the lock (real time, from its own clock): its keeper's
+ * safe-until. `asked_at`: for a renewal, when the renew it answers left the worker (the keeper
+ * counts the new safe-until from there). */
+export type DeliverDetail = {
+  msg: number;
+  from: string;
+  sent_at: number;
+  believed_until?: number;
+  asked_at?: number;
+} & MessageFields;
 
 export interface GrantDetail {
   holder: string;
@@ -189,6 +199,14 @@ export interface ExpireDetail {
   holder: string;
   /** No new grant before this (lock-delay). */
   free_at: number;
+}
+
+/** A worker's keeper says, for the first time, that its lease is lost: the moment the worker knows. */
+export interface LeaseLostDetail {
+  /** `expired`: its clock reached safe-until with no newer answer; `refused`: the lock service refused a renewal. */
+  why: "expired" | "refused";
+  /** The safe-until its keeper had counted (real time). */
+  believed_until?: number;
 }
 
 export interface PauseDetail {
@@ -262,6 +280,7 @@ export type TraceEvent =
   | EventOf<"renew_lost", HolderDetail>
   | EventOf<"release", ReleaseDetail>
   | EventOf<"expire", ExpireDetail>
+  | EventOf<"lease_lost", LeaseLostDetail>
   | EventOf<"pause_start", PauseDetail>
   | EventOf<"pause_end", NoDetail>
   | EventOf<"write_accepted", WriteAcceptedDetail>

@@ -140,9 +140,9 @@ try {
         { actor: "storage", token: "33n", highest: "34n", because: "the storage refuses A's write with token 33: it has already accepted 34 from B" },
       ],
       fencingOff: [
-        ["I1", 29],
-        ["I2", 29],
-        ["I4", 29],
+        ["I1", 30],
+        ["I2", 30],
+        ["I4", 30],
       ],
     });
     assert.equal(await page.evaluate(() => window.fencepostDisposable), true, `${what}: Symbol.dispose is missing`);

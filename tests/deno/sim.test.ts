@@ -23,5 +23,5 @@ Deno.test("paused worker: 33 refused with highest 34; without fencing, I2 breaks
     [["storage", 33n, "A", 34n, "stale"]],
   );
   const off = run("paused-worker", { fencing: false }).verdict;
-  assertEquals(off.violations.map((v) => [v.invariant, v.seq]), [["I1", 29], ["I2", 29], ["I4", 29]]);
+  assertEquals(off.violations.map((v) => [v.invariant, v.seq]), [["I1", 30], ["I2", 30], ["I4", 30]]);
 });

@@ -44,7 +44,7 @@ test("the CLI to compare with is named in FENCEPOST_CLI", () => {
 
 test("every preset, fencing on and off: the same trace JSON as `fencepost sim <preset> --format json`", () => {
   const names = presets().map((p) => p.name);
-  assert.equal(names.length, 12);
+  assert.equal(names.length, 14);
   for (const name of names) {
     for (const fencing of [true, false]) {
       const { json, status } = fencepost(name, fencing ? "--fencing" : "--no-fencing");

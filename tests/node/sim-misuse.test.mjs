@@ -101,8 +101,9 @@ test("run options, SimRun methods and a freed run", () => {
   assert.equal(run("paused-worker", { maxEvents: 5 }).trace.truncated, true);
   throwsExactly(() => new SimRun(0), TypeError, "SimRun objects are made by run()");
   const r = run("paused-worker");
-  throwsExactly(() => r.explain(33), RangeError, "seq must be a whole number from 0 to 32, got 33");
-  throwsExactly(() => r.explain(-1), RangeError, "seq must be a whole number from 0 to 32, got -1");
+  // 34 events: the story shows A's keeper telling it, at 46 s, that its lease is lost.
+  throwsExactly(() => r.explain(34), RangeError, "seq must be a whole number from 0 to 33, got 34");
+  throwsExactly(() => r.explain(-1), RangeError, "seq must be a whole number from 0 to 33, got -1");
   throwsExactly(() => r.explain("1"), TypeError, 'seq must be a number, got "1"');
   throwsExactly(() => r.beliefsAt(-1), RangeError, "tMs must be a whole number of milliseconds from 0 to 2^53 - 1, got -1");
   throwsExactly(() => r.beliefsAt(1n), TypeError, "tMs must be a number of milliseconds, got 1n");

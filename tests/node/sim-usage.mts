@@ -77,6 +77,12 @@ for (const e of trace.events) {
     case "job_done":
       void (e.detail.end === "fenced_out");
       break;
+    case "lease_lost":
+      void (e.detail.why === "expired" ? e.detail.believed_until : 0);
+      break;
+    case "deliver":
+      void e.detail.asked_at;
+      break;
     default:
   }
 }

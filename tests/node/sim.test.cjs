@@ -14,9 +14,9 @@ test("paused worker through require: 33 refused with highest 34; without fencing
   assert.deepEqual(
     off.violations.map((v) => [v.invariant, v.seq]),
     [
-      ["I1", 29],
-      ["I2", 29],
-      ["I4", 29],
+      ["I1", 30],
+      ["I2", 30],
+      ["I4", 30],
     ],
   );
 });

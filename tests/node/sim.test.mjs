@@ -28,7 +28,9 @@ test("paused worker, fencing on: the storage refuses A's write with 33 because i
   assert.equal(t.seed, 1n);
   assert.equal(t.fencing, true);
   assert.deepEqual(t.workers, ["A", "B"]);
-  assert.equal(t.events.length, 33);
+  // 34 events: A's keeper telling it at 46 s that its lease is lost is event 28, so the
+  // refusal that follows is event 30.
+  assert.equal(t.events.length, 34);
   assert.deepEqual(t.verdict, { ok: true, violations: [] });
   assert.equal(r.verdict.ok, true);
   assert.deepEqual(
@@ -41,7 +43,7 @@ test("paused worker, fencing on: the storage refuses A's write with 33 because i
   const rejected = t.events.filter((e) => e.kind === "write_rejected");
   assert.deepEqual(rejected, [
     {
-      seq: 29,
+      seq: 30,
       t_ms: 46050,
       actor: "storage",
       kind: "write_rejected",
@@ -49,7 +51,7 @@ test("paused worker, fencing on: the storage refuses A's write with 33 because i
       detail: { writer: "A", op: 1, highest: 34n, reason: "stale" },
     },
   ]);
-  assert.equal(r.explain(29), "the storage refuses A's write with token 33: it has already accepted 34 from B");
+  assert.equal(r.explain(30), "the storage refuses A's write with token 33: it has already accepted 34 from B");
   assert.equal(r.explain(0), "A sends acquire to lock, due at 0.050 s");
   assert.deepEqual(t.document, [{ writer: "B", token: 34n, op: 1, t_ms: 31200, seq: 19 }]);
   assert.deepEqual(t.events[4], {
@@ -70,16 +72,16 @@ test("paused worker, fencing off: A's stale write lands on top of B's (I1, I2, I
   const v = r.verdict;
   assert.equal(v.ok, false);
   assert.deepEqual(v.violations, [
-    { invariant: "I1", seq: 29, t_ms: 46050, because: "the storage accepted A's token 33 after it had accepted 34" },
+    { invariant: "I1", seq: 30, t_ms: 46050, because: "the storage accepted A's token 33 after it had accepted 34" },
     {
       invariant: "I2",
-      seq: 29,
+      seq: 30,
       t_ms: 46050,
       because: "A's write (token 33) landed after B (a newer owner, token 34) had written: stale data now sits on top",
     },
     {
       invariant: "I4",
-      seq: 29,
+      seq: 30,
       t_ms: 46050,
       because: "B's write (token 34), acknowledged by the storage, was overwritten by A's older one (token 33)",
     },
@@ -104,10 +106,21 @@ test("what each actor believes: A is a zombie while it is paused past its lease"
     authority: { worker: "A", token: 33n, until: 30_050 },
     storage: { highest: null, writes: 0, last_writer: null },
   });
+  assert.deepEqual(r.beliefsAt(40_000), {
+    t_ms: 40_000,
+    workers: [
+      { name: "A", holds: 33n, until: 30_000, paused_until: 46_000, crashed: false, zombie: true },
+      { name: "B", holds: null, until: null, paused_until: null, crashed: false, zombie: false },
+    ],
+    authority: null,
+    storage: { highest: 34n, writes: 1, last_writer: "B" },
+  });
+  // At 46 s A wakes, its write leaves, and its keeper tells it the lease is lost: it no longer
+  // believes it holds anything (its write is on its way all the same).
   assert.deepEqual(r.beliefsAt(46_000), {
     t_ms: 46_000,
     workers: [
-      { name: "A", holds: 33n, until: 30_000, paused_until: null, crashed: false, zombie: true },
+      { name: "A", holds: null, until: null, paused_until: null, crashed: false, zombie: false },
       { name: "B", holds: null, until: null, paused_until: null, crashed: false, zombie: false },
     ],
     authority: null,
@@ -115,9 +128,57 @@ test("what each actor believes: A is a zombie while it is paused past its lease"
   });
 });
 
+test("renewal in the trace: what A's keeper counts, and the moment it knows its lease is lost", () => {
+  const r = run("renewal-long-pause");
+  const t = r.trace;
+  const mine = (e) => e.actor === "A" && (e.kind === "lease_lost" || ["renew", "renewed", "lost"].includes(e.detail.what));
+  assert.deepEqual(
+    t.events.filter(mine).map((e) => [e.seq, e.t_ms, e.kind, e.detail.what ?? e.detail.why, e.detail.asked_at, e.detail.believed_until]),
+    [
+      [10, 3100, "send", "renew", undefined, 10000],
+      [14, 3200, "deliver", "renewed", 3100, 13100],
+      [15, 6100, "send", "renew", undefined, 13100],
+      [19, 6200, "deliver", "renewed", 6100, 16100],
+      [43, 22100, "lease_lost", "expired", undefined, 16100],
+      [44, 22100, "send", "renew", undefined, 16100],
+      [53, 22200, "deliver", "lost", undefined, undefined],
+    ],
+  );
+  assert.deepEqual(t.events[43], {
+    seq: 43,
+    t_ms: 22100,
+    actor: "A",
+    kind: "lease_lost",
+    token: 33n,
+    detail: { why: "expired", believed_until: 16100 },
+  });
+  assert.equal(
+    r.explain(43),
+    "A's keeper says its lease (token 33) is lost: its safe-until, 16.1 s, has passed with no renewal answered",
+  );
+  // Its write had already left (event 42); the fence refuses it (event 46).
+  assert.deepEqual([t.events[42].detail.what, t.events[46].kind, t.events[46].detail.highest], ["write", "write_rejected", 34n]);
+  const off = run("renewal-long-pause", { fencing: false });
+  assert.deepEqual(broken(off.verdict), ["I1", "I2", "I4"]);
+  assert.deepEqual(off.trace.document.map((w) => [w.writer, w.token]), [["B", 34n], ["A", 33n]]);
+  const slow = run("renewal-slow-network", { fencing: false });
+  assert.equal(slow.verdict.ok, true);
+  assert.equal(slow.trace.events.filter((e) => e.kind === "lease_lost").length, 0);
+  r.free();
+  off.free();
+  slow.free();
+});
+
 test("every preset reaches the verdicts it promises with fencing on and off", () => {
   const list = presets();
-  assert.equal(list.length, 12);
+  assert.equal(list.length, 14);
+  assert.deepEqual(
+    list.slice(-2).map((p) => [p.name, p.with_fencing, p.without_fencing]),
+    [
+      ["renewal-slow-network", [], []],
+      ["renewal-long-pause", [], ["I1", "I2", "I4"]],
+    ],
+  );
   assert.equal(list[0].name, "paused-worker");
   assert.equal(list[0].title, "The paused worker");
   assert.equal(list[0].scenario.first_token, 33n);

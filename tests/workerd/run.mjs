@@ -160,9 +160,9 @@ try {
   assert.deepEqual(await response.json(), {
     rejected: [{ actor: "storage", token: "33n", highest: "34n", reason: "stale", because: "the storage refuses A's write with token 33: it has already accepted 34 from B" }],
     fencingOff: [
-      ["I1", 29],
-      ["I2", 29],
-      ["I4", 29],
+      ["I1", 30],
+      ["I2", 30],
+      ["I4", 30],
     ],
   });
   console.log("workerd: fencepost/sim rejects 33 (highest 34) with fencing and breaks I2 without");

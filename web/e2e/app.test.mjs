@@ -87,7 +87,8 @@ describe("the paused-worker story", () => {
     assert.equal(await rejected.count(), 1);
     assert.equal(await rejected.isVisible(), true);
     assert.equal(await rejected.textContent(), "✗ 33 < 34");
-    assert.equal(await rejected.getAttribute("data-seq"), "29");
+    // Event 30: A's keeper telling it at 46 s that its lease is lost is event 28.
+    assert.equal(await rejected.getAttribute("data-seq"), "30");
     assert.equal(await text(p, ".storage-panel .highest"), "highest 34");
     assert.match(await text(p, ".storage-panel ol.document"), /^B's data — write #1, token 34/);
     assert.equal(await p.locator(".banner").count(), 0);
@@ -208,7 +209,17 @@ describe("the paused-worker story", () => {
 });
 
 describe("the guided tour", () => {
-  const TITLES = ["The lease", "The pause", "The expiry", "The takeover", "The stale write", "What fencing does", "Without fencing"];
+  const TITLES = [
+    "The lease",
+    "The pause",
+    "The expiry",
+    "The takeover",
+    "The stale write",
+    "What fencing does",
+    "Without fencing",
+    "Auto-renew",
+    "Why auto-renew is not enough",
+  ];
 
   test("is what a new visitor sees, and Next walks every chapter", async () => {
     const p = await page("");
@@ -218,21 +229,21 @@ describe("the guided tour", () => {
     const tour = p.getByRole("region", { name: "Guided tour" });
     const times = [];
     for (let i = 0; i < TITLES.length; i++) {
-      assert.equal(await tour.locator(".tour-step").innerText(), `GUIDED TOUR · CHAPTER ${i + 1} OF 7`.toUpperCase());
+      assert.equal(await tour.locator(".tour-step").innerText(), `GUIDED TOUR · CHAPTER ${i + 1} OF 9`.toUpperCase());
       assert.equal(await tour.locator("h2").innerText(), TITLES[i]);
       assert.ok((await p.locator(".lane-label.lit").count()) > 0, `chapter ${i + 1} highlights actors`);
       times.push(await text(p, ".playbar .clock"));
       if (i === 5) assert.match(await text(p, ".narration .now"), /the storage refuses A's write with token 33/);
+      if (i === 6) assert.match(await text(p, ".banner .headline"), /^Stale write accepted/);
       if (i === 1) await shot(p, "tour-pause.png");
       if (i + 1 < TITLES.length) await tour.getByRole("button", { name: "Next →" }).click();
     }
     assert.deepEqual(
       times.map((t) => t.split(" / ")[0]),
-      ["0.1 s", "10.1 s", "30.050 s", "31.2 s", "46 s", "46.050 s", "46.150 s"],
+      ["0.1 s", "10.1 s", "30.050 s", "31.2 s", "46 s", "46.050 s", "46.150 s", "21.397 s", "22.150 s"],
     );
-    assert.match(await text(p, ".banner .headline"), /^Stale write accepted/);
     await tour.getByRole("button", { name: "Back" }).click();
-    assert.equal(await tour.locator("h2").innerText(), TITLES[5]);
+    assert.equal(await tour.locator("h2").innerText(), TITLES[7]);
     await tour.getByRole("button", { name: "Next →" }).click();
     await tour.getByRole("button", { name: "Finish the tour" }).click();
     assert.equal(await p.locator(".tour").count(), 0);
@@ -330,6 +341,107 @@ describe("the guided tour", () => {
     assert.equal(await p.getByLabel("Preset story").inputValue(), "paused-worker");
     await tour.getByRole("button", { name: "Next →" }).click();
     assert.equal(await text(p, ".playbar .clock").then((t) => t.split(" / ")[0]), "10.1 s");
+  });
+});
+
+describe("each worker's safe-until band, and why auto-renew is not enough", () => {
+  /// What the page shows of worker `name`'s band on the main timeline, read from the SVG.
+  async function band(p, name) {
+    const g = p.locator(`#timeline-main svg.lanes .safe-band[data-worker="${name}"]`);
+    if ((await g.count()) === 0) return null;
+    const rect = g.locator("rect");
+    const label = g.locator("text.deadline-label");
+    const lostMark = g.locator(".lost-mark text");
+    return {
+      from: Number(await g.getAttribute("data-from")),
+      to: Number(await g.getAttribute("data-to")),
+      until: Number(await g.getAttribute("data-until")),
+      lost: await g.getAttribute("data-lost"),
+      x: Number(await rect.getAttribute("x")),
+      y: Number(await rect.getAttribute("y")),
+      width: Number(await rect.getAttribute("width")),
+      label: (await label.count()) ? await label.textContent() : null,
+      lostMark: (await lostMark.count()) ? await lostMark.textContent() : null,
+      visible: await rect.isVisible(),
+    };
+  }
+
+  test("the last chapter: A renews, freezes past its band, and only the fence refuses 33", async () => {
+    const p = await page("");
+    await p.evaluate(() => localStorage.clear());
+    await p.goto(BASE);
+    await p.waitForSelector(".tour");
+    const tour = p.getByRole("region", { name: "Guided tour" });
+    // Read the way a learner does: Next through every chapter to the last.
+    for (let i = 1; i < 9; i++) await tour.getByRole("button", { name: "Next →" }).click();
+    assert.equal(await tour.locator(".tour-step").innerText(), "GUIDED TOUR · CHAPTER 9 OF 9");
+    assert.equal(await tour.locator("h2").innerText(), "Why auto-renew is not enough");
+    assert.match(await tour.locator(".tour-text").innerText(), /A's band stops at 16\.1 seconds/);
+    assert.equal(new URL(p.url()).hash, "#tour=9");
+    assert.equal(await text(p, ".playbar .clock"), "22.150 s / 22.2 s");
+    assert.equal(
+      await text(p, ".narration .now"),
+      "22.150 s — the storage refuses A's write with token 33: it has already accepted 34 from B",
+    );
+    const svg = p.locator("#timeline-main svg.lanes");
+    // A's band: from when it learned of 33 (0.1 s) to the 16.1 s its last renewal gave it; its
+    // keeper said at 22.1 s that the lease is lost.
+    const a = await band(p, "A");
+    assert.deepEqual([a.from, a.to, a.until, a.lost, a.label, a.visible], [100, 16100, 16100, "expired", "safe until 16.1 s", true]);
+    assert.ok(Math.abs(a.x - (await xOf(svg, 0.1))) < 1, `A's band starts at 0.1 s: x ${a.x}`);
+    assert.ok(Math.abs(a.x + a.width - (await xOf(svg, 16.1))) < 1, `A's band ends at 16.1 s: ${a.x + a.width}`);
+    assert.ok(a.y > (await laneTop(svg, 1)) && a.y < (await laneTop(svg, 2)), "on A's lane");
+    // B's band: from its grant (16.25 s) to its release at 17.35 s, on B's lane.
+    const b = await band(p, "B");
+    assert.deepEqual([b.from, b.to, b.until, b.lost, b.label], [16250, 17350, 26150, null, null]);
+    assert.ok(b.y > (await laneTop(svg, 2)) && b.y < (await laneTop(svg, 3)), "on B's lane");
+    // The moment A's keeper told it is marked on its band, at 22.1 s; the fence's refusal is on
+    // the storage's lane.
+    assert.equal(a.lostMark, "✗ knows: lost");
+    const mark = Number(await svg.locator('.safe-band[data-worker="A"] .lost-mark line').getAttribute("x1"));
+    assert.ok(Math.abs(mark - (await xOf(svg, 22.1))) < 1, `the mark is at 22.1 s: x ${mark}`);
+    assert.equal(b.lostMark, null);
+    const key = await p.getByRole("region", { name: "Legend" }).locator("li").allInnerTexts();
+    assert.ok(key.some((i) => i.trim() === "safe until: how long the worker's lease keeper lets it act"), JSON.stringify(key));
+    assert.equal(await svg.locator(".badge.rejected").textContent(), "✗ 33 < 34");
+    await shot(p, "tour-auto-renew-not-enough.png");
+
+    // One chapter back: renewal through a slow network keeps A's band ahead of the playhead.
+    await tour.getByRole("button", { name: "Back" }).click();
+    assert.equal(await tour.locator("h2").innerText(), "Auto-renew");
+    assert.equal(await text(p, ".playbar .clock"), "21.397 s / 47.629 s");
+    const renewed = await band(p, "A");
+    assert.deepEqual(
+      [renewed.from, renewed.to, renewed.until, renewed.lost, renewed.label],
+      [3538, 38538, 38538, null, "safe until 38.538 s"],
+    );
+    const head = Number(await svg.locator(".playhead line").getAttribute("x1"));
+    assert.ok(renewed.x + renewed.width > head + 50, "the band reaches well past the playhead");
+    assert.ok(Math.abs(renewed.x + renewed.width - (await xOf(svg, 38.538))) < 1);
+    assert.equal(await band(p, "B"), null, "B holds no lease yet");
+    await shot(p, "tour-auto-renew.png");
+  });
+
+  test("stepping through the long pause, the band grows with each renewal answer and then stays", async () => {
+    const p = await page("#preset=renewal-long-pause");
+    assert.equal(await band(p, "A"), null, "no band before A learns of its lease");
+    const next = p.getByRole("button", { name: "Next event" });
+    // Event 4 (0.1 s): A learns it holds 33, safe until 10 s.
+    for (let i = 0; i < 5; i++) await next.click();
+    assert.equal(await text(p, ".narration .now"), "0.1 s — A learns it holds the lock with token 33 and believes it does until 10 s");
+    assert.deepEqual([(await band(p, "A")).from, (await band(p, "A")).to], [100, 10000]);
+    // Events 5 to 14: the first renewal's answer (3.2 s) moves it to 13.1 s.
+    for (let i = 0; i < 10; i++) await next.click();
+    assert.match(await text(p, ".narration .now"), /^3\.2 s — A learns its lease was renewed/);
+    assert.equal((await band(p, "A")).until, 13100);
+    // At the end, fencing off: the band stopped at 16.1 s and A's 33 lands on B's 34.
+    await p.getByLabel(/Fencing: the storage refuses old tokens/).uncheck();
+    await p.getByRole("button", { name: "Go to the end" }).click();
+    const a = await band(p, "A");
+    assert.deepEqual([a.to, a.until, a.lost], [16100, 16100, "expired"]);
+    assert.equal(await text(p, ".banner .headline"), "Stale write accepted: A's old data now sits on top of B's newer write");
+    assert.match(await p.locator("#timeline-main .badge.accepted-stale").textContent(), /✓ 33 < 34 stale/);
+    await shot(p, "renewal-long-pause-unfenced.png");
   });
 });
 
@@ -994,15 +1106,15 @@ describe("a lane click, the play bar and odd links, as a person meets them", () 
       const p = await page(`#tour=${bad}`);
       assert.equal(
         await text(p, ".messages .error-text"),
-        `The tour has no chapter \`${bad}\`: its chapters are #tour=1 to #tour=7 — showing the paused-worker story instead.`,
+        `The tour has no chapter \`${bad}\`: its chapters are #tour=1 to #tour=9 — showing the paused-worker story instead.`,
       );
     }
     const p = await page();
-    await p.evaluate(() => (location.hash = "#tour=8"));
+    await p.evaluate(() => (location.hash = "#tour=10"));
     await p.waitForSelector(".messages .error");
     assert.equal(
       await text(p, ".messages .error-text"),
-      "The tour has no chapter `8`: its chapters are #tour=1 to #tour=7 — still showing the scenario from before.",
+      "The tour has no chapter `10`: its chapters are #tour=1 to #tour=9 — still showing the scenario from before.",
     );
     await p.evaluate(() => (location.hash = "#tour=3"));
     await p.waitForSelector(".tour");
@@ -1014,15 +1126,22 @@ describe("the smaller things a learner meets", () => {
   const picked = (p) => p.getByLabel("Preset story").locator("option:checked").innerText();
   const focused = (p) => p.evaluate(() => document.activeElement?.textContent.trim() ?? "");
 
-  test("the tour's last chapter names its story as the tour left it, not as edited", async () => {
+  test("the tour's fencing-off chapter names its story as the tour left it, not as edited", async () => {
+    // Chapter 7 turns fencing off: no longer the preset, so the picker says where it came from.
     const p = await page("#tour=7");
     assert.equal(await p.getByRole("region", { name: "Guided tour" }).locator("h2").innerText(), "Without fencing");
     assert.equal(await picked(p), "paused-worker (as the tour left it)");
-    await p.getByRole("button", { name: "Finish the tour" }).click();
+    await p.getByRole("button", { name: "Leave tour" }).click();
     assert.equal(await picked(p), "paused-worker (as the tour left it)");
     // A change of the learner's own is an edit.
     await p.getByLabel(/Idempotency keys on writes/).check();
     assert.equal(await picked(p), "paused-worker (edited)");
+    // The last chapter tells a preset as it is: the picker names it.
+    const last = await page("#tour=9");
+    assert.equal(await last.getByRole("region", { name: "Guided tour" }).locator("h2").innerText(), "Why auto-renew is not enough");
+    assert.equal(await picked(last), "A pause longer than the safe margin");
+    await last.getByRole("button", { name: "Finish the tour" }).click();
+    assert.equal(await picked(last), "A pause longer than the safe margin");
   });
 
   test("a seed from Explore still says so after Back and Forward", async () => {
@@ -1129,9 +1248,9 @@ describe("the smaller things a learner meets", () => {
     await p.getByRole("button", { name: "Take the tour" }).click();
     await p.waitForFunction(() => document.activeElement !== document.body);
     assert.equal(await focused(p), "Next →");
-    // Keyboard only from here: Enter six times walks to the last chapter.
-    for (let i = 0; i < 6; i++) await p.keyboard.press("Enter");
-    assert.equal(await p.getByRole("region", { name: "Guided tour" }).locator("h2").innerText(), "Without fencing");
+    // Keyboard only from here: Enter eight times walks to the last chapter.
+    for (let i = 0; i < 8; i++) await p.keyboard.press("Enter");
+    assert.equal(await p.getByRole("region", { name: "Guided tour" }).locator("h2").innerText(), "Why auto-renew is not enough");
     await p.waitForFunction(() => document.activeElement !== document.body);
     assert.equal(await focused(p), "Finish the tour");
     await p.keyboard.press("Enter");

@@ -230,8 +230,8 @@ mod tests {
     #[test]
     fn a_changed_address_becomes_the_action_the_page_takes() {
         assert_eq!(
-            follow_address("#tour=7", None),
-            Some(Action::Tour(TourStep::Go(6)))
+            follow_address("#tour=9", None),
+            Some(Action::Tour(TourStep::Go(8)))
         );
         assert_eq!(follow_address("#", None), None);
         assert_eq!(follow_address("", Some("tour")), None);
@@ -253,9 +253,9 @@ mod tests {
             )))
         );
         assert_eq!(
-            follow_address("#tour=8", None),
+            follow_address("#tour=10", None),
             Some(Action::Message(Message::Error(
-                "The tour has no chapter `8`: its chapters are #tour=1 to #tour=7 — still \
+                "The tour has no chapter `10`: its chapters are #tour=1 to #tour=9 — still \
                  showing the scenario from before."
                     .into()
             )))

@@ -1,14 +1,19 @@
 //! The guided tour: the paused-worker story in seven chapters, for someone who has never heard of
-//! fencing, and [`Tour`], where the learner is in it. Each chapter places the playhead on a
-//! moment of the trace (found by what happened, not by hard-coded times) and names the actors it
-//! talks about.
+//! fencing, then two on why renewing a lease is not enough, and [`Tour`], where the learner is in
+//! it. Each chapter names its story (a preset), places the playhead on a moment of its trace
+//! (found by what happened, not by hard-coded times) and names the actors it talks about.
 
 use fencepost_sim::{Actor, Detail, Kind, Msg, Trace};
 
 use crate::model::{Playhead, end_time};
 
-/// The preset the tour tells.
+/// The preset the tour starts with (and the page shows a first-time visitor).
 pub const TOUR_PRESET: &str = "paused-worker";
+
+/// The preset of the chapter on renewal that works.
+const SLOW_NETWORK: &str = "renewal-slow-network";
+/// The preset of the chapter on renewal that cannot help.
+const LONG_PAUSE: &str = "renewal-long-pause";
 
 /// Where the learner is in the tour.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -41,6 +46,8 @@ pub struct Chapter {
     pub text: &'static str,
     /// The actors it talks about (highlighted on the timeline).
     pub actors: &'static [Actor],
+    /// The preset it tells.
+    pub preset: &'static str,
     /// Whether the storage checks tokens in this chapter.
     pub fencing: bool,
     /// The moment it shows.
@@ -61,6 +68,8 @@ enum Moment {
     WriteAfterPause,
     /// The storage refuses a write.
     Refusal,
+    /// The first renewal answer a worker takes after the deadline its grant alone gave it.
+    RenewedPastTheGrant,
     /// The end of the run.
     End,
 }
@@ -77,6 +86,7 @@ pub const CHAPTERS: &[Chapter] = &[
                A asks first and gets a lease: the lock is A's for the next 30 seconds. The lease \
                comes with a number, 33, called a fencing token. Keep an eye on that number.",
         actors: &[Actor::Lock, A],
+        preset: TOUR_PRESET,
         fencing: true,
         moment: Moment::FirstGrantLearned,
     },
@@ -88,6 +98,7 @@ pub const CHAPTERS: &[Chapter] = &[
                frozen. Everyone else carries on: B asks for the lock and is told to wait until \
                A's lease ends.",
         actors: &[A, B],
+        preset: TOUR_PRESET,
         fencing: true,
         moment: Moment::WhilePaused,
     },
@@ -99,6 +110,7 @@ pub const CHAPTERS: &[Chapter] = &[
                a striped band on A's lane marks that gap between belief and reality, and A's \
                label says it too: a zombie lease.",
         actors: &[Actor::Lock, A],
+        preset: TOUR_PRESET,
         fencing: true,
         moment: Moment::Expiry,
     },
@@ -108,6 +120,7 @@ pub const CHAPTERS: &[Chapter] = &[
                and writes to the storage. The storage applies the write and remembers the \
                highest token it has accepted so far: 34.",
         actors: &[Actor::Lock, B, Actor::Storage],
+        preset: TOUR_PRESET,
         fencing: true,
         moment: Moment::FirstWriteApplied,
     },
@@ -118,6 +131,7 @@ pub const CHAPTERS: &[Chapter] = &[
                its token: 33. Checking the lease first would not help: A could freeze again right \
                after the check.",
         actors: &[A, Actor::Storage],
+        preset: TOUR_PRESET,
         fencing: true,
         moment: Moment::WriteAfterPause,
     },
@@ -128,6 +142,7 @@ pub const CHAPTERS: &[Chapter] = &[
                data is safe, and A learns it lost the lock. That check, made by the resource \
                itself at the moment of the write, is fencing.",
         actors: &[Actor::Storage, A],
+        preset: TOUR_PRESET,
         fencing: true,
         moment: Moment::Refusal,
     },
@@ -135,11 +150,38 @@ pub const CHAPTERS: &[Chapter] = &[
         title: "Without fencing",
         text: "Here is the same story with the check turned off: the storage keeps whatever \
                arrives last. A's stale write lands on top of B's newer one, and no one is told. \
-               The banner says what broke. Leave the tour to explore: change the pause or the \
-               lease, turn protections on and off, or click a worker's lane to freeze it there.",
+               The banner says what broke. Next: would renewing the lease have saved A?",
         actors: &[Actor::Storage, A, B],
+        preset: TOUR_PRESET,
         fencing: false,
         moment: Moment::End,
+    },
+    Chapter {
+        title: "Auto-renew",
+        text: "A careful worker renews its lease while it works. Here A has a 20 second lease for \
+               a 30 second job, and renews every 5 seconds through a slow network: each answer \
+               takes seconds. The green band on A's lane is how long A may still act, as its \
+               lease keeper counts it: from when each renewal was sent, never from when its answer \
+               came. Every answer arrives before the band runs out, so it moves the band on, and \
+               A keeps the lease well past the 20 seconds the grant alone gave it.",
+        actors: &[A, Actor::Lock],
+        preset: SLOW_NETWORK,
+        fencing: true,
+        moment: Moment::RenewedPastTheGrant,
+    },
+    Chapter {
+        title: "Why auto-renew is not enough",
+        text: "Now A renews its 10 second lease every 3 seconds, and then freezes for 15 seconds, \
+               just before a write. A frozen worker sends no renewals: A's band stops at 16.1 \
+               seconds, the lease expires, and B gets 34 and writes. When A wakes, the write it was \
+               about to send leaves first; only then does its keeper tell it the lease is lost. \
+               No renewal schedule can cover a pause longer than the time left on the lease: only \
+               the storage's fence refuses 33. Leave the tour to explore: change the pause or the \
+               lease, turn fencing off to see 33 land on 34, or click a lane to freeze a worker.",
+        actors: &[A, B, Actor::Storage],
+        preset: LONG_PAUSE,
+        fencing: true,
+        moment: Moment::Refusal,
     },
 ];
 
@@ -196,6 +238,7 @@ impl Chapter {
                 })
             }
             Moment::Refusal => find(&|e| e.kind() == Kind::WriteRejected),
+            Moment::RenewedPastTheGrant => renewed_past_the_grant(trace),
             Moment::End => return Playhead::at_time(trace, end_time(trace)),
         };
         match index {
@@ -204,6 +247,29 @@ impl Chapter {
             None => Playhead::at_time(trace, end_time(trace)),
         }
     }
+}
+
+/// The first renewal answer a worker takes after the safe-until its grant alone gave it.
+fn renewed_past_the_grant(trace: &Trace) -> Option<usize> {
+    let granted_until = trace.events.iter().find_map(|e| match e.detail {
+        Detail::Deliver {
+            what: Msg::Granted { .. },
+            believed_until: Some(u),
+            ..
+        } => Some(u),
+        _ => None,
+    })?;
+    trace.events.iter().position(|e| {
+        e.t_ms > granted_until
+            && matches!(
+                e.detail,
+                Detail::Deliver {
+                    what: Msg::Renewed { .. },
+                    believed_until: Some(_),
+                    ..
+                }
+            )
+    })
 }
 
 #[cfg(test)]
@@ -221,9 +287,20 @@ mod tests {
         )
     }
 
+    /// The trace a chapter shows: its preset, fencing as the chapter has it.
+    fn shown(c: &Chapter) -> Trace {
+        run_with(
+            &preset(c.preset).unwrap().scenario(),
+            RunOptions {
+                fencing: Some(c.fencing),
+                ..RunOptions::default()
+            },
+        )
+    }
+
     #[test]
-    fn seven_chapters_walk_forward_through_the_story() {
-        assert_eq!(CHAPTERS.len(), 7);
+    fn nine_chapters_walk_forward_through_the_stories() {
+        assert_eq!(CHAPTERS.len(), 9);
         let titles: Vec<&str> = CHAPTERS.iter().map(|c| c.title).collect();
         assert_eq!(
             titles,
@@ -234,15 +311,19 @@ mod tests {
                 "The takeover",
                 "The stale write",
                 "What fencing does",
-                "Without fencing"
+                "Without fencing",
+                "Auto-renew",
+                "Why auto-renew is not enough"
             ]
         );
-        let on = story(true);
+        let presets: Vec<&str> = CHAPTERS.iter().map(|c| c.preset).collect();
+        assert_eq!(presets[..7], [TOUR_PRESET; 7]);
+        assert_eq!(presets[7..], ["renewal-slow-network", "renewal-long-pause"]);
         let off = story(false);
         let moments: Vec<(u64, usize)> = CHAPTERS
             .iter()
             .map(|c| {
-                let p = c.playhead(if c.fencing { &on } else { &off });
+                let p = c.playhead(&shown(c));
                 (p.t, p.upto)
             })
             .collect();
@@ -254,13 +335,23 @@ mod tests {
                 (30_050, 12),
                 (31_200, 20),
                 (46_000, 28),
-                (46_050, 30),
-                (46_150, off.events.len())
+                // The refusal is event 30: everything from 46 s on is one event later since A's
+                // keeper tells it there (event 28) that its lease is lost.
+                (46_050, 31),
+                (46_150, off.events.len()),
+                (21_397, 34),
+                (22_150, 47),
             ]
         );
-        // The last chapter is the one without fencing, and it ends on the violation.
+        // The chapter without fencing ends on the violation; every other one has fencing on.
         assert!(!off.verdict.ok);
-        assert!(CHAPTERS[..6].iter().all(|c| c.fencing));
+        assert!(!CHAPTERS[6].fencing);
+        assert!(
+            CHAPTERS
+                .iter()
+                .enumerate()
+                .all(|(i, c)| c.fencing == (i != 6))
+        );
     }
 
     #[test]
@@ -274,6 +365,32 @@ mod tests {
         );
         assert!(CHAPTERS[5].text.contains("33 < 34"));
         assert!(CHAPTERS[5].actors.contains(&Actor::Storage));
+    }
+
+    #[test]
+    fn the_renewal_chapters_show_the_band_moving_and_then_stopping() {
+        // Auto-renew: at its moment A's latest renewal answer counts from the renew sent at
+        // 18.538 s, far past the 20 s its grant gave.
+        let slow = shown(&CHAPTERS[7]);
+        let at = CHAPTERS[7].playhead(&slow);
+        let e = at.current(&slow).unwrap();
+        assert_eq!(
+            slow.explain(e),
+            "A learns its lease was renewed and believes it holds the lock until 38.538 s"
+        );
+        // Why auto-renew is not enough: the refusal of 33, after A's keeper said it was lost.
+        let pause = shown(&CHAPTERS[8]);
+        let at = CHAPTERS[8].playhead(&pause);
+        assert_eq!(
+            pause.explain(at.current(&pause).unwrap()),
+            "the storage refuses A's write with token 33: it has already accepted 34 from B"
+        );
+        assert!(
+            pause.events[..at.upto]
+                .iter()
+                .any(|e| e.kind() == Kind::LeaseLost && e.t_ms == 22_100)
+        );
+        assert!(CHAPTERS[8].text.contains("16.1 seconds"));
     }
 
     #[test]

@@ -9,7 +9,7 @@ use fencepost_web::model::{
 };
 use fencepost_web::share::{decode_fragment, encode_fragment, tour_chapter};
 use fencepost_web::state::{
-    Action, Edit, Load, Message, Origin, Play, State, Switch, TourStep, tour_story,
+    Action, Edit, Load, Message, Origin, Play, State, Switch, TourStep, chapter_scenario,
 };
 use fencepost_web::tour::CHAPTERS;
 use fencepost_web::undo::MAX_UNDO;
@@ -245,12 +245,11 @@ fn check(s: &State) -> Result<(), TestCaseError> {
         decode_fragment(&encode_fragment(&s.story.scenario)).unwrap(),
         Some(s.story.scenario.clone())
     );
-    // The tour narrates one timeline, on a chapter that exists.
+    // The tour narrates one timeline, its chapter's story, on a chapter that exists.
     if let Some(ch) = s.tour.chapter {
         prop_assert!(ch < CHAPTERS.len());
         prop_assert!(s.compare.is_none());
-        let mut story = tour_story();
-        story.protections.fencing = CHAPTERS[ch].fencing;
+        let story = chapter_scenario(CHAPTERS[ch].preset, CHAPTERS[ch].fencing);
         prop_assert_eq!(&s.story.scenario, &story);
     }
     // What Undo would take back is the pause on screen, on a lane that exists.

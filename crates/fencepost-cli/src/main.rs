@@ -258,6 +258,7 @@ fn tag(e: &fencepost_sim::Event) -> &'static str {
         Detail::RenewLost { .. } => "LOST",
         Detail::Release { .. } => "release",
         Detail::Expire { .. } => "EXPIRE",
+        Detail::LeaseLost { .. } => "lost!",
         Detail::PauseStart { .. } => "PAUSE",
         Detail::PauseEnd => "RESUME",
         Detail::WriteAccepted { .. } => "ok",

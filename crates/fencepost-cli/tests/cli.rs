@@ -32,7 +32,7 @@ fn sim_exit_status_follows_the_verdict() {
     let out = text(&ok.stdout);
     assert!(
         out.contains(
-            "#29 the storage refuses A's write with token 33: it has already accepted 34 from B"
+            "#30 the storage refuses A's write with token 33: it has already accepted 34 from B"
         ),
         "{out}"
     );
@@ -45,7 +45,30 @@ fn sim_exit_status_follows_the_verdict() {
     assert_eq!(bad.status.code(), Some(1));
     let out = text(&bad.stdout);
     assert!(out.contains("document: [B#1@34, A#1@33]"), "{out}");
-    assert!(out.contains("VIOLATION I2 at #29 (46.050 s)"), "{out}");
+    assert!(out.contains("VIOLATION I2 at #30 (46.050 s)"), "{out}");
+}
+
+#[test]
+fn sim_shows_renewals_and_the_moment_a_worker_knows_its_lease_is_lost() {
+    let out = fencepost(&["sim", "renewal-long-pause"]);
+    assert_eq!(out.status.code(), Some(0));
+    let out = text(&out.stdout);
+    for line in [
+        "     6.1 s  |       send->  |       |       #15 A sends renew to lock, due at 6.150 s; its keeper counts the lease safe until 13.1 s",
+        "     6.2 s  |       <-recv  |       |       #19 A learns its lease was renewed and believes it holds the lock until 16.1 s",
+        "    22.1 s  |       write-> |       |       #42 A sends write #1 with token 33 to the storage, due at 22.150 s",
+        "    22.1 s  |       lost!   |       |       #43 A's keeper says its lease (token 33) is lost: its safe-until, 16.1 s, has passed with no renewal answered",
+    ] {
+        assert!(out.lines().any(|l| l == line), "missing {line:?} in\n{out}");
+    }
+    let bad = fencepost(&["sim", "renewal-long-pause", "--no-fencing"]);
+    assert_eq!(bad.status.code(), Some(1));
+    let out = text(&bad.stdout);
+    assert!(out.contains("document: [B#1@34, A#1@33]"), "{out}");
+    assert!(out.contains("VIOLATION I2 at #46 (22.150 s)"), "{out}");
+    let slow = fencepost(&["sim", "renewal-slow-network", "--no-fencing"]);
+    assert_eq!(slow.status.code(), Some(0));
+    assert!(!text(&slow.stdout).contains("lost!"));
 }
 
 #[test]

@@ -7,7 +7,7 @@
 //! what the trace shows is the lease as the worker's clock measures it; scenarios show clock
 //! faults by skewing or jumping that clock.
 
-use fencepost::{Answer, Keeper, KeeperConfig, Ticket, Token};
+use fencepost::{Answer, Failure, Keeper, KeeperConfig, LeaseState, Loss, Ticket, Token};
 
 /// A worker's clock may read below zero (a clock that starts behind); the keeper counts in `u64`,
 /// so readings are shifted up by about 35 years on the way in and back on the way out.
@@ -25,6 +25,9 @@ pub(crate) struct Belief {
     /// The latest requests: real send time and ticket, oldest overwritten first.
     sent: [Option<(u64, Ticket)>; REMEMBERED],
     next: usize,
+    /// Whether the worker has already been told, by its keeper, that this lease is lost: the
+    /// moment is shown once.
+    told_lost: bool,
 }
 
 fn config() -> KeeperConfig {
@@ -45,6 +48,7 @@ impl Belief {
             ttl_ms,
             sent: [None; REMEMBERED],
             next: 0,
+            told_lost: false,
         }
     }
 
@@ -78,6 +82,36 @@ impl Belief {
         };
         // An answer for another lease is not this lease's news: the belief stays as it is.
         let _ = self.keeper.granted(ticket, answer, shifted(local));
+    }
+
+    /// The lock service refused a renewal, the worker's clock reading `local`. The lock service
+    /// says the lease is gone now, whichever request the refusal answers, so the newest request
+    /// stands for it (a refusal of an older one would say nothing the keeper counts).
+    pub(crate) fn refused(&mut self, local: i128) {
+        let newest = self.sent.iter().flatten().max_by_key(|(_, t)| t.sent_at());
+        if let Some(&(_, ticket)) = newest {
+            let _ = self.keeper.failed(ticket, Failure::Refused, shifted(local));
+        }
+    }
+
+    /// Asks the keeper, the worker's clock reading `local`, whether the lease it was granted is
+    /// lost; says why only the first time (the moment the worker learns it).
+    pub(crate) fn newly_lost(&mut self, local: i128) -> Option<Loss> {
+        if self.told_lost || self.keeper.token().is_none() {
+            return None;
+        }
+        match self.keeper.state(shifted(local)) {
+            LeaseState::Lost { why, .. } => {
+                self.told_lost = true;
+                Some(why)
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether the keeper has told the worker its lease is lost.
+    pub(crate) fn lost(&self) -> bool {
+        self.told_lost
     }
 
     /// The worker's clock reading until which it believes it holds the lease.
@@ -114,6 +148,33 @@ mod tests {
         b.sent(0, 0);
         b.sent(100, 100);
         b.answered(Some(7), 5, 150);
+        assert_eq!(b.until_local(), Some(1_000));
+    }
+
+    #[test]
+    fn the_keeper_tells_a_loss_once() {
+        let mut b = Belief::new(1_000);
+        b.sent(0, 0);
+        assert_eq!(
+            b.newly_lost(5_000),
+            None,
+            "nothing granted, nothing to lose"
+        );
+        b.answered(None, 33, 50);
+        assert_eq!(b.newly_lost(999), None);
+        assert_eq!(b.newly_lost(1_000), Some(Loss::Expired));
+        assert_eq!(b.newly_lost(1_001), None);
+        assert_eq!(b.until_local(), Some(1_000));
+    }
+
+    #[test]
+    fn a_refused_renewal_loses_the_lease_before_its_deadline() {
+        let mut b = Belief::new(1_000);
+        b.sent(0, 0);
+        b.answered(None, 33, 50);
+        b.sent(300, 300);
+        b.refused(350);
+        assert_eq!(b.newly_lost(360), Some(Loss::Refused));
         assert_eq!(b.until_local(), Some(1_000));
     }
 }

@@ -36,7 +36,7 @@ use crate::belief::Belief;
 use crate::invariants::{Checker, Owner};
 use crate::rng::SplitMix64;
 use crate::scenario::{Fault, MAX_FAULTS, MAX_WORKERS, Point, Scenario, TokenKind};
-use crate::trace::{Actor, AppliedWrite, Detail, Event, JobEnd, Msg, RejectReason, Trace};
+use crate::trace::{Actor, AppliedWrite, Detail, Event, JobEnd, LossWhy, Msg, RejectReason, Trace};
 
 /// Options that override a scenario for one run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -81,9 +81,10 @@ pub fn run_with(scenario: &Scenario, opts: RunOptions) -> Trace {
 }
 
 /// Most actions a run with `events` events so far has queued or held back for paused workers:
-/// each event schedules at most two (a grant its expiry check and, through its delivery, the
-/// holder's work and renewal timers), each fault two more (a pause and its end), and each worker
-/// its start.
+/// each event schedules at most two on average (a grant schedules its expiry check, and the send
+/// and delivery of its answer, two events, the delivery and then the holder's work, renewal and
+/// deadline timers: five actions for three events; a deadline timer that finds the deadline moved
+/// takes its own place), each fault two more (a pause and its end), and each worker its start.
 const fn live_actions(events: u64) -> u64 {
     2 * events + 2 * MAX_FAULTS as u64 + MAX_WORKERS as u64 + 16
 }
@@ -149,6 +150,11 @@ enum Timer {
         attempt: u32,
     },
     RetryAcquire,
+    /// The worker's keeper deadline may have come: ask it (and look again later if a renewal
+    /// moved it).
+    SafeUntil {
+        lease: u32,
+    },
     /// Carry on after a pause injected at a decision point.
     Continue {
         point: Point,
@@ -337,6 +343,9 @@ struct WorkerState {
     lease_gen: u32,
     /// What the worker believes about its lease, by its own clock.
     belief: Belief,
+    /// The real instant its belief ends, as worked out when it last took an answer (a deadline
+    /// already passed cannot be worked out again from a clock that has moved on).
+    believed: Option<u64>,
     writes_sent: u32,
     points_reached: [u32; 3],
     clock: ClockModel,
@@ -416,6 +425,7 @@ impl<'s> Sim<'s> {
                 lease: None,
                 lease_gen: 0,
                 belief: Belief::new(sc.lease_ttl_ms),
+                believed: None,
                 writes_sent: 0,
                 points_reached: [0; 3],
                 clock: ClockModel::default(),
@@ -694,6 +704,10 @@ impl<'s> Sim<'s> {
             ordinal,
             sent_at: self.now,
         });
+        let believed_until = match (from, what) {
+            (Actor::Worker(w), Msg::Renew { .. }) => self.workers[usize::from(w)].believed,
+            _ => None,
+        };
         self.emit(
             from,
             token,
@@ -702,6 +716,7 @@ impl<'s> Sim<'s> {
                 to,
                 what,
                 deliver_at,
+                believed_until,
             },
         );
         self.schedule(deliver_at, Action::Deliver { msg: id });
@@ -1052,6 +1067,7 @@ impl<'s> Sim<'s> {
     fn send_acquire(&mut self, w: u16) {
         let ws = &mut self.workers[usize::from(w)];
         ws.belief.reset();
+        ws.believed = None;
         ws.belief.sent(self.now, ws.clock.local(self.now));
         let inc = ws.inc;
         self.send(Actor::Worker(w), Actor::Lock, inc, Msg::Acquire, None, 0);
@@ -1188,6 +1204,7 @@ impl<'s> Sim<'s> {
                 let local = ws.clock.local(self.now);
                 ws.belief.answered(None, m.token.unwrap_or(0), local);
                 let until = self.believed_until(w);
+                self.workers[usize::from(w)].believed = Some(until);
                 self.emit(
                     Actor::Worker(w),
                     m.token,
@@ -1205,6 +1222,7 @@ impl<'s> Sim<'s> {
                 if let Some(every) = job.renew_every_ms {
                     self.worker_timer(w, every, Timer::RenewTick { lease });
                 }
+                self.watch_safe_until(w);
                 if !self.point(w, Point::AfterAcquire, 1) {
                     self.start_work(w, 1);
                 }
@@ -1234,11 +1252,13 @@ impl<'s> Sim<'s> {
                 let local = ws.clock.local(self.now);
                 ws.belief.answered(asked, m.token.unwrap_or(0), local);
                 let until = self.believed_until(w);
+                self.workers[usize::from(w)].believed = Some(until);
                 self.emit(
                     Actor::Worker(w),
                     m.token,
                     self.deliver_detail(id, &m, Some(until)),
                 );
+                self.tell_if_lost(w);
                 if let (true, Phase::Checking { write }) = (check, phase)
                     && !self.point(w, Point::AfterRenewCheck, write)
                 {
@@ -1247,6 +1267,10 @@ impl<'s> Sim<'s> {
             }
             (Msg::Lost, _) if self.holds(w, m.token) => {
                 self.emit(Actor::Worker(w), m.token, self.deliver_detail(id, &m, None));
+                let ws = &mut self.workers[usize::from(w)];
+                let local = ws.clock.local(self.now);
+                ws.belief.refused(local);
+                self.tell_if_lost(w);
                 self.finish_job(w, JobEnd::LeaseLost);
             }
             (Msg::Ack { op, accepted }, Phase::Writing { write }) if op == write => {
@@ -1278,6 +1302,63 @@ impl<'s> Sim<'s> {
                 self.emit(Actor::Worker(w), m.token, self.deliver_detail(id, &m, None));
             }
         }
+    }
+
+    /// Wakes the worker when its keeper's deadline comes, so the trace shows the moment the
+    /// worker knows its lease ran out (a paused worker learns it when it resumes).
+    /// Nothing to watch once the keeper has said the lease is lost, or if it never counted a
+    /// deadline (a grant it could not take); and a deadline already reached was told at once.
+    fn watch_safe_until(&mut self, w: u16) {
+        let ws = &self.workers[usize::from(w)];
+        let Some(target) = ws.belief.until_local().filter(|_| !ws.belief.lost()) else {
+            return;
+        };
+        let at = ws.clock.real_at_local(self.now, target);
+        if at <= self.now {
+            return;
+        }
+        let (inc, lease) = (ws.inc, ws.lease_gen);
+        self.schedule(
+            at,
+            Action::Timer {
+                w,
+                inc,
+                timer: Timer::SafeUntil { lease },
+            },
+        );
+    }
+
+    /// The worker's deadline came: its keeper says the lease is lost, unless a renewal answered
+    /// since moved the deadline on (then it is watched again).
+    fn safe_until_reached(&mut self, w: u16) {
+        if !self.tell_if_lost(w) {
+            self.watch_safe_until(w);
+        }
+    }
+
+    /// Asks the worker's keeper whether its lease is lost; the first time it is, records the
+    /// moment. Whether the keeper says so (now or before).
+    fn tell_if_lost(&mut self, w: u16) -> bool {
+        let ws = &mut self.workers[usize::from(w)];
+        let local = ws.clock.local(self.now);
+        let why = match ws.belief.newly_lost(local) {
+            Some(fencepost::Loss::Expired) => LossWhy::Expired,
+            Some(fencepost::Loss::Refused) => LossWhy::Refused,
+            // The simulated worker never tells its keeper it let go.
+            Some(_) => return true,
+            None => return ws.belief.lost(),
+        };
+        let token = ws.lease.map(|l| l.token);
+        let believed_until = ws.believed;
+        self.emit(
+            Actor::Worker(w),
+            token,
+            Detail::LeaseLost {
+                why,
+                believed_until,
+            },
+        );
+        true
     }
 
     fn holds(&self, w: u16, token: Option<u64>) -> bool {
@@ -1323,6 +1404,8 @@ impl<'s> Sim<'s> {
         let ws = &mut self.workers[usize::from(w)];
         if let Some(l) = ws.lease {
             ws.belief.sent(self.now, ws.clock.local(self.now));
+            self.tell_if_lost(w);
+            let ws = &self.workers[usize::from(w)];
             let inc = ws.inc;
             self.send(
                 Actor::Worker(w),
@@ -1360,6 +1443,9 @@ impl<'s> Sim<'s> {
                 self.send_write(w, write, attempt + 1);
             }
             Timer::RetryAcquire if phase == Phase::Acquiring => self.send_acquire(w),
+            Timer::SafeUntil { lease } if ws.lease_gen == lease && ws.lease.is_some() => {
+                self.safe_until_reached(w);
+            }
             Timer::Continue { point, write } => match point {
                 Point::AfterAcquire => self.start_work(w, write),
                 Point::AfterRenewCheck => self.before_write(w, write),

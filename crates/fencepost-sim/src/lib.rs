@@ -100,4 +100,4 @@ pub use scenario::{
 };
 pub use sweep::{Sweep, SweepOptions, SweepReport};
 pub use template::{Source, Template};
-pub use trace::{Actor, Beliefs, Detail, Event, Kind, Msg, Trace};
+pub use trace::{Actor, Beliefs, Detail, Event, Kind, LossWhy, Msg, Trace};

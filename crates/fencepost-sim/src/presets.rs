@@ -14,6 +14,8 @@
 //! | `authority-restart-unpersisted` | the lock service forgets its tokens and issues 33 twice | I2 I3 I4 | I2 I3 I4 |
 //! | `authority-restart-persisted` | the same restart, restored from persisted state | holds | I1 I2 I4 |
 //! | `crash-restart` | a crashed worker's in-flight write arrives after its restarted self wrote | holds | I1 I2 I4 |
+//! | `renewal-slow-network` | renewals answered late but inside safe-until keep the lease | holds | holds |
+//! | `renewal-long-pause` | a pause past safe-until: renewal cannot help, only the fence | holds | I1 I2 I4 |
 //!
 //! The `idempotency-only` scenario itself has fencing off (that is its point); "fencing on" is the
 //! same scenario with fencing forced on.
@@ -282,6 +284,45 @@ pub const PRESETS: &[Preset] = &[
     { "kind": "hold", "worker": "A", "nth_write": 1, "for": 40000 },
     { "kind": "crash", "worker": "A", "at": 1500, "restart_after": 1000 }
   ]
+}"#,
+        with_fencing: &[],
+        without_fencing: STALE,
+    },
+    Preset {
+        name: "renewal-slow-network",
+        title: "Renewal through a slow network",
+        story: "A holds a 20 s lease for a 30 s job and renews it every 5 s. Every message takes \
+                1 to 2 s, so each renewal is answered seconds late, but always before the \
+                safe-until its keeper counted from the previous renewal's send. A never loses the \
+                lease; its three writes land, then B gets 34 and writes. Renewal saves A here.",
+        json: r#"{
+  "version": 1, "name": "renewal-slow-network", "seed": 1,
+  "lease_ttl_ms": 20000, "first_token": 33, "latency_ms": { "min": 1000, "max": 2000 },
+  "workers": [
+    { "name": "A", "start_ms": 0, "job": { "work_ms": 6000, "writes": 3, "renew_every_ms": 5000 } },
+    { "name": "B", "start_ms": 1000, "job": { "work_ms": 1000 } }
+  ],
+  "faults": []
+}"#,
+        with_fencing: &[],
+        without_fencing: &[],
+    },
+    Preset {
+        name: "renewal-long-pause",
+        title: "A pause longer than the safe margin",
+        story: "A renews its 10 s lease every 3 s, and each renewal is answered at once. Then, \
+                about to write, A freezes for 15 s: no renewal can go out, so its safe-until \
+                passes and the lease expires. B gets 34 and writes. A wakes and its write leaves \
+                before its keeper tells it the lease is gone. Auto-renew cannot help; only the \
+                storage's fence refuses 33.",
+        json: r#"{
+  "version": 1, "name": "renewal-long-pause", "seed": 1,
+  "lease_ttl_ms": 10000, "first_token": 33, "latency_ms": { "min": 50, "max": 50 },
+  "workers": [
+    { "name": "A", "start_ms": 0, "job": { "work_ms": 7000, "renew_every_ms": 3000 } },
+    { "name": "B", "start_ms": 2000, "job": { "work_ms": 1000 } }
+  ],
+  "faults": [ { "kind": "pause_at", "worker": "A", "point": "before_write", "for": 15000 } ]
 }"#,
         with_fencing: &[],
         without_fencing: STALE,

@@ -123,6 +123,16 @@ pub enum JobEnd {
     LeaseLost,
 }
 
+/// How a worker learned, from its keeper, that its lease is gone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LossWhy {
+    /// Its clock reached the safe-until of its newest answered request with no newer answer.
+    Expired,
+    /// The lock service refused a renewal.
+    Refused,
+}
+
 /// What happened, with its particulars.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Detail {
@@ -137,6 +147,9 @@ pub enum Detail {
         what: Msg,
         /// Arrival time.
         deliver_at: u64,
+        /// For a renew a worker sends: until when its keeper counts the lease safe as it sends
+        /// (real time; what the renew's answer can extend).
+        believed_until: Option<u64>,
     },
     /// A message reached `actor`.
     Deliver {
@@ -195,6 +208,15 @@ pub enum Detail {
         holder: u16,
         /// No new grant before this (lock-delay).
         free_at: u64,
+    },
+    /// A worker's keeper says, for the first time, that its lease is lost: the moment the worker
+    /// knows. (The simulated worker does not stop for it by itself: what it then does is its
+    /// job's, which is what the stories show.)
+    LeaseLost {
+        /// How it knows.
+        why: LossWhy,
+        /// The safe-until its keeper had counted (real time, from the worker's own clock).
+        believed_until: Option<u64>,
     },
     /// A worker froze.
     PauseStart {
@@ -278,6 +300,8 @@ pub enum Kind {
     Release,
     /// See [`Detail::Expire`].
     Expire,
+    /// See [`Detail::LeaseLost`].
+    LeaseLost,
     /// See [`Detail::PauseStart`].
     PauseStart,
     /// See [`Detail::PauseEnd`].
@@ -312,6 +336,7 @@ impl Detail {
             Detail::RenewLost { .. } => Kind::RenewLost,
             Detail::Release { .. } => Kind::Release,
             Detail::Expire { .. } => Kind::Expire,
+            Detail::LeaseLost { .. } => Kind::LeaseLost,
             Detail::PauseStart { .. } => Kind::PauseStart,
             Detail::PauseEnd => Kind::PauseEnd,
             Detail::WriteAccepted { .. } => Kind::WriteAccepted,
@@ -454,6 +479,7 @@ impl Trace {
                 to,
                 what,
                 deliver_at,
+                believed_until,
                 ..
             } => match what {
                 Msg::Write { op, retry } => format!(
@@ -462,10 +488,14 @@ impl Trace {
                     secs(deliver_at)
                 ),
                 _ => format!(
-                    "{who} sends {} to {}, due at {}",
+                    "{who} sends {} to {}, due at {}{}",
                     what.name(),
                     self.name(to),
-                    secs(deliver_at)
+                    secs(deliver_at),
+                    believed_until.map_or(String::new(), |u| format!(
+                        "; its keeper counts the lease safe until {}",
+                        secs(u)
+                    ))
                 ),
             },
             Detail::Deliver {
@@ -576,6 +606,19 @@ impl Trace {
                     )
                 }
             }
+            Detail::LeaseLost {
+                why: LossWhy::Expired,
+                believed_until,
+            } => format!(
+                "{who}'s keeper says its lease (token{tok}) is lost: its safe-until, {}, has passed with no renewal answered",
+                believed_until.map_or(String::from("?"), secs)
+            ),
+            Detail::LeaseLost {
+                why: LossWhy::Refused,
+                ..
+            } => format!(
+                "{who}'s keeper says its lease (token{tok}) is lost: the lock service refused its renewal"
+            ),
             Detail::PauseStart { until } => format!(
                 "{who} freezes (a GC pause or a suspended VM) until {}; it will not notice",
                 secs(until)
@@ -737,6 +780,7 @@ impl Beliefs {
                     what: Msg::Release, ..
                 },
             )
+            | (Actor::Worker(w), Detail::LeaseLost { .. })
             | (Actor::Worker(w), Detail::Crash) => {
                 let Some(wb) = b.workers.get_mut(usize::from(w)) else {
                     return;
@@ -887,7 +931,11 @@ struct DetailJson<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     deliver_at: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    asked_at: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     believed_until: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    why: Option<LossWhy>,
     #[serde(skip_serializing_if = "Option::is_none")]
     holder: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -952,10 +1000,12 @@ impl<'a> DetailJson<'a> {
                 to,
                 what,
                 deliver_at,
+                believed_until,
             } => {
                 j.msg = Some(msg);
                 j.to = Some(trace.name(to));
                 j.deliver_at = Some(deliver_at);
+                j.believed_until = believed_until;
                 msg_fields(&mut j, &what);
             }
             Detail::Deliver {
@@ -969,6 +1019,12 @@ impl<'a> DetailJson<'a> {
                 j.from = Some(trace.name(from));
                 j.sent_at = Some(sent_at);
                 j.believed_until = believed_until;
+                if let Msg::Renewed { asked_ms_ago, .. } = what
+                    && asked_ms_ago != u32::MAX
+                {
+                    // The renew it answers left the worker then: the keeper counts from there.
+                    j.asked_at = Some(sent_at.saturating_sub(u64::from(asked_ms_ago)));
+                }
                 msg_fields(&mut j, &what);
             }
             Detail::Grant {
@@ -1001,6 +1057,13 @@ impl<'a> DetailJson<'a> {
             Detail::Expire { holder, free_at } => {
                 j.holder = w(holder);
                 j.free_at = Some(free_at);
+            }
+            Detail::LeaseLost {
+                why,
+                believed_until,
+            } => {
+                j.why = Some(why);
+                j.believed_until = believed_until;
             }
             Detail::PauseStart { until } => j.until = Some(until),
             Detail::PauseEnd | Detail::Crash => {}

@@ -40,8 +40,15 @@ fn paused_worker_with_fencing_rejects_33() {
             (11, 30_050, Kind::Expire, Some(33)),
             (14, 30_100, Kind::Grant, Some(34)),
             (19, 31_200, Kind::WriteAccepted, Some(34)),
-            (29, 46_050, Kind::WriteRejected, Some(33)),
+            (30, 46_050, Kind::WriteRejected, Some(33)),
         ]
+    );
+    // A's keeper tells it the lease is gone only once A runs again (event 28), after the write it
+    // was about to send has left (event 27): every event from there on is one later than before
+    // the trace showed that moment.
+    assert_eq!(
+        (t.events[27].kind(), t.events[28].kind(), t.events[28].t_ms),
+        (Kind::Send, Kind::LeaseLost, 46_000)
     );
     assert!(matches!(
         t.events[2].detail,
@@ -68,7 +75,7 @@ fn paused_worker_with_fencing_rejects_33() {
         }
     ));
     assert_eq!(
-        t.events[29].detail,
+        t.events[30].detail,
         Detail::WriteRejected {
             writer: A,
             op: 1,
@@ -76,9 +83,9 @@ fn paused_worker_with_fencing_rejects_33() {
             highest: Some(34)
         }
     );
-    assert_eq!(t.events[29].actor, Actor::Storage);
+    assert_eq!(t.events[30].actor, Actor::Storage);
     assert_eq!(
-        t.explain(&t.events[29]),
+        t.explain(&t.events[30]),
         "the storage refuses A's write with token 33: it has already accepted 34 from B"
     );
     assert_eq!(
@@ -97,7 +104,8 @@ fn paused_worker_with_fencing_rejects_33() {
 #[test]
 fn paused_worker_without_fencing_shows_the_corruption() {
     let t = paused(false);
-    let e = &t.events[29];
+    // Event 28 is A's keeper saying the lease is lost, just after the write left.
+    let e = &t.events[30];
     assert_eq!(
         (e.t_ms, e.kind(), e.token),
         (46_050, Kind::WriteAccepted, Some(33))
@@ -121,7 +129,7 @@ fn paused_worker_without_fencing_shows_the_corruption() {
         1
     );
     let i2 = t.verdict.first(Invariant::I2).expect("I2 is violated");
-    assert_eq!((i2.seq, i2.t_ms), (29, 46_050));
+    assert_eq!((i2.seq, i2.t_ms), (30, 46_050));
     assert_eq!(
         i2.because,
         "A's write (token 33) landed after B (a newer owner, token 34) had written: stale data now sits on top"
@@ -137,7 +145,7 @@ fn paused_worker_without_fencing_shows_the_corruption() {
 
 #[test]
 fn every_preset_reaches_its_documented_verdict() {
-    assert_eq!(PRESETS.len(), 12);
+    assert_eq!(PRESETS.len(), 14);
     assert_eq!(PRESETS[0].name, "paused-worker");
     for p in PRESETS {
         let s = p.scenario();
@@ -331,17 +339,24 @@ fn trace_json_has_the_documented_shape() {
     let v: serde_json::Value = serde_json::from_str(&t.to_json()).unwrap();
     assert_eq!(v["scenario"], "paused-worker");
     assert_eq!(v["workers"], serde_json::json!(["A", "B"]));
-    let e = &v["events"][29];
+    let e = &v["events"][30];
     assert_eq!(
         *e,
         serde_json::json!({
-            "seq": 29, "t_ms": 46050, "actor": "storage", "kind": "write_rejected", "token": 33,
+            "seq": 30, "t_ms": 46050, "actor": "storage", "kind": "write_rejected", "token": 33,
             "detail": { "writer": "A", "op": 1, "reason": "stale", "highest": 34 }
         })
     );
     assert_eq!(
         v["events"][0]["detail"],
         serde_json::json!({"msg": 0, "what": "acquire", "to": "lock", "deliver_at": 50})
+    );
+    assert_eq!(
+        v["events"][28],
+        serde_json::json!({
+            "seq": 28, "t_ms": 46000, "actor": "A", "kind": "lease_lost", "token": 33,
+            "detail": { "why": "expired", "believed_until": 30000 }
+        })
     );
     assert_eq!(
         v["verdict"],
@@ -442,18 +457,19 @@ fn beliefs_without_fencing_follow_the_story() {
             Some(B)
         )
     );
-    // Event 29: A, awake, writes with 33 and the storage applies it over 34.
+    // Event 28: A, awake, has sent its write with 33 when its keeper tells it the lease is lost:
+    // from then on A no longer believes it holds anything.
+    assert_eq!(
+        t.beliefs_after(28).workers[0],
+        worker(Some(33), Some(30_000), None)
+    );
+    assert_eq!(t.beliefs_after(29).workers[0], nothing);
+    // Event 30: the storage applies A's write with 33 over 34.
     assert_eq!(
         t.beliefs_at(46_050),
-        beliefs(
-            vec![worker(Some(33), Some(30_000), None), nothing],
-            None,
-            Some(34),
-            2,
-            Some(A)
-        )
+        beliefs(vec![nothing, nothing], None, Some(34), 2, Some(A))
     );
-    // Event 32: A releases; nobody believes it holds anything.
+    // At 46.1 s A learns its write landed and lets go; nobody believes it holds anything.
     assert_eq!(
         t.beliefs_at(46_100),
         beliefs(vec![nothing, nothing], None, Some(34), 2, Some(A))

@@ -36,6 +36,7 @@ pub fn Legend(p: &LegendProps) -> Html {
             <h2>{ "Key" }</h2>
             <ul>
                 <li><span class="swatch lease" aria-hidden="true"></span>{ " lease, as the lock service sees it" }</li>
+                <li><span class="swatch safe" aria-hidden="true"></span>{ " safe until: how long the worker's lease keeper lets it act" }</li>
                 <li><span class="swatch zombie" aria-hidden="true"></span>{ " zombie: the worker still believes it holds the lock" }</li>
                 <li><span class="swatch pause" aria-hidden="true"></span>{ " paused (frozen)" }</li>
                 { writes }

@@ -7,7 +7,7 @@
 //!
 //! Each layer has its file under `timeline/`: the pixel geometry ([`geom`]), the lane bands
 //! ([`backdrop`]) and labels ([`lane_labels`]), the axis and its ticks ([`axis`]), the marks
-//! ([`marks`]), the badges ([`badge_places`], [`badge_layer`], [`badge_chunk`]), the messages
+//! ([`marks`]), each worker's safe-until band ([`safe_bands`]), the badges ([`badge_places`], [`badge_layer`], [`badge_chunk`]), the messages
 //! ([`messages`]), the patterns ([`defs`]) and the SVG export ([`export`]). This file assembles
 //! them; they use [`geom`] and each other downwards, never this file.
 
@@ -33,6 +33,7 @@ pub mod geom;
 pub mod lane_labels;
 pub mod marks;
 pub mod messages;
+pub mod safe_bands;
 
 use axis::{Axis, head_label_span};
 use backdrop::Backdrop;
@@ -44,6 +45,7 @@ use geom::{
 use lane_labels::LaneLabels;
 use marks::{Marks, pending_mark};
 use messages::in_flight;
+use safe_bands::SafeBands;
 
 #[derive(Properties, PartialEq)]
 pub struct TimelineProps {
@@ -173,6 +175,7 @@ fn lanes(props: &TimelineProps, geom: Geom, svg_ref: NodeRef, drawn: bool) -> Ht
                 <g clip-path={format!("url(#{clip_id})")}>
                     <Marks layout={layout.clone()} geom={geom} id={props.id.clone()} />
                 </g>
+                <SafeBands layout={layout.clone()} geom={geom} upto={props.upto} />
                 <BadgeLayer layout={layout.clone()} geom={geom} upto={props.upto}
                     head_x={(props.t < props.end).then_some(px)} />
                 { in_flight(layout, &geom, props.t) }

@@ -161,8 +161,12 @@ mod tests {
             text(19),
             Some((Actor::Storage, "✓ 34", BadgeKind::Accepted))
         );
+        // A's keeper tells it at 46 s, just after its write left, that its lease is lost (event
+        // 28, shown on A's safe-until band, not as a badge: three at one instant would cover
+        // each other); the refusal is event 30.
+        assert_eq!(text(28), None);
         assert_eq!(
-            text(29),
+            text(30),
             Some((Actor::Storage, "✗ 33 < 34", BadgeKind::Rejected))
         );
         assert_eq!(
@@ -174,7 +178,7 @@ mod tests {
             Some((Actor::Worker(A), "‖ paused", BadgeKind::Paused))
         );
         let off = Timeline::of(&paused(false), N);
-        let stale = off.badges.iter().find(|b| b.seq == 29).unwrap();
+        let stale = off.badges.iter().find(|b| b.seq == 30).unwrap();
         assert_eq!(
             (stale.text.as_str(), stale.kind),
             ("✓ 33 < 34 stale", BadgeKind::AcceptedStale)

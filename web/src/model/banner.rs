@@ -111,13 +111,15 @@ mod tests {
     #[test]
     fn the_banner_appears_when_the_violation_happens() {
         let off = paused(false);
-        assert_eq!(banner_at(&off, 29, N), None);
-        let b = banner_at(&off, 30, N).unwrap();
+        // Event 30 is A's write landing (event 28 being A's keeper telling it, too late, that
+        // its lease is lost).
+        assert_eq!(banner_at(&off, 30, N), None);
+        let b = banner_at(&off, 31, N).unwrap();
         assert_eq!(
             b.headline,
             "stale write accepted: A's old data now sits on top of B's newer write"
         );
-        assert_eq!(b.seq, 29);
+        assert_eq!(b.seq, 30);
         assert_eq!(b.details.len(), 3);
         assert!(b.details[1].starts_with("I2: A's write (token 33) landed after B"));
         assert_eq!(banner_at(&paused(true), 1_000, N), None);

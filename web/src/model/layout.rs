@@ -6,6 +6,7 @@ use super::badges::{Badge, badge};
 use super::lanes::{Lane, lanes};
 use super::marks::{LeaseBar, LeaseBars, LeaseEnd, Span, WorkerSpans, Zombie, Zombies};
 use super::messages::{Arrow, Arrows};
+use super::safe_until::{SafeBand, SafeBands};
 use super::tokens::TokenStyle;
 
 /// A whole trace laid out in time.
@@ -19,6 +20,8 @@ pub struct Timeline {
     pub leases: Vec<LeaseBar>,
     /// Zombie intervals.
     pub zombies: Vec<Zombie>,
+    /// Each lease's safe-until band on its worker's lane, as the worker's keeper counted it.
+    pub safe_bands: Vec<SafeBand>,
     /// Pauses.
     pub pauses: Vec<Span>,
     /// Stretches a worker's process was down.
@@ -39,11 +42,13 @@ impl Timeline {
         let mut leases = LeaseBars::default();
         let mut spans = WorkerSpans::new(workers);
         let mut zombies = Zombies::new(workers);
+        let mut safe = SafeBands::new(workers);
         let mut arrows = Arrows::new(tokens);
         let mut badges = Vec::new();
         for (i, e) in trace.events.iter().enumerate() {
             leases.see(e);
             spans.see(e);
+            safe.see(e);
             arrows.see(e);
             badges.extend(badge(trace, e, tokens));
             // Zombie stretches: belief and reality compared once every event at this instant ran.
@@ -63,6 +68,7 @@ impl Timeline {
             end: nice_end(last.max(bars_end)),
             leases,
             zombies: zombies.finish(last),
+            safe_bands: safe.finish(),
             pauses,
             down,
             arrows: arrows.finish(),

@@ -309,7 +309,9 @@ mod tests {
                 worker: A,
                 token: 33,
                 from: 30_050,
-                to: 46_100
+                // A's keeper tells it the lease is lost as it wakes at 46 s (its write has just
+                // left): from then A no longer believes it holds 33.
+                to: 46_000
             }]
         );
         assert_eq!(

@@ -73,6 +73,7 @@ impl Arrows {
                 to,
                 what,
                 deliver_at,
+                ..
             } => {
                 self.index.insert(msg, self.arrows.len());
                 self.arrows.push(Arrow {

@@ -2,8 +2,8 @@
 //! trace and a playhead. Pure functions of their inputs, tested natively.
 //!
 //! [`Timeline::of`] ([`layout`]) lays a whole trace out in time: the [`lanes`], the [`marks`]
-//! along them (lease bars, zombie stretches, pauses), message arrows ([`messages`]) and
-//! [`badges`]. [`Playhead`] says how far playback has got; [`storage_at`], [`banner_at`],
+//! along them (lease bars, zombie stretches, pauses), each worker's [`safe_until`] band, message
+//! arrows ([`messages`]) and [`badges`]. [`Playhead`] says how far playback has got; [`storage_at`], [`banner_at`],
 //! [`lane_status_at`] and [`in_flight_at`] answer what is true at that point. Tokens are written
 //! as [`tokens`] says. Nothing here decides what a lease or a token means: that comes from the
 //! simulator, through the trace's events (a stale write is
@@ -20,6 +20,7 @@ pub mod layout;
 pub mod marks;
 pub mod messages;
 pub mod playhead;
+pub mod safe_until;
 pub mod storage;
 #[cfg(test)]
 pub(crate) mod testing;
@@ -32,5 +33,6 @@ pub use self::layout::Timeline;
 pub use self::marks::{LeaseBar, LeaseEnd, Span, Zombie};
 pub use self::messages::{Arrow, ArrowKind, InFlight, in_flight_at};
 pub use self::playhead::{Playhead, end_time};
+pub use self::safe_until::{BandAt, SafeBand};
 pub use self::storage::{DocLine, StoragePanel, storage_at};
 pub use self::tokens::TokenStyle;

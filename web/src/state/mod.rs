@@ -29,7 +29,7 @@ use yew::Reducible;
 pub use self::edit::{Edit, LATENCY_RANGE, LOCK_DELAY_MS, PAUSE_RANGE, Switch, TTL_RANGE};
 pub use self::load::Load;
 pub use self::messages::{Field, Message, Messages};
-pub use self::page::{State, tour_story};
+pub use self::page::{State, chapter_scenario, tour_story};
 pub use self::playback::{Play, Playback, SPEED_DEFAULT, SPEED_MAX, SPEED_MIN, ZOOM_MAX};
 pub use self::run::{MAX_EVENTS, Run};
 pub use self::story::{DEFAULT_PAUSE_MS, LaneClick, LaneClicks, Origin, Story};
@@ -143,7 +143,11 @@ mod tests {
         sc.workers[1].job.writes = 1_000;
         let s = State::new(sc);
         assert!(s.trace().truncated);
-        assert_eq!(s.trace().events.len(), MAX_EVENTS);
+        // The step that reaches the limit keeps every event it makes: the storage taking B's
+        // write #995 makes three (events 4998 to 5000), so the cut is one event past the limit.
+        assert_eq!(s.trace().events.len(), MAX_EVENTS + 1);
+        assert_eq!(s.trace().events[MAX_EVENTS - 2].t_ms, 1_124_600);
+        assert_eq!(s.trace().events[MAX_EVENTS].t_ms, 1_124_600);
     }
 
     #[test]

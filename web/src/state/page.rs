@@ -129,9 +129,9 @@ impl State {
         // The chapters narrate one timeline, however the page got here (the button, an Undo, the
         // browser's Back to a `#tour=` address).
         self.compare = None;
-        // The chapters narrate the tour's own story ("30 seconds", token 33): an edited copy of
-        // it would show another trace than the text describes.
-        let story = tour_scenario(ch.fencing);
+        // Each chapter narrates its own story ("30 seconds", token 33): an edited copy of it
+        // would show another trace than the text describes.
+        let story = chapter_scenario(ch.preset, ch.fencing);
         if self.story.scenario != story {
             self.story.pause_ms = first_pause_length(&story).unwrap_or(DEFAULT_PAUSE_MS);
             self.set_scenario(story, false);
@@ -164,9 +164,15 @@ pub fn tour_story() -> Scenario {
         })
 }
 
-/// The tour's story, fencing as a chapter has it.
+/// The tour's first story, fencing as a chapter has it.
 pub fn tour_scenario(fencing: bool) -> Scenario {
-    let mut s = tour_story();
+    chapter_scenario(TOUR_PRESET, fencing)
+}
+
+/// A chapter's story: preset `name` (the tour's first if there is none such), fencing as the
+/// chapter has it.
+pub fn chapter_scenario(name: &str, fencing: bool) -> Scenario {
+    let mut s = preset(name).map_or_else(tour_story, |p| p.scenario());
     s.protections.fencing = fencing;
     s
 }

@@ -187,7 +187,7 @@ mod tests {
         assert_eq!((s.play.head.t, s.play.head.upto), (50, 3));
         let s = apply(s, [Action::Play(Play::Prev)]);
         assert_eq!((s.play.head.t, s.play.head.upto), (50, 2));
-        let s = apply(s, [Action::Play(Play::SeekEvent(29))]);
+        let s = apply(s, [Action::Play(Play::SeekEvent(30))]);
         assert_eq!(
             s.play.head.current(s.trace()).map(|e| e.kind()),
             Some(Kind::WriteRejected)

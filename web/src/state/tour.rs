@@ -49,12 +49,21 @@ mod tests {
         assert_eq!(s.tour.chapter, Some(0));
         assert_eq!(s.play.head.t, 100);
         let mut s = s;
-        for i in 1..CHAPTERS.len() {
+        for (i, ch) in CHAPTERS.iter().enumerate().skip(1) {
             s.apply(Action::Tour(TourStep::Go(i)));
             assert_eq!(s.tour.chapter, Some(i));
+            // Each chapter shows its own story, fencing as it says.
+            assert_eq!(s.story.scenario.name, ch.preset);
+            assert_eq!(s.story.scenario.protections.fencing, ch.fencing);
+            if i == 6 {
+                assert!(!s.story.scenario.protections.fencing);
+                assert!(!s.trace().verdict.ok);
+            }
         }
-        assert!(!s.story.scenario.protections.fencing);
-        assert!(!s.trace().verdict.ok);
+        // The last chapter: a pause past safe-until, refused by the fence.
+        assert_eq!(s.story.scenario.name, "renewal-long-pause");
+        assert!(s.trace().verdict.ok);
+        assert_eq!(s.preset_name(), Some("renewal-long-pause"));
         s.apply(Action::Tour(TourStep::Go(5)));
         assert!(s.story.scenario.protections.fencing);
         s.apply(Action::Tour(TourStep::Go(99)));
