@@ -35,7 +35,6 @@ use wasm_bindgen::prelude::wasm_bindgen;
 use zeroize::Zeroize;
 
 pub mod keeper;
-pub mod proto;
 pub use keeper::{keeper_call, keeper_new};
 
 #[cfg(target_arch = "wasm32")]
