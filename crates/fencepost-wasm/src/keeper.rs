@@ -15,7 +15,10 @@ use fencepost::{
 };
 use wasm_bindgen::prelude::wasm_bindgen;
 
-use super::{NONE, Object, Out, code, fail, js_ms, ms, with};
+use crate::abi::{Out, js_ms, ms};
+use crate::errors::{code, fail};
+use crate::objects::{NONE, Object};
+use crate::state::with;
 
 /// Requests of one lease whose answers are still awaited, at most. Past that the oldest one is
 /// forgotten: its answer, if it ever comes, is refused as an unknown ticket, which only loses
@@ -228,8 +231,8 @@ impl Out {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::objects::{free, kind};
     use crate::tests::{last_error, serial};
-    use crate::{free, kind};
 
     /// (token, safe-until, next send, why) of the last answer.
     fn out() -> (u64, f64, f64, u32) {

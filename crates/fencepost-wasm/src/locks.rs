@@ -1,0 +1,327 @@
+//! Locks: an authority (one lock) or a lock table (many). Each export here serves both, by the
+//! kind of object at its index; an authority ignores the lock name (the caller passes none).
+
+use alloc::boxed::Box;
+use alloc::vec::Vec;
+
+use fencepost::{AcquireError, Config, Expired, Grant, LeaseError, Released, SnapshotError, Token};
+use wasm_bindgen::prelude::wasm_bindgen;
+
+use crate::abi::{Out, js_ms, ms, name_at};
+use crate::errors::{code, config_error, fail, snapshot_error};
+use crate::name::{Name, name_ok};
+use crate::objects::Object;
+use crate::state::with;
+
+pub(crate) fn config(
+    ttl: f64,
+    lock_delay: f64,
+    max_reentry: u32,
+    first: u64,
+    block: f64,
+) -> Option<Config> {
+    let Some(first) = Token::new(first) else {
+        fail(code::ZERO_FIRST_TOKEN, 0);
+        return None;
+    };
+    let cfg = Config::new(ms(ttl))
+        .with_lock_delay(ms(lock_delay))
+        .with_max_reentry(max_reentry)
+        .with_first_token(first)
+        .with_reserve_block(ms(block));
+    // Checked here once, for a fresh object and a restored one alike (their constructors, `new`
+    // and `restore_bytes`, check it first too).
+    match cfg.validate() {
+        Ok(()) => Some(cfg),
+        Err(e) => {
+            config_error(e);
+            None
+        }
+    }
+}
+
+/// Acquire codes.
+pub mod acquire {
+    /// Granted: `token`, `time` (expires at), `time2` (granted at), `depth`.
+    pub const GRANTED: u32 = 0;
+    /// Another holder has it: `holder`, `time` (until).
+    pub const HELD: u32 = 1;
+    /// In lock-delay after an expiry: `time` (until).
+    pub const LOCK_DELAY: u32 = 2;
+    /// Re-entered as deep as allowed: `depth` (the limit).
+    pub const REENTRY_LIMIT: u32 = 3;
+    /// Every token was issued.
+    pub const EXHAUSTED: u32 = 4;
+    /// The holder id (or lock name) is too long: see `error` in [`Out`](super::Out).
+    pub const BAD_NAME: u32 = 5;
+    /// A refusal this build does not know.
+    pub const OTHER: u32 = 6;
+}
+
+/// A lock table with the expiries of its last `call::EXPIRE_ALL`.
+pub(crate) struct Table {
+    pub(crate) inner: fencepost::LockTable<Name, Name>,
+    pub(crate) expired: Vec<(Name, Expired<Name>)>,
+}
+
+/// Encodes a snapshot into the output area; returns its length (0, see `error` in [`Out`], on failure).
+pub(crate) fn snapshot_out(output: &mut Vec<u8>, r: Result<Vec<u8>, SnapshotError>) -> usize {
+    match r {
+        Ok(bytes) => {
+            *output = bytes;
+            output.len()
+        }
+        Err(e) => {
+            snapshot_error(e);
+            0
+        }
+    }
+}
+
+pub(crate) fn table(inner: fencepost::LockTable<Name, Name>) -> Object {
+    Object::Table(Box::new(Table {
+        inner,
+        expired: Vec::new(),
+    }))
+}
+
+/// The lease length: the config's for a negative `ttl`, else `ttl`.
+pub(crate) fn ttl_ms(cfg: &Config, ttl: f64) -> u64 {
+    if ttl < 0.0 { cfg.ttl_ms } else { ms(ttl) }
+}
+
+/// What [`lock_call`] does.
+pub mod call {
+    /// Acquire the lock for the holder (`token` unused; `ttl`: negative for the default); see
+    /// [`acquire`](super::acquire) for the codes.
+    pub const ACQUIRE: u32 = 0;
+    /// Renew the holder's lease with `token` (`ttl`: negative for the default): 0 renewed
+    /// (`token`, `time`), 1 lost.
+    pub const RENEW: u32 = 1;
+    /// Release one level of the holder's lease with `token` (`ttl` unused): 0 released
+    /// (`depth`), 1 lost.
+    pub const RELEASE: u32 = 2;
+    /// Notice its expiry (holder, `token` and `ttl` unused): 1 if its lease ran out (`holder`,
+    /// `token`, `time` at, `time2` free at), else 0.
+    pub const EXPIRE: u32 = 3;
+    /// Read its live lease (holder, `token` and `ttl` unused): 1 if there is one (`holder`,
+    /// `token`, `time` expires, `time2` granted, `depth`), else 0.
+    pub const LEASE: u32 = 4;
+    /// Notice every expiry due on a table (names, `token` and `ttl` unused): how many (read
+    /// each with [`EXPIRED`]).
+    pub const EXPIRE_ALL: u32 = 5;
+    /// Expiry `lock` (a number here, not a name) of a table's last [`EXPIRE_ALL`]: 1 if there
+    /// is one (`name` the lock, `holder`, `token`, `time` at, `time2` free at), else 0.
+    pub const EXPIRED: u32 = 6;
+    /// The binary snapshot of the authority or the table into the output area: its length (0,
+    /// see `error` in [`Out`](super::Out), if it cannot be encoded).
+    pub const SNAPSHOT: u32 = 7;
+}
+
+/// Acquires, renews or releases a lock (the first `lock` bytes of the input area; none for an
+/// authority) for a holder (the `holder` bytes after them), or notices its expiry or reads its
+/// lease (see [`call`]).
+#[wasm_bindgen]
+#[inline(never)]
+pub fn lock_call(
+    op: u32,
+    i: u32,
+    lock: usize,
+    holder: usize,
+    token: u64,
+    now: f64,
+    ttl: f64,
+) -> u32 {
+    if op >= call::EXPIRE {
+        return look(op, i, lock, now);
+    }
+    let acquiring = op == call::ACQUIRE;
+    if acquiring && (!name_ok(lock) || !name_ok(holder)) {
+        return acquire::BAD_NAME;
+    }
+    let lost = if acquiring { acquire::OTHER } else { 1 };
+    with(lost, |st| {
+        // Token 0 is never held: a renewal or release with it is lost.
+        let token = Token::new(token);
+        let (holder, now) = (name_at(&st.input, lock, holder), ms(now));
+        let out = &mut st.out;
+        match st.objects.0.get(i) {
+            Some(Object::Authority(a)) => {
+                let ttl = ttl_ms(a.config(), ttl);
+                match token {
+                    _ if acquiring => out.acquired(a.try_acquire_for(&holder, ttl, now)),
+                    Some(token) if op == call::RENEW => {
+                        out.renewed(a.renew_for(&holder, token, ttl, now))
+                    }
+                    Some(token) => out.released(a.release(&holder, token, now)),
+                    None => lost,
+                }
+            }
+            Some(Object::Table(t)) => {
+                let t = &mut t.inner;
+                let ttl = ttl_ms(t.config(), ttl);
+                let lock = name_at(&st.input, 0, lock);
+                match token {
+                    _ if acquiring => out.acquired(t.try_acquire_for(&lock, &holder, ttl, now)),
+                    Some(token) if op == call::RENEW => {
+                        out.renewed(t.renew_for(&lock, &holder, token, ttl, now))
+                    }
+                    Some(token) => out.released(t.release(&lock, &holder, token, now)),
+                    None => lost,
+                }
+            }
+            _ => lost,
+        }
+    })
+}
+
+/// [`call::EXPIRE`], [`call::LEASE`], [`call::EXPIRE_ALL`], [`call::EXPIRED`] or
+/// [`call::SNAPSHOT`] for [`lock_call`].
+pub(crate) fn look(op: u32, i: u32, lock: usize, now: f64) -> u32 {
+    with(0, |st| {
+        let now = ms(now);
+        let expire = op == call::EXPIRE;
+        if op == call::SNAPSHOT {
+            let r = match st.objects.0.get(i) {
+                Some(Object::Authority(a)) => a.snapshot_bytes(),
+                Some(Object::Table(t)) => t.inner.snapshot_bytes(),
+                _ => return 0,
+            };
+            return snapshot_out(&mut st.output, r) as u32;
+        }
+        if op > call::LEASE {
+            let Some(t) = st.objects.table(i) else {
+                return 0;
+            };
+            if op == call::EXPIRE_ALL {
+                t.expired = t.inner.expire_all(now);
+                return u32::try_from(t.expired.len()).unwrap_or(u32::MAX);
+            }
+            let Some((lock, e)) = t.expired.get(lock) else {
+                return 0;
+            };
+            st.out.name.clone_from(lock);
+            return st.out.expired(Some(e));
+        }
+        // Either way the expiry is noticed first: reading the lease is `lease(now)`.
+        let (expired, lease) = match st.objects.0.get(i) {
+            Some(Object::Authority(a)) => (a.expire(now), a.recorded_lease()),
+            Some(Object::Table(t)) => {
+                let lock = name_at(&st.input, 0, lock);
+                (t.inner.expire(&lock, now), t.inner.recorded_lease(&lock))
+            }
+            _ => return 0,
+        };
+        if expire {
+            st.out.expired(expired.as_ref())
+        } else {
+            st.out.lease(lease)
+        }
+    })
+}
+
+impl Out {
+    pub(crate) fn acquired(&mut self, r: Result<Grant, AcquireError<Name>>) -> u32 {
+        match r {
+            Ok(g) => {
+                self.token = g.token.get();
+                self.time = js_ms(g.expires_at);
+                self.time2 = js_ms(g.granted_at);
+                self.depth = g.depth;
+                acquire::GRANTED
+            }
+            Err(AcquireError::Held { holder, until }) => {
+                self.holder = holder;
+                self.time = js_ms(until);
+                acquire::HELD
+            }
+            Err(AcquireError::LockDelay { until }) => {
+                self.time = js_ms(until);
+                acquire::LOCK_DELAY
+            }
+            Err(AcquireError::ReentryLimit { max }) => {
+                self.depth = max;
+                acquire::REENTRY_LIMIT
+            }
+            Err(AcquireError::Exhausted) => acquire::EXHAUSTED,
+            Err(_) => acquire::OTHER,
+        }
+    }
+
+    /// 0: renewed (`token`, `time`); 1: lost.
+    pub(crate) fn renewed(&mut self, r: Result<fencepost::Renewal, LeaseError>) -> u32 {
+        match r {
+            Ok(r) => {
+                self.token = r.token.get();
+                self.time = js_ms(r.expires_at);
+                0
+            }
+            Err(_) => 1,
+        }
+    }
+
+    /// 0: released (`depth`: remaining depth, 0 when free); 1: lost.
+    pub(crate) fn released(&mut self, r: Result<Released, LeaseError>) -> u32 {
+        match r {
+            Ok(Released::Free) => {
+                self.depth = 0;
+                0
+            }
+            Ok(Released::Held { depth }) => {
+                self.depth = depth;
+                0
+            }
+            Err(_) => 1,
+        }
+    }
+
+    /// 1: an expiry (`holder`, `token`, `time` at, `time2` free at); 0: none.
+    pub(crate) fn expired(&mut self, e: Option<&Expired<Name>>) -> u32 {
+        match e {
+            Some(e) => {
+                self.holder.clone_from(&e.holder);
+                self.token = e.token.get();
+                self.time = js_ms(e.at);
+                self.time2 = js_ms(e.free_at);
+                1
+            }
+            None => 0,
+        }
+    }
+
+    /// 1: a live lease (`holder`, `token`, `time` expires, `time2` granted,
+    /// `depth`); 0: none.
+    pub(crate) fn lease(&mut self, l: Option<&fencepost::Lease<Name>>) -> u32 {
+        match l {
+            Some(l) => {
+                self.holder.clone_from(&l.holder);
+                self.token = l.token.get();
+                self.time = js_ms(l.expires_at);
+                self.time2 = js_ms(l.granted_at);
+                self.depth = l.depth;
+                1
+            }
+            None => 0,
+        }
+    }
+
+    /// An authority's counters: `token` next token (0: exhausted), `token2` last issued
+    /// (0: none), `token3` reserved through, `time` free at, `time2` latest time seen,
+    /// `time3` clamps.
+    pub(crate) fn counters(
+        &mut self,
+        next: Option<Token>,
+        last: Option<Token>,
+        reserved: u64,
+        free_at: u64,
+        time: &fencepost::Timeline,
+    ) -> u32 {
+        self.token = next.map_or(0, Token::get);
+        self.token2 = last.map_or(0, Token::get);
+        self.token3 = reserved;
+        self.time = js_ms(free_at);
+        self.time2 = js_ms(time.latest());
+        self.time3 = js_ms(time.clamps());
+        1
+    }
+}
