@@ -11,18 +11,115 @@
 // object for an accepted token, so an accepted write allocates nothing.
 
 import * as raw from "./fencepost_bg.js";
+import {
+  OUT_TOKEN,
+  OUT_TOKEN2,
+  OUT_TOKEN3,
+  OUT_TIME,
+  OUT_TIME2,
+  OUT_TIME3,
+  OUT_DEPTH,
+  OUT_ERROR,
+  OUT_DETAIL,
+  OUT_HOLDER,
+  OUT_NAME,
+  OUT_OUTPUT,
+  OUT_FIELD,
+  MAX_NAME_BYTES,
+  MAX_SNAPSHOT_BYTES,
+  BATCH,
+  LEDGER_CAPACITY,
+  KIND_GUARD,
+  KIND_AUTHORITY,
+  KIND_TABLE,
+  KIND_RESOURCE,
+  KIND_SIGNER,
+  KIND_RING,
+  KIND_KEEPER,
+  CALL_ACQUIRE,
+  CALL_RENEW,
+  CALL_RELEASE,
+  CALL_EXPIRE,
+  CALL_LEASE,
+  CALL_EXPIRE_ALL,
+  CALL_EXPIRED,
+  CALL_SNAPSHOT,
+  ACQUIRE_GRANTED,
+  ACQUIRE_HELD,
+  ACQUIRE_LOCK_DELAY,
+  ACQUIRE_REENTRY_LIMIT,
+  ACQUIRE_EXHAUSTED,
+  ACQUIRE_BAD_NAME,
+  ADMIT_STALE,
+  ADMIT_ADVANCED,
+  ADMIT_INVALID,
+  ADMIT_CURRENT,
+  ADMIT_FORGED,
+  ADMIT_MALFORMED,
+  ADMIT_NO_GUARD,
+  WRITE_APPLIED,
+  WRITE_DUPLICATE,
+  WRITE_STALE,
+  RING_ROTATE,
+  RING_REMOVE,
+  FORM_DECIMAL,
+  FORM_HEADER,
+  FORM_BYTES,
+  KEEPER_OP_SEND,
+  KEEPER_OP_GRANTED,
+  KEEPER_OP_TRANSIENT,
+  KEEPER_OP_REFUSED,
+  KEEPER_OP_RELEASED,
+  KEEPER_OP_STATE,
+  KEEPER_STATE_ERROR,
+  ERR_EMPTY,
+  ERR_WHITESPACE,
+  ERR_SIGN,
+  ERR_NOT_A_DIGIT,
+  ERR_LEADING_ZERO,
+  ERR_ZERO,
+  ERR_OVERFLOW,
+  ERR_LENGTH,
+  ERR_SIGNED,
+  ERR_MISSING_MAC,
+  ERR_MAC_TRUNCATED,
+  ERR_MAC_TOO_LONG,
+  ERR_BAD_HEX,
+  ERR_FORGED,
+  ERR_KEY_TOO_SHORT,
+  ERR_LOCK_NAME_TOO_LONG,
+  ERR_NO_KEY_ID,
+  ERR_BAD_KEY_ID,
+  ERR_UNKNOWN_KEY,
+  ERR_SNAP_TRUNCATED,
+  ERR_SNAP_BAD_MAGIC,
+  ERR_SNAP_VERSION,
+  ERR_SNAP_WRONG_KIND,
+  ERR_SNAP_CHECKSUM,
+  ERR_SNAP_TRAILING,
+  ERR_SNAP_INVALID,
+  ERR_SNAP_BAD_ID,
+  ERR_SNAP_BUFFER,
+  ERR_ZERO_TTL,
+  ERR_ZERO_REENTRY,
+  ERR_ZERO_RESERVE_BLOCK,
+  ERR_ZERO_FIRST_TOKEN,
+  ERR_NAME_TOO_LONG,
+  ERR_RING_FULL,
+  ERR_KEY_ID_TAKEN,
+  ERR_CURRENT_KEY,
+  ERR_KEEPER_DRIFT,
+  ERR_KEEPER_RENEW,
+  ERR_KEEPER_RETRY,
+  ERR_UNKNOWN_TICKET,
+  ERR_OTHER_TOKEN,
+  KEEPER_STATES,
+  LOSSES,
+} from "./abi.js";
 import { NONE, U64_MAX, checkOptions, describe, freed, ms, text, wasmLoader } from "./common.js";
 
-/** Longest holder id, lock or resource name, in bytes of UTF-8 (the core's snapshot limit). */
-const MAX_NAME_BYTES = 1024;
 /** Longest text any codec reads. */
 const MAX_TEXT = 4096;
-/** Largest snapshot restore reads, in bytes. */
-const MAX_SNAPSHOT_BYTES = 64 * 1024 * 1024;
-/** Tokens the module admits per call of its batch export (it splits larger batches). */
-const BATCH = 16_384;
-/** Operations a FencedResource's idempotency ledger remembers. */
-const LEDGER_CAPACITY = 64;
 
 /** The module's exports, once instantiated. */
 let W = null;
@@ -108,21 +205,8 @@ function textAt(at, n) {
 }
 
 // What a call has to say beyond its return value it leaves in one record of the module's memory
-// (`Out` in crates/fencepost-wasm/src/lib.rs, 8-byte aligned), read right after the call: its
-// fields, by byte offset.
-const TOKEN = 0;
-const TOKEN2 = 8;
-const TOKEN3 = 16;
-const TIME = 24;
-const TIME2 = 32;
-const TIME3 = 40;
-const DEPTH = 48;
-const ERROR = 52;
-const DETAIL = 56;
-const HOLDER = 60;
-const NAME = 68;
-const OUTPUT = 76;
-const FIELD = 80;
+// (`Out` in crates/fencepost-wasm/src/abi.rs, 8-byte aligned), read right after the call: its
+// fields' byte offsets are the OUT_* numbers of abi.js.
 
 /** The address of the record: it never moves (it is part of the module's static data). */
 let recordAt = 0;
@@ -157,7 +241,7 @@ function outTime(at) {
 
 /** A depth, limit or count of the last result. */
 function outDepth() {
-  const a = record() + DEPTH;
+  const a = record() + OUT_DEPTH;
   return words.getUint32(a, true);
 }
 
@@ -175,17 +259,17 @@ function outText(at) {
 
 /** The holder of the last result. */
 function outHolder() {
-  return outText(HOLDER);
+  return outText(OUT_HOLDER);
 }
 
 /** The lock name of the last result. */
 function outName() {
-  return outText(NAME);
+  return outText(OUT_NAME);
 }
 
 /** A copy of the first `n` bytes of the output area. */
 function outBytes(n) {
-  const at = outU32(OUTPUT);
+  const at = outU32(OUT_OUTPUT);
   return memory().slice(at, at + (n >>> 0));
 }
 
@@ -317,50 +401,50 @@ function bytes(argName, v, max) {
 // Errors reported by the module, with the core's wording.
 
 function coreMessage() {
-  const code = outU32(ERROR);
-  const d = outU32(DETAIL);
+  const code = outU32(OUT_ERROR);
+  const d = outU32(OUT_DETAIL);
   switch (code) {
-    case 1: return "token is empty";
-    case 2: return `token contains whitespace at byte ${d}`;
-    case 3: return "token must not have a sign";
-    case 4: return `token has a non-digit at byte ${d}`;
-    case 5: return "token must not have a leading zero";
-    case 6: return "token 0 is invalid";
-    case 7: return `token is larger than ${U64_MAX}`;
-    case 8: return `token bytes must be exactly 8 long, got ${d}`;
-    case 9: return "token carries a signature; parse it as a signed token";
-    case 10: return "token has no signature";
-    case 11: return `signature is truncated: ${d} bytes, expected 32`;
-    case 12: return `signature is too long: ${d} bytes, expected 32`;
-    case 13: return `signature has a non-hex character at byte ${d}`;
-    case 14: return "token signature does not verify for this lock";
-    case 15: return `signing key is ${d} bytes; at least 16 are required`;
-    case 16: return "lock name is too long to sign";
-    case 17: return "signed token has no key id (the v1 form): the key ring signs `<token>.<key id>.<mac>`";
-    case 18: return `signed token has a bad key id at byte ${d}`;
-    case 19: return `token is signed with key ${d}, which the ring does not have`;
-    case 20: return `snapshot is truncated: needed ${d} bytes`;
-    case 21: return "not a fencepost snapshot (bad magic bytes)";
-    case 22: return `snapshot format version ${d} is not supported (expected 1)`;
-    case 23: return `snapshot is of another kind (${d})`;
-    case 24: return "snapshot checksum mismatch: the bytes are damaged";
-    case 25: return `${d} unexpected bytes after the snapshot`;
-    case 26: return `snapshot field \`${textAt(outU32(FIELD), d)}\` is inconsistent`;
-    case 27: return "snapshot holds a holder id or lock name that cannot be decoded";
-    case 28: return `output buffer too small: ${d} bytes needed`;
-    case 30: return "ttlMs must be greater than 0";
-    case 31: return "maxReentry must be at least 1";
-    case 32: return "reserveBlock must be at least 1";
-    case 33: return "firstToken must be at least 1n";
-    case 40: return `a name must be at most ${MAX_NAME_BYTES} bytes of UTF-8, got ${d}`;
-    case 50: return `the key ring already holds ${d} keys: remove one first`;
-    case 51: return `the key ring already holds key ${d}`;
-    case 52: return `key ${d} is the ring's current key: rotate to another before removing it`;
-    case 60: return "driftPpm must be at most 1000000";
-    case 61: return "renewPpm must be from 1 to 1000000";
-    case 62: return "retryMs must be at least 1";
-    case 63: return "the ticket was not handed out by this keeper, or was already answered";
-    case 64: return `the answer carries another token than the lease's (${outToken(TOKEN)})`;
+    case ERR_EMPTY: return "token is empty";
+    case ERR_WHITESPACE: return `token contains whitespace at byte ${d}`;
+    case ERR_SIGN: return "token must not have a sign";
+    case ERR_NOT_A_DIGIT: return `token has a non-digit at byte ${d}`;
+    case ERR_LEADING_ZERO: return "token must not have a leading zero";
+    case ERR_ZERO: return "token 0 is invalid";
+    case ERR_OVERFLOW: return `token is larger than ${U64_MAX}`;
+    case ERR_LENGTH: return `token bytes must be exactly 8 long, got ${d}`;
+    case ERR_SIGNED: return "token carries a signature; parse it as a signed token";
+    case ERR_MISSING_MAC: return "token has no signature";
+    case ERR_MAC_TRUNCATED: return `signature is truncated: ${d} bytes, expected 32`;
+    case ERR_MAC_TOO_LONG: return `signature is too long: ${d} bytes, expected 32`;
+    case ERR_BAD_HEX: return `signature has a non-hex character at byte ${d}`;
+    case ERR_FORGED: return "token signature does not verify for this lock";
+    case ERR_KEY_TOO_SHORT: return `signing key is ${d} bytes; at least 16 are required`;
+    case ERR_LOCK_NAME_TOO_LONG: return "lock name is too long to sign";
+    case ERR_NO_KEY_ID: return "signed token has no key id (the v1 form): the key ring signs `<token>.<key id>.<mac>`";
+    case ERR_BAD_KEY_ID: return `signed token has a bad key id at byte ${d}`;
+    case ERR_UNKNOWN_KEY: return `token is signed with key ${d}, which the ring does not have`;
+    case ERR_SNAP_TRUNCATED: return `snapshot is truncated: needed ${d} bytes`;
+    case ERR_SNAP_BAD_MAGIC: return "not a fencepost snapshot (bad magic bytes)";
+    case ERR_SNAP_VERSION: return `snapshot format version ${d} is not supported (expected 1)`;
+    case ERR_SNAP_WRONG_KIND: return `snapshot is of another kind (${d})`;
+    case ERR_SNAP_CHECKSUM: return "snapshot checksum mismatch: the bytes are damaged";
+    case ERR_SNAP_TRAILING: return `${d} unexpected bytes after the snapshot`;
+    case ERR_SNAP_INVALID: return `snapshot field \`${textAt(outU32(OUT_FIELD), d)}\` is inconsistent`;
+    case ERR_SNAP_BAD_ID: return "snapshot holds a holder id or lock name that cannot be decoded";
+    case ERR_SNAP_BUFFER: return `output buffer too small: ${d} bytes needed`;
+    case ERR_ZERO_TTL: return "ttlMs must be greater than 0";
+    case ERR_ZERO_REENTRY: return "maxReentry must be at least 1";
+    case ERR_ZERO_RESERVE_BLOCK: return "reserveBlock must be at least 1";
+    case ERR_ZERO_FIRST_TOKEN: return "firstToken must be at least 1n";
+    case ERR_NAME_TOO_LONG: return `a name must be at most ${MAX_NAME_BYTES} bytes of UTF-8, got ${d}`;
+    case ERR_RING_FULL: return `the key ring already holds ${d} keys: remove one first`;
+    case ERR_KEY_ID_TAKEN: return `the key ring already holds key ${d}`;
+    case ERR_CURRENT_KEY: return `key ${d} is the ring's current key: rotate to another before removing it`;
+    case ERR_KEEPER_DRIFT: return "driftPpm must be at most 1000000";
+    case ERR_KEEPER_RENEW: return "renewPpm must be from 1 to 1000000";
+    case ERR_KEEPER_RETRY: return "retryMs must be at least 1";
+    case ERR_UNKNOWN_TICKET: return "the ticket was not handed out by this keeper, or was already answered";
+    case ERR_OTHER_TOKEN: return `the answer carries another token than the lease's (${outToken(OUT_TOKEN)})`;
     default: return `error ${code}`;
   }
 }
@@ -374,7 +458,7 @@ const EXHAUSTED = Object.freeze({ ok: false, reason: "exhausted" });
 const FORGED = Object.freeze({ ok: false, reason: "forged" });
 
 /** Outcome codes of `admitMany`: bit 0 set means accepted. */
-export const AdmitCode = Object.freeze({ Stale: 0, Advanced: 1, Invalid: 2, Current: 3 });
+export const AdmitCode = Object.freeze({ Stale: ADMIT_STALE, Advanced: ADMIT_ADVANCED, Invalid: ADMIT_INVALID, Current: ADMIT_CURRENT });
 
 /** The module's "no object" index. */
 function orNull(t) {
@@ -385,39 +469,6 @@ function orNull(t) {
 // Objects. Each lives in a table inside the module and is known here by its index; it is given
 // back when its owner calls free() or is garbage-collected.
 
-// The kinds of object, as the module's `object_new` and `free` name them (`kind` in
-// crates/fencepost-wasm).
-const GUARD = 0;
-const AUTHORITY = 1;
-const TABLE = 2;
-const RESOURCE = 3;
-const SIGNER = 4;
-const RING = 5;
-const KEEPER = 6;
-
-// What the module's `lock_call` does with a lock (`call` in crates/fencepost-wasm).
-const ACQUIRE = 0;
-const RENEW = 1;
-const RELEASE = 2;
-const EXPIRE = 3;
-const LEASE = 4;
-const EXPIRE_ALL = 5;
-const EXPIRED = 6;
-const SNAPSHOT = 7;
-
-// What an acquire answers (`acquire` in crates/fencepost-wasm).
-const GRANTED = 0;
-const HELD = 1;
-const LOCK_DELAY = 2;
-const REENTRY_LIMIT = 3;
-const NO_TOKENS_LEFT = 4;
-const BAD_NAME = 5;
-
-// What a resource's write answers (`write` in crates/fencepost-wasm); anything else is invalid.
-const APPLIED = 0;
-const DUPLICATE = 1;
-const STALE_WRITE = 2;
-
 /** A function that gives object `i` of `kind` back to the module. */
 function dropper(kind) {
   return (i) => W.free(kind, i);
@@ -427,14 +478,10 @@ function cleanup(drop) {
   return typeof FinalizationRegistry === "function" ? new FinalizationRegistry((i) => drop(i)) : null;
 }
 
-const dropAuthority = dropper(AUTHORITY);
-const dropTable = dropper(TABLE);
-const dropGuard = dropper(GUARD);
-const dropResource = dropper(RESOURCE);
-const dropSigner = dropper(SIGNER);
-const dropRing = dropper(RING);
-const authorities = cleanup(dropAuthority);
-const tables = cleanup(dropTable);
+const dropGuard = dropper(KIND_GUARD);
+const dropResource = dropper(KIND_RESOURCE);
+const dropSigner = dropper(KIND_SIGNER);
+const dropRing = dropper(KIND_RING);
 const guards = cleanup(dropGuard);
 const resources = cleanup(dropResource);
 const signers = cleanup(dropSigner);
@@ -528,11 +575,11 @@ function toBase64(b) {
   return btoa(bin);
 }
 
-/** Why a restore made nothing: the options (config codes 30 to 33) or the snapshot. */
+/** Why a restore made nothing: the options (the config's error codes) or the snapshot. */
 function restored(i) {
   if (i >>> 0 !== NONE) return i;
-  const code = outU32(ERROR);
-  throw new RangeError(`${code >= 30 && code <= 33 ? "options" : "snapshot"}: ${coreMessage()}`);
+  const code = outU32(OUT_ERROR);
+  throw new RangeError(`${code >= ERR_ZERO_TTL && code <= ERR_ZERO_FIRST_TOKEN ? "options" : "snapshot"}: ${coreMessage()}`);
 }
 
 /** The snapshot a call left in the output area (`n` bytes; none: why). */
@@ -551,17 +598,17 @@ function time(t) {
 
 function acquired(code) {
   switch (code) {
-    case GRANTED:
-      return { ok: true, token: outToken(TOKEN), expiresAt: time(outTime(TIME)) };
-    case HELD:
-      return { ok: false, reason: "held", holder: outHolder(), until: time(outTime(TIME)) };
-    case LOCK_DELAY:
-      return { ok: false, reason: "lockDelay", until: time(outTime(TIME)) };
-    case REENTRY_LIMIT:
+    case ACQUIRE_GRANTED:
+      return { ok: true, token: outToken(OUT_TOKEN), expiresAt: time(outTime(OUT_TIME)) };
+    case ACQUIRE_HELD:
+      return { ok: false, reason: "held", holder: outHolder(), until: time(outTime(OUT_TIME)) };
+    case ACQUIRE_LOCK_DELAY:
+      return { ok: false, reason: "lockDelay", until: time(outTime(OUT_TIME)) };
+    case ACQUIRE_REENTRY_LIMIT:
       return { ok: false, reason: "reentryLimit", max: outDepth() };
-    case NO_TOKENS_LEFT:
+    case ACQUIRE_EXHAUSTED:
       return EXHAUSTED;
-    case BAD_NAME:
+    case ACQUIRE_BAD_NAME:
       throw new RangeError(coreMessage());
     default:
       throw new Error(`fencepost: unknown acquire result ${code}`);
@@ -569,7 +616,7 @@ function acquired(code) {
 }
 
 function renewed(code) {
-  return code === 0 ? { ok: true, token: outToken(TOKEN), expiresAt: time(outTime(TIME)) } : LOST;
+  return code === 0 ? { ok: true, token: outToken(OUT_TOKEN), expiresAt: time(outTime(OUT_TIME)) } : LOST;
 }
 
 function released(code) {
@@ -578,119 +625,105 @@ function released(code) {
 
 function expired(code) {
   if (code === 0) return null;
-  return { holder: outHolder(), token: outToken(TOKEN), at: time(outTime(TIME)), freeAt: time(outTime(TIME2)) };
+  return { holder: outHolder(), token: outToken(OUT_TOKEN), at: time(outTime(OUT_TIME)), freeAt: time(outTime(OUT_TIME2)) };
 }
 
 function leaseOf(code) {
   if (code === 0) return null;
   return {
     holder: outHolder(),
-    token: outToken(TOKEN),
-    grantedAt: time(outTime(TIME2)),
-    expiresAt: time(outTime(TIME)),
+    token: outToken(OUT_TOKEN),
+    grantedAt: time(outTime(OUT_TIME2)),
+    expiresAt: time(outTime(OUT_TIME)),
     depth: outDepth(),
   };
 }
 
-/** The lease authority for one lock: grants leases with strictly increasing fencing tokens. */
-export class LeaseAuthority {
-  #i = -1;
+/** A kind of lock object in the module, with what gives one back (its class's name for errors). */
+function lockKind(kind, className) {
+  const drop = dropper(kind);
+  return { kind, className, drop, registry: cleanup(drop) };
+}
 
-  /** The index `restore` hands to the constructor (-1: make a new one from the options). */
+const AUTHORITIES = lockKind(KIND_AUTHORITY, "LeaseAuthority");
+const TABLES = lockKind(KIND_TABLE, "LockTable");
+
+/** The module index behind a live LeaseAuthority or LockTable (set by Locks). */
+let lockIndex;
+/** Restores a snapshot into the module: the next Locks made (of that kind) takes the object. */
+let restoring;
+
+/**
+ * What LeaseAuthority and LockTable share: their object in the module, made from options or
+ * restored from a snapshot, their counters, their snapshot and their end. Their lock calls differ
+ * only in whether a lock name goes with the holder, so each class writes its own.
+ */
+class Locks {
+  #i = -1;
+  #of;
+
+  /** The index `restoring` hands to the next constructor (-1: make one from the options). */
   static #restored = -1;
 
-  constructor(options) {
-    ready();
-    const i = LeaseAuthority.#restored;
-    if (i >= 0) {
-      LeaseAuthority.#restored = -1;
-      this.#i = adopt(authorities, this, i, "snapshot");
-      return;
-    }
-    this.#i = adopt(authorities, this, raw.object_new(AUTHORITY, false, 0, ...config(options)), "options");
+  static {
+    lockIndex = (o) => o.#live();
+    restoring = (of, snapshot, options) => {
+      ready();
+      const cfg = config(options);
+      const b = snapshotBytes(snapshot);
+      Locks.#restored = restored(raw.object_new(of.kind, true, putBytes(b), ...cfg));
+    };
   }
 
-  /** An authority resuming from `snapshot()` or `snapshotString()`: it never re-issues a token. */
-  static restore(snapshot, options) {
+  constructor(of, options) {
     ready();
-    const cfg = config(options);
-    const b = snapshotBytes(snapshot);
-    LeaseAuthority.#restored = restored(raw.object_new(AUTHORITY, true, putBytes(b), ...cfg));
-    return new LeaseAuthority();
+    this.#of = of;
+    const i = Locks.#restored;
+    if (i >= 0) {
+      Locks.#restored = -1;
+      this.#i = adopt(of.registry, this, i, "snapshot");
+      return;
+    }
+    this.#i = adopt(of.registry, this, raw.object_new(of.kind, false, 0, ...config(options)), "options");
   }
 
   #live() {
-    if (this.#i < 0) throw freed("LeaseAuthority");
+    if (this.#i < 0) throw freed(this.#of.className);
     return this.#i;
   }
 
+  /** The object's counters into the module's record. */
   #state() {
     raw.state(this.#live());
   }
 
-  acquire(holder, now, options) {
-    const h = name("holder", holder);
-    const t = ms("now", now);
-    const ttl = ttlOf(options);
-    // After the options: their getters may free this object.
-    const i = this.#live();
-    return acquired(raw.lock_call(ACQUIRE, i, 0, put(h), 0n, t, ttl));
-  }
-
-  renew(holder, tok, now, options) {
-    const h = name("holder", holder);
-    const tk = token("token", tok);
-    const t = ms("now", now);
-    const ttl = ttlOf(options);
-    const i = this.#live();
-    return renewed(raw.lock_call(RENEW, i, 0, put(h), tk, t, ttl));
-  }
-
-  release(holder, tok, now) {
-    const i = this.#live();
-    return released(raw.lock_call(RELEASE, i, 0, put(name("holder", holder)), token("token", tok), ms("now", now), -1));
-  }
-
-  expire(now) {
-    return expired(raw.lock_call(EXPIRE, this.#live(), 0, 0, 0n, ms("now", now), -1));
-  }
-
-  lease(now) {
-    return leaseOf(raw.lock_call(LEASE, this.#live(), 0, 0, 0n, ms("now", now), -1));
-  }
-
   get nextToken() {
     this.#state();
-    return orNull(outToken(TOKEN));
+    return orNull(outToken(OUT_TOKEN));
   }
 
   get lastIssued() {
     this.#state();
-    return orNull(outToken(TOKEN2));
+    return orNull(outToken(OUT_TOKEN2));
   }
 
   get reservedThrough() {
     this.#state();
-    return outToken(TOKEN3);
-  }
-
-  get freeAt() {
-    this.#state();
-    return time(outTime(TIME));
+    return outToken(OUT_TOKEN3);
   }
 
   get latestNow() {
     this.#state();
-    return time(outTime(TIME2));
+    return time(outTime(OUT_TIME2));
   }
 
   get clamps() {
     this.#state();
-    return outTime(TIME3);
+    return outTime(OUT_TIME3);
   }
 
   snapshot() {
-    return snapshotOf(raw.lock_call(SNAPSHOT, this.#live(), 0, 0, 0n, 0, -1));
+    return snapshotOf(raw.lock_call(CALL_SNAPSHOT, this.#live(), 0, 0, 0n, 0, -1));
   }
 
   snapshotString() {
@@ -698,43 +731,68 @@ export class LeaseAuthority {
   }
 
   free() {
-    this.#i = release(authorities, this, dropAuthority, this.#i);
+    this.#i = release(this.#of.registry, this, this.#of.drop, this.#i);
+  }
+}
+
+/** The lease authority for one lock: grants leases with strictly increasing fencing tokens. */
+export class LeaseAuthority extends Locks {
+  constructor(options) {
+    super(AUTHORITIES, options);
+  }
+
+  /** An authority resuming from `snapshot()` or `snapshotString()`: it never re-issues a token. */
+  static restore(snapshot, options) {
+    restoring(AUTHORITIES, snapshot, options);
+    return new LeaseAuthority();
+  }
+
+  acquire(holder, now, options) {
+    const h = name("holder", holder);
+    const t = ms("now", now);
+    const ttl = ttlOf(options);
+    // After the options: their getters may free this object.
+    const i = lockIndex(this);
+    return acquired(raw.lock_call(CALL_ACQUIRE, i, 0, put(h), 0n, t, ttl));
+  }
+
+  renew(holder, tok, now, options) {
+    const h = name("holder", holder);
+    const tk = token("token", tok);
+    const t = ms("now", now);
+    const ttl = ttlOf(options);
+    const i = lockIndex(this);
+    return renewed(raw.lock_call(CALL_RENEW, i, 0, put(h), tk, t, ttl));
+  }
+
+  release(holder, tok, now) {
+    const i = lockIndex(this);
+    return released(raw.lock_call(CALL_RELEASE, i, 0, put(name("holder", holder)), token("token", tok), ms("now", now), -1));
+  }
+
+  expire(now) {
+    return expired(raw.lock_call(CALL_EXPIRE, lockIndex(this), 0, 0, 0n, ms("now", now), -1));
+  }
+
+  lease(now) {
+    return leaseOf(raw.lock_call(CALL_LEASE, lockIndex(this), 0, 0, 0n, ms("now", now), -1));
+  }
+
+  get freeAt() {
+    raw.state(lockIndex(this));
+    return time(outTime(OUT_TIME));
   }
 }
 
 /** A lease authority for many named locks; all of them share one token sequence. */
-export class LockTable {
-  #i = -1;
-
-  /** The index `restore` hands to the constructor (-1: make a new one from the options). */
-  static #restored = -1;
-
+export class LockTable extends Locks {
   constructor(options) {
-    ready();
-    const i = LockTable.#restored;
-    if (i >= 0) {
-      LockTable.#restored = -1;
-      this.#i = adopt(tables, this, i, "snapshot");
-      return;
-    }
-    this.#i = adopt(tables, this, raw.object_new(TABLE, false, 0, ...config(options)), "options");
+    super(TABLES, options);
   }
 
   static restore(snapshot, options) {
-    ready();
-    const cfg = config(options);
-    const b = snapshotBytes(snapshot);
-    LockTable.#restored = restored(raw.object_new(TABLE, true, putBytes(b), ...cfg));
+    restoring(TABLES, snapshot, options);
     return new LockTable();
-  }
-
-  #live() {
-    if (this.#i < 0) throw freed("LockTable");
-    return this.#i;
-  }
-
-  #state() {
-    raw.state(this.#live());
   }
 
   acquire(lock, holder, now, options) {
@@ -743,8 +801,8 @@ export class LockTable {
     const t = ms("now", now);
     const ttl = ttlOf(options);
     // After the options: their getters may free this object.
-    const i = this.#live();
-    return acquired(raw.lock_call(ACQUIRE, i, put(l, h), second, 0n, t, ttl));
+    const i = lockIndex(this);
+    return acquired(raw.lock_call(CALL_ACQUIRE, i, put(l, h), second, 0n, t, ttl));
   }
 
   renew(lock, holder, tok, now, options) {
@@ -753,82 +811,46 @@ export class LockTable {
     const tk = token("token", tok);
     const t = ms("now", now);
     const ttl = ttlOf(options);
-    const i = this.#live();
-    return renewed(raw.lock_call(RENEW, i, put(l, h), second, tk, t, ttl));
+    const i = lockIndex(this);
+    return renewed(raw.lock_call(CALL_RENEW, i, put(l, h), second, tk, t, ttl));
   }
 
   release(lock, holder, tok, now) {
-    const i = this.#live();
-    return released(raw.lock_call(RELEASE, i, put(name("lock", lock), name("holder", holder)), second, token("token", tok), ms("now", now), -1));
+    const i = lockIndex(this);
+    return released(raw.lock_call(CALL_RELEASE, i, put(name("lock", lock), name("holder", holder)), second, token("token", tok), ms("now", now), -1));
   }
 
   expire(lock, now) {
-    const i = this.#live();
-    return expired(raw.lock_call(EXPIRE, i, put(name("lock", lock)), 0, 0n, ms("now", now), -1));
+    const i = lockIndex(this);
+    return expired(raw.lock_call(CALL_EXPIRE, i, put(name("lock", lock)), 0, 0n, ms("now", now), -1));
   }
 
   expireAll(now) {
-    const i = this.#live();
-    const n = raw.lock_call(EXPIRE_ALL, i, 0, 0, 0n, ms("now", now), -1);
+    const i = lockIndex(this);
+    const n = raw.lock_call(CALL_EXPIRE_ALL, i, 0, 0, 0n, ms("now", now), -1);
     const out = [];
     for (let k = 0; k < n; k++) {
-      raw.lock_call(EXPIRED, i, k, 0, 0n, 0, -1);
+      raw.lock_call(CALL_EXPIRED, i, k, 0, 0n, 0, -1);
       out.push({
         lock: outName(),
         holder: outHolder(),
-        token: outToken(TOKEN),
-        at: time(outTime(TIME)),
-        freeAt: time(outTime(TIME2)),
+        token: outToken(OUT_TOKEN),
+        at: time(outTime(OUT_TIME)),
+        freeAt: time(outTime(OUT_TIME2)),
       });
     }
     return out;
   }
 
   lease(lock, now) {
-    const i = this.#live();
-    return leaseOf(raw.lock_call(LEASE, i, put(name("lock", lock)), 0, 0n, ms("now", now), -1));
+    const i = lockIndex(this);
+    return leaseOf(raw.lock_call(CALL_LEASE, i, put(name("lock", lock)), 0, 0n, ms("now", now), -1));
   }
 
+  /** Locks the table remembers. */
   get size() {
-    this.#state();
+    raw.state(lockIndex(this));
     return outDepth();
-  }
-
-  get nextToken() {
-    this.#state();
-    return orNull(outToken(TOKEN));
-  }
-
-  get lastIssued() {
-    this.#state();
-    return orNull(outToken(TOKEN2));
-  }
-
-  get reservedThrough() {
-    this.#state();
-    return outToken(TOKEN3);
-  }
-
-  get latestNow() {
-    this.#state();
-    return time(outTime(TIME2));
-  }
-
-  get clamps() {
-    this.#state();
-    return outTime(TIME3);
-  }
-
-  snapshot() {
-    return snapshotOf(raw.lock_call(SNAPSHOT, this.#live(), 0, 0, 0n, 0, -1));
-  }
-
-  snapshotString() {
-    return toBase64(this.snapshot());
-  }
-
-  free() {
-    this.#i = release(tables, this, dropTable, this.#i);
   }
 }
 
@@ -836,13 +858,11 @@ export class LockTable {
 // The resource side.
 
 const GUARD_KEYS = ["highest"];
-const STALE = 0;
-const NO_GUARD = 8;
 
 /** A refusal (code not accepted) by guard `i`, or the error a freed guard gets. */
 function refused(code, presented, i, what) {
-  if (code === STALE) return { ok: false, reason: "stale", presented, highest: BigInt.asUintN(64, W.guard_highest(i)) };
-  if (code === NO_GUARD) throw freed(what);
+  if (code === ADMIT_STALE) return { ok: false, reason: "stale", presented, highest: BigInt.asUintN(64, W.guard_highest(i)) };
+  if (code === ADMIT_NO_GUARD) throw freed(what);
   return { ok: false, reason: "invalid", presented };
 }
 
@@ -855,7 +875,7 @@ export class FenceGuard {
     // Read once: a getter answers once.
     const { highest } = checkOptions("options", options, GUARD_KEYS);
     const h = highest === undefined || highest === null ? 0n : token("options.highest", highest);
-    this.#i = adopt(guards, this, W.object_new(GUARD, false, 0, h, 0, 0, 0, 0), "FenceGuard");
+    this.#i = adopt(guards, this, W.object_new(KIND_GUARD, false, 0, h, 0, 0, 0, 0), "FenceGuard");
   }
 
   admit(token) {
@@ -910,8 +930,8 @@ export class FenceGuard {
     if (this.#i < 0) throw freed("FenceGuard");
     const code = raw.guard_admit_signed(this.#i, si, put(lock, header), second);
     if ((code & 1) === 1) return ACCEPTED;
-    if (code === 4) return forgery();
-    if (code === 6) throw new RangeError(`header is not a signed token: ${coreMessage()}`);
+    if (code === ADMIT_FORGED) return forgery();
+    if (code === ADMIT_MALFORMED) throw new RangeError(`header is not a signed token: ${coreMessage()}`);
     return refused(code, BigInt(header.slice(0, header.indexOf("."))), this.#i, "FenceGuard");
   }
 
@@ -938,7 +958,7 @@ const guardMaps =
 let freshGuard = -1;
 
 function fresh() {
-  if (freshGuard === -1) freshGuard = adopt(null, null, W.object_new(GUARD, false, 0, 0n, 0, 0, 0, 0), "GuardMap");
+  if (freshGuard === -1) freshGuard = adopt(null, null, W.object_new(KIND_GUARD, false, 0, 0n, 0, 0, 0, 0), "GuardMap");
   return freshGuard;
 }
 
@@ -958,7 +978,7 @@ export class GuardMap {
       name("resource", resource);
       if (this.#freed) throw freed("GuardMap");
       if (!create) return -1;
-      i = adopt(null, this, W.object_new(GUARD, false, 0, 0n, 0, 0, 0, 0), "GuardMap");
+      i = adopt(null, this, W.object_new(KIND_GUARD, false, 0, 0n, 0, 0, 0, 0), "GuardMap");
       this.#index.set(resource, i);
     }
     return i;
@@ -1052,7 +1072,7 @@ export class FencedResource {
 
   constructor() {
     ready();
-    this.#i = adopt(resources, this, W.object_new(RESOURCE, false, 0, 0n, 0, 0, 0, 0), "FencedResource");
+    this.#i = adopt(resources, this, W.object_new(KIND_RESOURCE, false, 0, 0n, 0, 0, 0, 0), "FencedResource");
   }
 
   #live() {
@@ -1065,7 +1085,7 @@ export class FencedResource {
     const id = opId(op);
     if (typeof apply !== "function") throw new TypeError(`apply must be a function, got ${describe(apply)}`);
     switch (raw.resource_write(this.#live(), token, id)) {
-      case APPLIED: {
+      case WRITE_APPLIED: {
         const slot = outDepth();
         this.#outcomes.delete((slot - LEDGER_CAPACITY) >>> 0);
         // Marked until apply returns: a write of the same operation from inside apply finds it.
@@ -1080,7 +1100,7 @@ export class FencedResource {
         this.#outcomes.set(slot, { failed: false, outcome });
         return { ok: true, applied: true, outcome };
       }
-      case DUPLICATE: {
+      case WRITE_DUPLICATE: {
         const first = this.#outcomes.get(outDepth());
         if (first === APPLYING) {
           throw new TypeError(`op ${id} is still being applied: its apply called write for the same operation`);
@@ -1089,8 +1109,8 @@ export class FencedResource {
         if (first.failed) throw first.error;
         return { ok: true, applied: false, outcome: first.outcome };
       }
-      case STALE_WRITE:
-        return { ok: false, reason: "stale", presented: token, highest: outToken(TOKEN) };
+      case WRITE_STALE:
+        return { ok: false, reason: "stale", presented: token, highest: outToken(OUT_TOKEN) };
       default:
         return { ok: false, reason: "invalid", presented: token };
     }
@@ -1098,7 +1118,7 @@ export class FencedResource {
 
   get highest() {
     raw.state(this.#live());
-    return orNull(outToken(TOKEN));
+    return orNull(outToken(OUT_TOKEN));
   }
 
   /** Operations the ledger remembers (at most `capacity`). */
@@ -1132,12 +1152,12 @@ export function decideStoredWrite(highest, tok, recorded = null) {
   const r = recorded === null ? 0n : token("recorded", recorded);
   u64("token", tok);
   switch (W.store_decide(h, r, tok)) {
-    case APPLIED:
+    case WRITE_APPLIED:
       return ACCEPTED;
-    case DUPLICATE:
+    case WRITE_DUPLICATE:
       return { ok: false, reason: "duplicate", presented: tok };
-    case STALE_WRITE:
-      return { ok: false, reason: "stale", presented: tok, highest: outToken(TOKEN) };
+    case WRITE_STALE:
+      return { ok: false, reason: "stale", presented: tok, highest: outToken(OUT_TOKEN) };
     default:
       return { ok: false, reason: "invalid", presented: tok };
   }
@@ -1151,12 +1171,12 @@ export function decideStoredWrite(highest, tok, recorded = null) {
 function signWith(i, lock, tok) {
   const n = raw.signer_sign(i, put(name("lock", lock)), token("token", tok));
   if (n === 0) throw new RangeError(coreMessage());
-  return textAt(outU32(OUTPUT), n);
+  return textAt(outU32(OUT_OUTPUT), n);
 }
 
 /** A refusal of a signature, with the key id when it names a key the ring does not have. */
 function forgery() {
-  if (outU32(ERROR) === 19) return { ok: false, reason: "unknownKey", keyId: outU32(DETAIL) };
+  if (outU32(OUT_ERROR) === ERR_UNKNOWN_KEY) return { ok: false, reason: "unknownKey", keyId: outU32(OUT_DETAIL) };
   return FORGED;
 }
 
@@ -1164,8 +1184,8 @@ function forgery() {
 function verifyWith(i, lock, header) {
   const t = raw.signer_verify(i, put(name("lock", lock), text("header", header, MAX_TEXT)), second);
   if (t !== 0n) return { ok: true, token: t };
-  const code = outU32(ERROR);
-  if (code === 14 || code === 19) return forgery();
+  const code = outU32(OUT_ERROR);
+  if (code === ERR_FORGED || code === ERR_UNKNOWN_KEY) return forgery();
   throw new RangeError(`header is not a signed token: ${coreMessage()}`);
 }
 
@@ -1179,7 +1199,7 @@ export class TokenSigner {
   constructor(key) {
     ready();
     const k = bytes("key", key, MAX_TEXT);
-    this.#i = adopt(signers, this, raw.object_new(SIGNER, false, putBytes(k), 0n, 0, 0, 0, 0), "key");
+    this.#i = adopt(signers, this, raw.object_new(KIND_SIGNER, false, putBytes(k), 0n, 0, 0, 0, 0), "key");
   }
 
   #live() {
@@ -1211,10 +1231,6 @@ export class TokenSigner {
 /** The module index behind a KeyRing (set by the class). */
 let ringOf;
 
-// What the module's `ring_call` does (`ring` in crates/fencepost-wasm).
-const ROTATE = 0;
-const REMOVE = 1;
-
 /** A key id: a whole number from 0 to 2^32 - 1. */
 function keyId(argName, v) {
   if (typeof v !== "number") throw new TypeError(`${argName} must be a number, got ${describe(v)}`);
@@ -1236,7 +1252,7 @@ export class KeyRing {
     ready();
     const kid = keyId("keyId", id);
     const k = bytes("key", key, MAX_TEXT);
-    this.#i = adopt(rings, this, raw.object_new(RING, false, putBytes(k), BigInt(kid), 0, 0, 0, 0), "key");
+    this.#i = adopt(rings, this, raw.object_new(KIND_RING, false, putBytes(k), BigInt(kid), 0, 0, 0, 0), "key");
   }
 
   #live() {
@@ -1252,14 +1268,14 @@ export class KeyRing {
   rotate(id, key) {
     const kid = keyId("keyId", id);
     const k = bytes("key", key, MAX_TEXT);
-    if (raw.ring_call(ROTATE, this.#live(), putBytes(k), kid) !== 0) throw new RangeError(coreMessage());
+    if (raw.ring_call(RING_ROTATE, this.#live(), putBytes(k), kid) !== 0) throw new RangeError(coreMessage());
   }
 
   /** Removes a previous key: tokens it signed no longer verify. */
   remove(id) {
     const kid = keyId("keyId", id);
-    if (raw.ring_call(REMOVE, this.#live(), 0, kid) === 0) return;
-    throw new RangeError(outU32(ERROR) === 19 ? `the key ring has no key ${kid}` : coreMessage());
+    if (raw.ring_call(RING_REMOVE, this.#live(), 0, kid) === 0) return;
+    throw new RangeError(outU32(OUT_ERROR) === ERR_UNKNOWN_KEY ? `the key ring has no key ${kid}` : coreMessage());
   }
 
   /** The id of the key that signs. */
@@ -1287,21 +1303,8 @@ export class KeyRing {
 // Keepers: the holder's side of a lease. The lease client (client.js) does the I/O and the
 // timers; everything it decides, it asks a keeper.
 
-// What the module's `keeper_call` does (`keeper::op` in crates/fencepost-wasm).
-const KEEPER_SEND = 0;
-const KEEPER_GRANTED = 1;
-const KEEPER_TRANSIENT = 2;
-const KEEPER_REFUSED = 3;
-const KEEPER_RELEASED = 4;
-const KEEPER_STATE = 5;
-/** The code of a refused answer (`keeper::state::ERROR`); below it, the states by code. */
-const KEEPER_ERROR = 4;
-const KEEPER_STATES = ["acquiring", "held", "uncertain", "lost"];
-/** Why a lease was lost, by code (`keeper::loss`). */
-const LOSSES = ["expired", "refused", "released"];
-
 const KEEPER_KEYS = ["ttlMs", "driftPpm", "marginMs", "renewPpm", "retryMs"];
-const dropKeeper = dropper(KEEPER);
+const dropKeeper = dropper(KIND_KEEPER);
 const keepers = cleanup(dropKeeper);
 
 /** A ppm option: undefined (the core's default, -1 to the module) or a whole number to 1,000,000. */
@@ -1316,11 +1319,11 @@ function ppm(argName, v) {
 
 /** The state the module left in the record after a keeper call that answered `code`. */
 function keeperState(code) {
-  if (code === KEEPER_ERROR) throw new RangeError(coreMessage());
+  if (code === KEEPER_STATE_ERROR) throw new RangeError(coreMessage());
   const state = KEEPER_STATES[code];
-  const t = outToken(TOKEN);
-  const safeUntil = outTime(TIME);
-  const nextSend = outTime(TIME2);
+  const t = outToken(OUT_TOKEN);
+  const safeUntil = outTime(OUT_TIME);
+  const nextSend = outTime(OUT_TIME2);
   return Object.freeze({
     state,
     token: orNull(t),
@@ -1359,7 +1362,7 @@ export class LeaseKeeper {
   /** Records an acquire or renewal sent at `now`; answers the ticket to hand back with its answer. */
   send(now) {
     const t = ms("now", now);
-    return raw.keeper_call(KEEPER_SEND, this.#live(), 0, 0n, 0, t) >>> 0;
+    return raw.keeper_call(KEEPER_OP_SEND, this.#live(), 0, 0n, 0, t) >>> 0;
   }
 
   /** A grant of `token` for `ttlMs` answered ticket `ticket` at `now`; answers the state. */
@@ -1368,7 +1371,7 @@ export class LeaseKeeper {
     const tk = token("token", tok);
     const ttl = ms("ttlMs", ttlMs);
     const t = ms("now", now);
-    return keeperState(raw.keeper_call(KEEPER_GRANTED, this.#live(), n, tk, ttl, t));
+    return keeperState(raw.keeper_call(KEEPER_OP_GRANTED, this.#live(), n, tk, ttl, t));
   }
 
   /**
@@ -1381,20 +1384,20 @@ export class LeaseKeeper {
       throw new TypeError(`failure must be "transient" or "refused", got ${describe(failure)}`);
     }
     const t = ms("now", now);
-    const op = failure === "transient" ? KEEPER_TRANSIENT : KEEPER_REFUSED;
+    const op = failure === "transient" ? KEEPER_OP_TRANSIENT : KEEPER_OP_REFUSED;
     return keeperState(raw.keeper_call(op, this.#live(), n, 0n, 0, t));
   }
 
   /** The holder lets go at `now`: lost for good; answers the state. */
   released(now) {
     const t = ms("now", now);
-    return keeperState(raw.keeper_call(KEEPER_RELEASED, this.#live(), 0, 0n, 0, t));
+    return keeperState(raw.keeper_call(KEEPER_OP_RELEASED, this.#live(), 0, 0n, 0, t));
   }
 
   /** The state at `now`. */
   state(now) {
     const t = ms("now", now);
-    return keeperState(raw.keeper_call(KEEPER_STATE, this.#live(), 0, 0n, 0, t));
+    return keeperState(raw.keeper_call(KEEPER_OP_STATE, this.#live(), 0, 0n, 0, t));
   }
 
   free() {
@@ -1410,11 +1413,6 @@ function ticketOf(v) {
 
 // -------------------------------------------------------------------------------------------
 // Token codecs.
-
-// The forms of a token the module's `token_decode` reads (`form` in crates/fencepost-wasm).
-const DECIMAL = 0;
-const HEADER_VALUE = 1;
-const BYTES = 2;
 
 /** The HTTP header that carries a fencing token. */
 export const HEADER_NAME = "Fencing-Token";
@@ -1432,7 +1430,7 @@ export function tokenToString(tok) {
 /** Parses the strict decimal form: digits only, no sign, no whitespace, no leading zero. */
 export function tokenFromString(value) {
   ready();
-  return parsed("value", raw.token_decode(DECIMAL, put(text("value", value, MAX_TEXT))));
+  return parsed("value", raw.token_decode(FORM_DECIMAL, put(text("value", value, MAX_TEXT))));
 }
 
 /** The `Fencing-Token` header value of an unsigned token (its decimal form). */
@@ -1443,7 +1441,7 @@ export function tokenToHeader(tok) {
 /** Parses an unsigned `Fencing-Token` header value. */
 export function tokenFromHeader(value) {
   ready();
-  return parsed("value", raw.token_decode(HEADER_VALUE, put(text("value", value, MAX_TEXT))));
+  return parsed("value", raw.token_decode(FORM_HEADER, put(text("value", value, MAX_TEXT))));
 }
 
 /** The 8-byte big-endian form of a token. */
@@ -1456,7 +1454,7 @@ export function tokenToBytes(tok) {
 /** Parses the 8-byte big-endian form. */
 export function tokenFromBytes(value) {
   ready();
-  return parsed("value", raw.token_decode(BYTES, putBytes(bytes("value", value, MAX_TEXT))));
+  return parsed("value", raw.token_decode(FORM_BYTES, putBytes(bytes("value", value, MAX_TEXT))));
 }
 
 // `using` support where the runtime has Symbol.dispose (Node 20 may not).

@@ -12,90 +12,92 @@ pub(crate) static LAST_FIELD: AtomicU32 = AtomicU32::new(0);
 
 /// Error codes shared with `npm/src/api.js` (which holds the messages).
 pub mod code {
-    /// Token parse errors, [`fencepost::ParseTokenError`].
-    pub const EMPTY: u32 = 1;
-    #[allow(missing_docs)]
-    pub const WHITESPACE: u32 = 2;
-    #[allow(missing_docs)]
-    pub const SIGN: u32 = 3;
-    #[allow(missing_docs)]
-    pub const NOT_A_DIGIT: u32 = 4;
-    #[allow(missing_docs)]
-    pub const LEADING_ZERO: u32 = 5;
-    #[allow(missing_docs)]
-    pub const ZERO: u32 = 6;
-    #[allow(missing_docs)]
-    pub const OVERFLOW: u32 = 7;
-    #[allow(missing_docs)]
-    pub const LENGTH: u32 = 8;
-    #[allow(missing_docs)]
-    pub const SIGNED: u32 = 9;
-    /// Signed token parse errors, [`fencepost::ParseSignedError`].
-    pub const MISSING_MAC: u32 = 10;
-    #[allow(missing_docs)]
-    pub const MAC_TRUNCATED: u32 = 11;
-    #[allow(missing_docs)]
-    pub const MAC_TOO_LONG: u32 = 12;
-    #[allow(missing_docs)]
-    pub const BAD_HEX: u32 = 13;
-    /// Signature errors, [`fencepost::SignatureError`].
-    pub const FORGED: u32 = 14;
-    #[allow(missing_docs)]
-    pub const KEY_TOO_SHORT: u32 = 15;
-    #[allow(missing_docs)]
-    pub const LOCK_NAME_TOO_LONG: u32 = 16;
-    /// A keyed token parse error: the v1 form, without a key id.
-    pub const NO_KEY_ID: u32 = 17;
-    /// A keyed token parse error: the key id is not a `u32` in decimal (detail: its byte offset).
-    pub const BAD_KEY_ID: u32 = 18;
-    /// A key id the ring does not hold (detail: the id).
-    pub const UNKNOWN_KEY: u32 = 19;
-    /// Snapshot errors, [`fencepost::SnapshotError`].
-    pub const SNAP_TRUNCATED: u32 = 20;
-    #[allow(missing_docs)]
-    pub const SNAP_BAD_MAGIC: u32 = 21;
-    #[allow(missing_docs)]
-    pub const SNAP_VERSION: u32 = 22;
-    #[allow(missing_docs)]
-    pub const SNAP_WRONG_KIND: u32 = 23;
-    #[allow(missing_docs)]
-    pub const SNAP_CHECKSUM: u32 = 24;
-    #[allow(missing_docs)]
-    pub const SNAP_TRAILING: u32 = 25;
-    #[allow(missing_docs)]
-    pub const SNAP_INVALID: u32 = 26;
-    #[allow(missing_docs)]
-    pub const SNAP_BAD_ID: u32 = 27;
-    #[allow(missing_docs)]
-    pub const SNAP_BUFFER: u32 = 28;
-    /// Config errors, [`fencepost::ConfigError`].
-    pub const ZERO_TTL: u32 = 30;
-    #[allow(missing_docs)]
-    pub const ZERO_REENTRY: u32 = 31;
-    #[allow(missing_docs)]
-    pub const ZERO_RESERVE_BLOCK: u32 = 32;
-    /// The first token was 0.
-    pub const ZERO_FIRST_TOKEN: u32 = 33;
-    /// A holder id, lock or resource name longer than `MAX_ID_LEN` bytes.
-    pub const NAME_TOO_LONG: u32 = 40;
-    /// Key ring errors, [`fencepost::SignatureError`]: the ring is full (detail: its capacity).
-    pub const RING_FULL: u32 = 50;
-    /// The ring already holds this key id (detail: the id).
-    pub const KEY_ID_TAKEN: u32 = 51;
-    /// The current key cannot be removed (detail: its id).
-    pub const CURRENT_KEY: u32 = 52;
-    /// Keeper config errors, [`fencepost::KeeperConfigError`]: the drift bound is over 1,000,000 ppm.
-    pub const KEEPER_DRIFT: u32 = 60;
-    /// The renewal point is 0 or over 1,000,000 ppm of the TTL.
-    pub const KEEPER_RENEW: u32 = 61;
-    /// The retry interval is 0.
-    pub const KEEPER_RETRY: u32 = 62;
-    /// Keeper answer errors, [`fencepost::KeeperError`]: a ticket this keeper does not hold.
-    pub const UNKNOWN_TICKET: u32 = 63;
-    /// An answer for another token than the lease's (`token` in [`Out`](super::Out): the lease's).
-    pub const OTHER_TOKEN: u32 = 64;
-    /// An error this build of the bindings does not know (the core's enums are non-exhaustive).
-    pub const UNKNOWN: u32 = 99;
+    crate::numbered! {
+        /// Token parse errors, [`fencepost::ParseTokenError`].
+        EMPTY = 1;
+        #[allow(missing_docs)]
+        WHITESPACE = 2;
+        #[allow(missing_docs)]
+        SIGN = 3;
+        #[allow(missing_docs)]
+        NOT_A_DIGIT = 4;
+        #[allow(missing_docs)]
+        LEADING_ZERO = 5;
+        #[allow(missing_docs)]
+        ZERO = 6;
+        #[allow(missing_docs)]
+        OVERFLOW = 7;
+        #[allow(missing_docs)]
+        LENGTH = 8;
+        #[allow(missing_docs)]
+        SIGNED = 9;
+        /// Signed token parse errors, [`fencepost::ParseSignedError`].
+        MISSING_MAC = 10;
+        #[allow(missing_docs)]
+        MAC_TRUNCATED = 11;
+        #[allow(missing_docs)]
+        MAC_TOO_LONG = 12;
+        #[allow(missing_docs)]
+        BAD_HEX = 13;
+        /// Signature errors, [`fencepost::SignatureError`].
+        FORGED = 14;
+        #[allow(missing_docs)]
+        KEY_TOO_SHORT = 15;
+        #[allow(missing_docs)]
+        LOCK_NAME_TOO_LONG = 16;
+        /// A keyed token parse error: the v1 form, without a key id.
+        NO_KEY_ID = 17;
+        /// A keyed token parse error: the key id is not a `u32` in decimal (detail: its byte offset).
+        BAD_KEY_ID = 18;
+        /// A key id the ring does not hold (detail: the id).
+        UNKNOWN_KEY = 19;
+        /// Snapshot errors, [`fencepost::SnapshotError`].
+        SNAP_TRUNCATED = 20;
+        #[allow(missing_docs)]
+        SNAP_BAD_MAGIC = 21;
+        #[allow(missing_docs)]
+        SNAP_VERSION = 22;
+        #[allow(missing_docs)]
+        SNAP_WRONG_KIND = 23;
+        #[allow(missing_docs)]
+        SNAP_CHECKSUM = 24;
+        #[allow(missing_docs)]
+        SNAP_TRAILING = 25;
+        #[allow(missing_docs)]
+        SNAP_INVALID = 26;
+        #[allow(missing_docs)]
+        SNAP_BAD_ID = 27;
+        #[allow(missing_docs)]
+        SNAP_BUFFER = 28;
+        /// Config errors, [`fencepost::ConfigError`].
+        ZERO_TTL = 30;
+        #[allow(missing_docs)]
+        ZERO_REENTRY = 31;
+        #[allow(missing_docs)]
+        ZERO_RESERVE_BLOCK = 32;
+        /// The first token was 0.
+        ZERO_FIRST_TOKEN = 33;
+        /// A holder id, lock or resource name longer than `MAX_ID_LEN` bytes.
+        NAME_TOO_LONG = 40;
+        /// Key ring errors, [`fencepost::SignatureError`]: the ring is full (detail: its capacity).
+        RING_FULL = 50;
+        /// The ring already holds this key id (detail: the id).
+        KEY_ID_TAKEN = 51;
+        /// The current key cannot be removed (detail: its id).
+        CURRENT_KEY = 52;
+        /// Keeper config errors, [`fencepost::KeeperConfigError`]: the drift bound is over 1,000,000 ppm.
+        KEEPER_DRIFT = 60;
+        /// The renewal point is 0 or over 1,000,000 ppm of the TTL.
+        KEEPER_RENEW = 61;
+        /// The retry interval is 0.
+        KEEPER_RETRY = 62;
+        /// Keeper answer errors, [`fencepost::KeeperError`]: a ticket this keeper does not hold.
+        UNKNOWN_TICKET = 63;
+        /// An answer for another token than the lease's (`token` in [`Out`](super::Out): the lease's).
+        OTHER_TOKEN = 64;
+        /// An error this build of the bindings does not know (the core's enums are non-exhaustive).
+        UNKNOWN = 99;
+    }
 }
 
 #[inline(never)]

@@ -8,20 +8,22 @@ use crate::state::with;
 
 /// Admission codes: bit 0 set means accepted, so every refusal must be even.
 pub mod admit {
-    /// Refused: older than the highest token accepted.
-    pub const STALE: u32 = 0;
-    /// Accepted: newer than every token before (now the highest).
-    pub const ADVANCED: u32 = 1;
-    /// Refused: token 0 is never granted.
-    pub const INVALID: u32 = 2;
-    /// Accepted: the same token as the highest (the same owner again).
-    pub const CURRENT: u32 = 3;
-    /// Refused: the signature does not verify.
-    pub const FORGED: u32 = 4;
-    /// Refused: the signed token could not be parsed (see `error` in [`Out`](super::Out)).
-    pub const MALFORMED: u32 = 6;
-    /// The index is not a guard (it was freed).
-    pub const NO_GUARD: u32 = 8;
+    crate::numbered! {
+        /// Refused: older than the highest token accepted.
+        STALE = 0;
+        /// Accepted: newer than every token before (now the highest).
+        ADVANCED = 1;
+        /// Refused: token 0 is never granted.
+        INVALID = 2;
+        /// Accepted: the same token as the highest (the same owner again).
+        CURRENT = 3;
+        /// Refused: the signature does not verify.
+        FORGED = 4;
+        /// Refused: the signed token could not be parsed (see `error` in [`Out`](super::Out)).
+        MALFORMED = 6;
+        /// The index is not a guard (it was freed).
+        NO_GUARD = 8;
+    }
 }
 
 #[inline(always)]

@@ -5,7 +5,8 @@
 //! holds what a call has to say beyond its return value, errors too).
 //! Every lease and fence rule lives in the `fencepost` crate; this crate turns its results into
 //! small integer codes, and the package's JavaScript (`npm/src/api.js`) turns those into the
-//! objects, `TypeError`s and `RangeError`s its users see.
+//! objects, `TypeError`s and `RangeError`s its users see. Every number both sides use is defined
+//! here, once: `npm/src/abi.js` is generated from these definitions (see [`js`]).
 //!
 //! Every object (authority, lock table, guard, resource, signer, key ring, keeper) lives in a
 //! table of the instance and is known to JavaScript by its index (see [`objects`]), so every
@@ -21,6 +22,18 @@
 
 extern crate alloc;
 
+/// The numbered constants of one group (error codes, object kinds, what a call does, what it
+/// answers), with `ALL` naming each, in order: `npm/src/abi.js` is generated from those lists
+/// (see [`js`]), so every number is written once.
+macro_rules! numbered {
+    ($($(#[$attr:meta])* $name:ident = $value:expr;)*) => {
+        $($(#[$attr])* pub const $name: u32 = $value;)*
+        /// Every constant of this group with its name, in the order they are defined.
+        pub const ALL: &[(&str, u32)] = &[$((stringify!($name), $name)),*];
+    };
+}
+pub(crate) use numbered;
+
 pub mod abi;
 pub mod errors;
 pub mod guard;
@@ -33,6 +46,8 @@ pub mod signer;
 mod state;
 pub mod token;
 
+#[cfg(not(target_arch = "wasm32"))]
+pub mod js;
 #[cfg(test)]
 mod tests;
 

@@ -42,20 +42,22 @@ pub(crate) fn config(
 
 /// Acquire codes.
 pub mod acquire {
-    /// Granted: `token`, `time` (expires at), `time2` (granted at), `depth`.
-    pub const GRANTED: u32 = 0;
-    /// Another holder has it: `holder`, `time` (until).
-    pub const HELD: u32 = 1;
-    /// In lock-delay after an expiry: `time` (until).
-    pub const LOCK_DELAY: u32 = 2;
-    /// Re-entered as deep as allowed: `depth` (the limit).
-    pub const REENTRY_LIMIT: u32 = 3;
-    /// Every token was issued.
-    pub const EXHAUSTED: u32 = 4;
-    /// The holder id (or lock name) is too long: see `error` in [`Out`](super::Out).
-    pub const BAD_NAME: u32 = 5;
-    /// A refusal this build does not know.
-    pub const OTHER: u32 = 6;
+    crate::numbered! {
+        /// Granted: `token`, `time` (expires at), `time2` (granted at), `depth`.
+        GRANTED = 0;
+        /// Another holder has it: `holder`, `time` (until).
+        HELD = 1;
+        /// In lock-delay after an expiry: `time` (until).
+        LOCK_DELAY = 2;
+        /// Re-entered as deep as allowed: `depth` (the limit).
+        REENTRY_LIMIT = 3;
+        /// Every token was issued.
+        EXHAUSTED = 4;
+        /// The holder id (or lock name) is too long: see `error` in [`Out`](super::Out).
+        BAD_NAME = 5;
+        /// A refusal this build does not know.
+        OTHER = 6;
+    }
 }
 
 /// A lock table with the expiries of its last `call::EXPIRE_ALL`.
@@ -92,30 +94,32 @@ pub(crate) fn ttl_ms(cfg: &Config, ttl: f64) -> u64 {
 
 /// What [`lock_call`] does.
 pub mod call {
-    /// Acquire the lock for the holder (`token` unused; `ttl`: negative for the default); see
-    /// [`acquire`](super::acquire) for the codes.
-    pub const ACQUIRE: u32 = 0;
-    /// Renew the holder's lease with `token` (`ttl`: negative for the default): 0 renewed
-    /// (`token`, `time`), 1 lost.
-    pub const RENEW: u32 = 1;
-    /// Release one level of the holder's lease with `token` (`ttl` unused): 0 released
-    /// (`depth`), 1 lost.
-    pub const RELEASE: u32 = 2;
-    /// Notice its expiry (holder, `token` and `ttl` unused): 1 if its lease ran out (`holder`,
-    /// `token`, `time` at, `time2` free at), else 0.
-    pub const EXPIRE: u32 = 3;
-    /// Read its live lease (holder, `token` and `ttl` unused): 1 if there is one (`holder`,
-    /// `token`, `time` expires, `time2` granted, `depth`), else 0.
-    pub const LEASE: u32 = 4;
-    /// Notice every expiry due on a table (names, `token` and `ttl` unused): how many (read
-    /// each with [`EXPIRED`]).
-    pub const EXPIRE_ALL: u32 = 5;
-    /// Expiry `lock` (a number here, not a name) of a table's last [`EXPIRE_ALL`]: 1 if there
-    /// is one (`name` the lock, `holder`, `token`, `time` at, `time2` free at), else 0.
-    pub const EXPIRED: u32 = 6;
-    /// The binary snapshot of the authority or the table into the output area: its length (0,
-    /// see `error` in [`Out`](super::Out), if it cannot be encoded).
-    pub const SNAPSHOT: u32 = 7;
+    crate::numbered! {
+        /// Acquire the lock for the holder (`token` unused; `ttl`: negative for the default); see
+        /// [`acquire`](super::acquire) for the codes.
+        ACQUIRE = 0;
+        /// Renew the holder's lease with `token` (`ttl`: negative for the default): 0 renewed
+        /// (`token`, `time`), 1 lost.
+        RENEW = 1;
+        /// Release one level of the holder's lease with `token` (`ttl` unused): 0 released
+        /// (`depth`), 1 lost.
+        RELEASE = 2;
+        /// Notice its expiry (holder, `token` and `ttl` unused): 1 if its lease ran out (`holder`,
+        /// `token`, `time` at, `time2` free at), else 0.
+        EXPIRE = 3;
+        /// Read its live lease (holder, `token` and `ttl` unused): 1 if there is one (`holder`,
+        /// `token`, `time` expires, `time2` granted, `depth`), else 0.
+        LEASE = 4;
+        /// Notice every expiry due on a table (names, `token` and `ttl` unused): how many (read
+        /// each with [`EXPIRED`]).
+        EXPIRE_ALL = 5;
+        /// Expiry `lock` (a number here, not a name) of a table's last [`EXPIRE_ALL`]: 1 if there
+        /// is one (`name` the lock, `holder`, `token`, `time` at, `time2` free at), else 0.
+        EXPIRED = 6;
+        /// The binary snapshot of the authority or the table into the output area: its length (0,
+        /// see `error` in [`Out`](super::Out), if it cannot be encoded).
+        SNAPSHOT = 7;
+    }
 }
 
 /// Acquires, renews or releases a lock (the first `lock` bytes of the input area; none for an

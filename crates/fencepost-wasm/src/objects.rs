@@ -33,20 +33,22 @@ pub(crate) enum Object {
 
 /// The kinds of object, as [`free`] names them.
 pub mod kind {
-    #[allow(missing_docs)]
-    pub const GUARD: u32 = 0;
-    #[allow(missing_docs)]
-    pub const AUTHORITY: u32 = 1;
-    #[allow(missing_docs)]
-    pub const TABLE: u32 = 2;
-    #[allow(missing_docs)]
-    pub const RESOURCE: u32 = 3;
-    #[allow(missing_docs)]
-    pub const SIGNER: u32 = 4;
-    #[allow(missing_docs)]
-    pub const RING: u32 = 5;
-    #[allow(missing_docs)]
-    pub const KEEPER: u32 = 6;
+    crate::numbered! {
+        #[allow(missing_docs)]
+        GUARD = 0;
+        #[allow(missing_docs)]
+        AUTHORITY = 1;
+        #[allow(missing_docs)]
+        TABLE = 2;
+        #[allow(missing_docs)]
+        RESOURCE = 3;
+        #[allow(missing_docs)]
+        SIGNER = 4;
+        #[allow(missing_docs)]
+        RING = 5;
+        #[allow(missing_docs)]
+        KEEPER = 6;
+    }
 }
 
 /// Frees object `i` if it is of kind `k` (see [`kind`]); its index is reused by a later one.

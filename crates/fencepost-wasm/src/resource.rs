@@ -19,14 +19,16 @@ pub(crate) struct Resource {
 
 /// Write codes of [`resource_write`].
 pub mod write {
-    /// Applied now: run the operation; `depth` is its new outcome slot.
-    pub const APPLIED: u32 = 0;
-    /// A retry: `depth` is the slot of the first outcome.
-    pub const DUPLICATE: u32 = 1;
-    /// Stale: `token` is the highest token accepted.
-    pub const STALE: u32 = 2;
-    /// Token 0 (or not a resource).
-    pub const INVALID: u32 = 3;
+    crate::numbered! {
+        /// Applied now: run the operation; `depth` is its new outcome slot.
+        APPLIED = 0;
+        /// A retry: `depth` is the slot of the first outcome.
+        DUPLICATE = 1;
+        /// Stale: `token` is the highest token accepted.
+        STALE = 2;
+        /// Token 0 (or not a resource).
+        INVALID = 3;
+    }
 }
 
 /// Runs the ledger, then the guard (see [`write`] for the codes).

@@ -62,10 +62,12 @@ pub fn signer_verify(i: u32, lock: usize, header: usize) -> u64 {
 
 /// What [`ring_call`] does.
 pub mod ring {
-    /// Make the key in the first `n` bytes of the input area current, under `id`.
-    pub const ROTATE: u32 = 0;
-    /// Remove the previous key `id`.
-    pub const REMOVE: u32 = 1;
+    crate::numbered! {
+        /// Make the key in the first `n` bytes of the input area current, under `id`.
+        ROTATE = 0;
+        /// Remove the previous key `id`.
+        REMOVE = 1;
+    }
 }
 
 /// Rotates or removes a key of ring `i` (see [`ring`]); 0 when done, else the error code (see

@@ -9,12 +9,14 @@ use crate::state::with;
 
 /// The forms of a token [`token_decode`] reads.
 pub mod form {
-    /// The strict decimal form.
-    pub const DECIMAL: u32 = 0;
-    /// An unsigned `Fencing-Token` header value.
-    pub const HEADER: u32 = 1;
-    /// The 8-byte big-endian form.
-    pub const BYTES: u32 = 2;
+    crate::numbered! {
+        /// The strict decimal form.
+        DECIMAL = 0;
+        /// An unsigned `Fencing-Token` header value.
+        HEADER = 1;
+        /// The 8-byte big-endian form.
+        BYTES = 2;
+    }
 }
 
 /// Parses the first `n` bytes of the input area as a token in form `f` (see [`form`]; any other

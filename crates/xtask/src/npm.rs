@@ -233,6 +233,9 @@ pub struct WasmModule {
     pub profile: &'static str,
     /// The wasm-opt passes it is optimized with (before stripping).
     pub passes: &'static [&'static str],
+    /// Files of its npm/src directory that its api.js imports, besides the glue and common.js,
+    /// in the order the CommonJS build puts them before api.js.
+    pub locals: &'static [&'static str],
 }
 
 /// The wasm-opt passes of both modules: flattening and re-looping the control flow, merging
@@ -271,6 +274,8 @@ pub const CORE: WasmModule = WasmModule {
     types: "index.d.ts",
     profile: "wasm-release",
     passes: SIZE_PASSES,
+    // Generated from crates/fencepost-wasm (`cargo xtask abi`).
+    locals: &["abi.js"],
 };
 
 /// The simulator module, behind `fencepost/sim`, so the core module stays small and loads alone.
@@ -281,6 +286,7 @@ pub const SIM: WasmModule = WasmModule {
     types: "sim/index.d.ts",
     profile: "wasm-sim",
     passes: SIZE_PASSES,
+    locals: &[],
 };
 
 /// Every module of the package.
@@ -365,6 +371,24 @@ fn rustflags() -> String {
     flags.join("\x1f")
 }
 
+/// Writes npm/src/abi.js from the Rust definitions: the crate's own test renders the file (it
+/// alone can read the `Out` record's offsets and the numbered groups) and, with
+/// `FENCEPOST_WRITE_ABI` set, writes it where it otherwise only compares it.
+pub fn abi() -> Result {
+    step("writing npm/src/abi.js from crates/fencepost-wasm");
+    Cmd::cargo(&[
+        "test",
+        "-p",
+        "fencepost-wasm",
+        "--lib",
+        "--",
+        "--exact",
+        "js::tests::abi_js_is_generated_from_these_definitions",
+    ])
+    .env("FENCEPOST_WRITE_ABI", "1")
+    .run()
+}
+
 /// Builds the modules and assembles the package in npm/dist.
 pub fn dist() -> Result {
     crate::tools::ensure_targets()?;
@@ -377,7 +401,7 @@ pub fn dist() -> Result {
         let glue = build_module(module, &wasm_opt, &dist)?;
         step(&format!("assembling npm/dist/{}", module.dir));
         let src = npm_dir().join("src").join(module.dir);
-        for f in SOURCES {
+        for f in SOURCES.iter().chain(module.locals) {
             copy(&src.join(f), &dist.join(f))?;
         }
         // Both modules share the loader and argument helpers: each gets its own copy beside it.
@@ -386,10 +410,16 @@ pub fn dist() -> Result {
         // CommonJS consumers get the same declarations under a .d.cts name.
         copy(&npm_dir().join(module.types), &dist.join("index.d.cts"))?;
         let api = read(&src.join("api.js"))?;
+        let locals = module
+            .locals
+            .iter()
+            .map(|f| Ok((*f, read(&src.join(f))?)))
+            .collect::<Result<Vec<_>>>()?;
+        let locals: Vec<(&str, &str)> = locals.iter().map(|(f, t)| (*f, t.as_str())).collect();
         let template = read(&src.join("node.cjs.in"))?;
         write(
             &dist.join("node.cjs"),
-            commonjs(&template, module.name, &glue, &common, &api)?,
+            commonjs(&template, module.name, &glue, &common, &locals, &api)?,
         )?;
     }
     for f in STORE_SOURCES {
@@ -405,14 +435,29 @@ pub fn dist() -> Result {
 }
 
 /// Names an ES module exports through `export function|class|const|let NAME`, with those
-/// `export` keywords removed; any other import or export form (but the import of the module's
-/// glue, `./<glue>`) is an error (the CommonJS build would silently miss it).
+/// `export` keywords removed, and the module with its imports removed; any other import or export
+/// form, or an import from another file than the module's glue (`./<glue>`), `./common.js` or
+/// one of `locals` (files assembled into the same scope), is an error: the CommonJS build would
+/// silently miss it. An import may span lines (`import {` ... `} from "./abi.js";`).
 fn strip_exports(source: &str, file: &str, glue: &str) -> Result<(String, Vec<String>)> {
-    let glue_import = format!("from \"./{glue}\"");
-    let common_import = format!("from \"./{COMMON}\"");
+    strip_exports_with(source, file, glue, &[])
+}
+
+fn strip_exports_with(
+    source: &str,
+    file: &str,
+    glue: &str,
+    locals: &[&str],
+) -> Result<(String, Vec<String>)> {
+    let allowed: Vec<String> = [glue, COMMON]
+        .iter()
+        .chain(locals)
+        .map(|f| format!("from \"./{f}\";"))
+        .collect();
     let mut out = String::with_capacity(source.len());
     let mut names = Vec::new();
-    for line in source.lines() {
+    let mut lines = source.lines();
+    while let Some(line) = lines.next() {
         if let Some(rest) = line.strip_prefix("export ") {
             let decl = rest
                 .strip_prefix("async ")
@@ -431,8 +476,15 @@ fn strip_exports(source: &str, file: &str, glue: &str) -> Result<(String, Vec<St
             names.push(name);
             out.push_str(rest);
         } else if line.starts_with("import ") {
-            if !line.contains(&glue_import) && !line.contains(&common_import) {
-                return Err(format!("{file}: cannot turn `{line}` into CommonJS"));
+            // The whole statement: up to the line that names where it imports from.
+            let mut last = line;
+            while !last.contains(" from ") && !last.starts_with("} from ") {
+                last = lines
+                    .next()
+                    .ok_or_else(|| format!("{file}: `{line}` does not end"))?;
+            }
+            if !allowed.iter().any(|a| last.ends_with(a.as_str())) {
+                return Err(format!("{file}: cannot turn `{last}` into CommonJS"));
             }
             continue;
         } else {
@@ -443,16 +495,29 @@ fn strip_exports(source: &str, file: &str, glue: &str) -> Result<(String, Vec<St
     Ok((out, names))
 }
 
-/// node.cjs: the glue inside a function that returns its exports as `raw`, then api.js, then the
-/// synchronous load and `module.exports` (an object literal, so Node's ES module loader can see
-/// the names when the file is imported).
-fn commonjs(template: &str, name: &str, glue: &str, common: &str, api: &str) -> Result<String> {
+/// node.cjs: the glue inside a function that returns its exports as `raw`, then the shared
+/// helpers and the module's `locals` (each `(file, text)`, in order, none of their names
+/// exported), then api.js, then the synchronous load and `module.exports` (an object literal, so
+/// Node's ES module loader can see the names when the file is imported).
+fn commonjs(
+    template: &str,
+    name: &str,
+    glue: &str,
+    common: &str,
+    locals: &[(&str, &str)],
+    api: &str,
+) -> Result<String> {
     let glue_file = format!("{name}_bg.js");
     let (glue, glue_names) = strip_exports(glue, &glue_file, &glue_file)?;
-    // The shared helpers go first, in the same scope as api.js; they are not exported.
-    let (common, _) = strip_exports(common, COMMON, &glue_file)?;
-    let (api, api_names) = strip_exports(api, "api.js", &glue_file)?;
-    let api = format!("{common}\n{api}");
+    let local_files: Vec<&str> = locals.iter().map(|(f, _)| *f).collect();
+    // The shared helpers and the locals go first, in the same scope as api.js; not exported.
+    let mut body = strip_exports(common, COMMON, &glue_file)?.0;
+    for (file, text) in locals {
+        body.push('\n');
+        body.push_str(&strip_exports_with(text, file, &glue_file, &local_files)?.0);
+    }
+    let (api, api_names) = strip_exports_with(api, "api.js", &glue_file, &local_files)?;
+    let api = format!("{body}\n{api}");
     let glue = format!("{glue}\nreturn {{ {} }};", glue_names.join(", "));
     let exports = format!("module.exports = {{ {} }};", api_names.join(", "));
     fill(
@@ -720,7 +785,7 @@ mod tests {
         let common = "export function describe(v) {}\n";
         let api = "import * as raw from \"./fencepost_bg.js\";\nimport { describe } from \"./common.js\";\nconst X = 1;\nexport const AdmitCode = {};\nexport async function init() {}\n";
         let t = "A\n/* @@GLUE@@ */\nB\n/* @@API@@ */\nC\n/* @@EXPORTS@@ */\n";
-        let out = commonjs(t, "fencepost", glue, common, api).unwrap();
+        let out = commonjs(t, "fencepost", glue, common, &[], api).unwrap();
         assert_eq!(
             out,
             "A\nlet wasm;\nfunction __wbg_set_wasm(v) {\n  wasm = v;\n}\nclass Guard {}\n\nreturn { __wbg_set_wasm, Guard };\nB\nfunction describe(v) {}\n\nconst X = 1;\nconst AdmitCode = {};\nasync function init() {}\n\nC\nmodule.exports = { AdmitCode, init };\n"
@@ -728,16 +793,42 @@ mod tests {
     }
 
     #[test]
+    fn commonjs_puts_locals_before_api_unexported() {
+        let abi = "// numbers\nexport const OUT_TOKEN = 0;\n";
+        let api = "import * as raw from \"./fencepost_bg.js\";\nimport {\n  OUT_TOKEN,\n} from \"./abi.js\";\nexport function f() {\n  return OUT_TOKEN;\n}\n";
+        let t = "/* @@GLUE@@ */\n/* @@API@@ */\n/* @@EXPORTS@@ */\n";
+        let out = commonjs(t, "fencepost", "", "", &[("abi.js", abi)], api).unwrap();
+        assert_eq!(
+            out,
+            "\nreturn {  };\n\n// numbers\nconst OUT_TOKEN = 0;\n\nfunction f() {\n  return OUT_TOKEN;\n}\n\nmodule.exports = { f };\n"
+        );
+    }
+
+    #[test]
     fn commonjs_refuses_what_it_cannot_convert() {
         let t = "/* @@GLUE@@ */ /* @@API@@ */ /* @@EXPORTS@@ */";
-        assert!(commonjs(t, "fencepost", "export { a as b };\n", "", "").is_err());
-        assert!(commonjs(t, "fencepost", "", "", "import x from \"node:fs\";\n").is_err());
-        assert!(commonjs(t, "fencepost", "", "import x from \"./other.js\";\n", "").is_err());
-        assert!(commonjs(t, "fencepost", "", "", "export default 1;\n").is_err());
-        assert!(commonjs("no markers", "fencepost", "", "", "").is_err());
+        assert!(commonjs(t, "fencepost", "export { a as b };\n", "", &[], "").is_err());
+        assert!(commonjs(t, "fencepost", "", "", &[], "import x from \"node:fs\";\n").is_err());
+        assert!(
+            commonjs(
+                t,
+                "fencepost",
+                "",
+                "import x from \"./other.js\";\n",
+                &[],
+                ""
+            )
+            .is_err()
+        );
+        assert!(commonjs(t, "fencepost", "", "", &[], "export default 1;\n").is_err());
+        assert!(commonjs("no markers", "fencepost", "", "", &[], "").is_err());
         let sim = "import * as raw from \"./fencepost_sim_bg.js\";\nexport function run() {}\n";
-        assert!(commonjs(t, "fencepost", "", "", sim).is_err());
-        assert!(commonjs(t, "fencepost_sim", "", "", sim).is_ok());
+        assert!(commonjs(t, "fencepost", "", "", &[], sim).is_err());
+        assert!(commonjs(t, "fencepost_sim", "", "", &[], sim).is_ok());
+        // An import of a local file that is not assembled alongside, or one that never ends.
+        let api = "import {\n  A,\n} from \"./abi.js\";\n";
+        assert!(commonjs(t, "fencepost", "", "", &[], api).is_err());
+        assert!(commonjs(t, "fencepost", "", "", &[], "import {\n  A,\n").is_err());
     }
 
     #[test]
