@@ -678,17 +678,25 @@ impl<H: Clone + Eq + SnapshotCodec> Authority<H> {
     /// `self.snapshot().to_bytes()` without copying the holder first.
     #[cfg(feature = "alloc")]
     pub fn snapshot_bytes(&self) -> Result<alloc::vec::Vec<u8>, SnapshotError> {
-        to_vec(&|out| {
-            write_authority(
-                out,
-                self.seq.next,
-                self.seq.reserved_through,
-                self.slot.lease.as_ref(),
-                self.slot.free_at,
-                self.time.latest(),
-                self.time.clamps(),
-            )
-        })
+        to_vec(&|out| self.write_snapshot(out))
+    }
+
+    /// The length of [`snapshot_bytes`](Self::snapshot_bytes), found without writing it (for a
+    /// host that must know before a call whether its memory can hold the bytes).
+    pub fn snapshot_len(&self) -> usize {
+        self.write_snapshot(&mut []).len()
+    }
+
+    fn write_snapshot<'o>(&self, out: &'o mut [u8]) -> Writer<'o> {
+        write_authority(
+            out,
+            self.seq.next,
+            self.seq.reserved_through,
+            self.slot.lease.as_ref(),
+            self.slot.free_at,
+            self.time.latest(),
+            self.time.clamps(),
+        )
     }
 
     /// An authority resuming from a binary snapshot, read straight into it: what
