@@ -46,6 +46,7 @@ export const CALL_LEASE = 4;
 export const CALL_EXPIRE_ALL = 5;
 export const CALL_EXPIRED = 6;
 export const CALL_SNAPSHOT = 7;
+export const CALL_REFUSED = 4294967295;
 
 // What an acquire answers.
 export const ACQUIRE_GRANTED = 0;
@@ -142,6 +143,7 @@ export const ERR_KEEPER_RENEW = 61;
 export const ERR_KEEPER_RETRY = 62;
 export const ERR_UNKNOWN_TICKET = 63;
 export const ERR_OTHER_TOKEN = 64;
+export const ERR_NO_MEMORY = 70;
 export const ERR_UNKNOWN = 99;
 
 // A keeper's states and losses by code, as the package names them.

@@ -44,6 +44,7 @@ import {
   CALL_EXPIRE_ALL,
   CALL_EXPIRED,
   CALL_SNAPSHOT,
+  CALL_REFUSED,
   ACQUIRE_GRANTED,
   ACQUIRE_HELD,
   ACQUIRE_LOCK_DELAY,
@@ -113,6 +114,7 @@ import {
   ERR_KEEPER_RETRY,
   ERR_UNKNOWN_TICKET,
   ERR_OTHER_TOKEN,
+  ERR_NO_MEMORY,
   KEEPER_STATES,
   LOSSES,
 } from "./abi.js";
@@ -445,6 +447,7 @@ function coreMessage() {
     case ERR_KEEPER_RETRY: return "retryMs must be at least 1";
     case ERR_UNKNOWN_TICKET: return "the ticket was not handed out by this keeper, or was already answered";
     case ERR_OTHER_TOKEN: return `the answer carries another token than the lease's (${outToken(OUT_TOKEN)})`;
+    case ERR_NO_MEMORY: return "out of memory: the module's memory cannot grow to hold this call; nothing was changed";
     default: return `error ${code}`;
   }
 }
@@ -487,10 +490,16 @@ const resources = cleanup(dropResource);
 const signers = cleanup(dropSigner);
 const rings = cleanup(dropRing);
 
+/** Why the module made no object: `what` was refused, or its memory cannot grow (said as such). */
+function refusal(what) {
+  const message = coreMessage();
+  return new RangeError(outU32(OUT_ERROR) === ERR_NO_MEMORY ? message : `${what}: ${message}`);
+}
+
 /** Registers a new object's index, or throws when the module made none. */
 function adopt(registry, owner, i, what) {
   i >>>= 0;
-  if (i === NONE) throw new RangeError(`${what}: ${coreMessage()}`);
+  if (i === NONE) throw refusal(what);
   registry?.register(owner, i, owner);
   return i;
 }
@@ -579,7 +588,7 @@ function toBase64(b) {
 function restored(i) {
   if (i >>> 0 !== NONE) return i;
   const code = outU32(OUT_ERROR);
-  throw new RangeError(`${code >= ERR_ZERO_TTL && code <= ERR_ZERO_FIRST_TOKEN ? "options" : "snapshot"}: ${coreMessage()}`);
+  throw refusal(code >= ERR_ZERO_TTL && code <= ERR_ZERO_FIRST_TOKEN ? "options" : "snapshot");
 }
 
 /** The snapshot a call left in the output area (`n` bytes; none: why). */
@@ -637,6 +646,16 @@ function leaseOf(code) {
     expiresAt: time(outTime(OUT_TIME)),
     depth: outDepth(),
   };
+}
+
+/**
+ * The module's `lock_call`, with its one refusal for every operation thrown: the module's memory
+ * cannot hold what the call allocates (it changed nothing).
+ */
+function lockCall(op, i, lock, holder, tok, now, ttl) {
+  const answer = raw.lock_call(op, i, lock, holder, tok, now, ttl);
+  if (answer === CALL_REFUSED) throw new RangeError(coreMessage());
+  return answer;
 }
 
 /** A kind of lock object in the module, with what gives one back (its class's name for errors). */
@@ -723,7 +742,7 @@ class Locks {
   }
 
   snapshot() {
-    return snapshotOf(raw.lock_call(CALL_SNAPSHOT, this.#live(), 0, 0, 0n, 0, -1));
+    return snapshotOf(lockCall(CALL_SNAPSHOT, this.#live(), 0, 0, 0n, 0, -1));
   }
 
   snapshotString() {
@@ -753,7 +772,7 @@ export class LeaseAuthority extends Locks {
     const ttl = ttlOf(options);
     // After the options: their getters may free this object.
     const i = lockIndex(this);
-    return acquired(raw.lock_call(CALL_ACQUIRE, i, 0, put(h), 0n, t, ttl));
+    return acquired(lockCall(CALL_ACQUIRE, i, 0, put(h), 0n, t, ttl));
   }
 
   renew(holder, tok, now, options) {
@@ -762,20 +781,20 @@ export class LeaseAuthority extends Locks {
     const t = ms("now", now);
     const ttl = ttlOf(options);
     const i = lockIndex(this);
-    return renewed(raw.lock_call(CALL_RENEW, i, 0, put(h), tk, t, ttl));
+    return renewed(lockCall(CALL_RENEW, i, 0, put(h), tk, t, ttl));
   }
 
   release(holder, tok, now) {
     const i = lockIndex(this);
-    return released(raw.lock_call(CALL_RELEASE, i, 0, put(name("holder", holder)), token("token", tok), ms("now", now), -1));
+    return released(lockCall(CALL_RELEASE, i, 0, put(name("holder", holder)), token("token", tok), ms("now", now), -1));
   }
 
   expire(now) {
-    return expired(raw.lock_call(CALL_EXPIRE, lockIndex(this), 0, 0, 0n, ms("now", now), -1));
+    return expired(lockCall(CALL_EXPIRE, lockIndex(this), 0, 0, 0n, ms("now", now), -1));
   }
 
   lease(now) {
-    return leaseOf(raw.lock_call(CALL_LEASE, lockIndex(this), 0, 0, 0n, ms("now", now), -1));
+    return leaseOf(lockCall(CALL_LEASE, lockIndex(this), 0, 0, 0n, ms("now", now), -1));
   }
 
   get freeAt() {
@@ -802,7 +821,7 @@ export class LockTable extends Locks {
     const ttl = ttlOf(options);
     // After the options: their getters may free this object.
     const i = lockIndex(this);
-    return acquired(raw.lock_call(CALL_ACQUIRE, i, put(l, h), second, 0n, t, ttl));
+    return acquired(lockCall(CALL_ACQUIRE, i, put(l, h), second, 0n, t, ttl));
   }
 
   renew(lock, holder, tok, now, options) {
@@ -812,25 +831,25 @@ export class LockTable extends Locks {
     const t = ms("now", now);
     const ttl = ttlOf(options);
     const i = lockIndex(this);
-    return renewed(raw.lock_call(CALL_RENEW, i, put(l, h), second, tk, t, ttl));
+    return renewed(lockCall(CALL_RENEW, i, put(l, h), second, tk, t, ttl));
   }
 
   release(lock, holder, tok, now) {
     const i = lockIndex(this);
-    return released(raw.lock_call(CALL_RELEASE, i, put(name("lock", lock), name("holder", holder)), second, token("token", tok), ms("now", now), -1));
+    return released(lockCall(CALL_RELEASE, i, put(name("lock", lock), name("holder", holder)), second, token("token", tok), ms("now", now), -1));
   }
 
   expire(lock, now) {
     const i = lockIndex(this);
-    return expired(raw.lock_call(CALL_EXPIRE, i, put(name("lock", lock)), 0, 0n, ms("now", now), -1));
+    return expired(lockCall(CALL_EXPIRE, i, put(name("lock", lock)), 0, 0n, ms("now", now), -1));
   }
 
   expireAll(now) {
     const i = lockIndex(this);
-    const n = raw.lock_call(CALL_EXPIRE_ALL, i, 0, 0, 0n, ms("now", now), -1);
+    const n = lockCall(CALL_EXPIRE_ALL, i, 0, 0, 0n, ms("now", now), -1);
     const out = [];
     for (let k = 0; k < n; k++) {
-      raw.lock_call(CALL_EXPIRED, i, k, 0, 0n, 0, -1);
+      lockCall(CALL_EXPIRED, i, k, 0, 0n, 0, -1);
       out.push({
         lock: outName(),
         holder: outHolder(),
@@ -844,7 +863,7 @@ export class LockTable extends Locks {
 
   lease(lock, now) {
     const i = lockIndex(this);
-    return leaseOf(raw.lock_call(CALL_LEASE, i, put(name("lock", lock)), 0, 0n, ms("now", now), -1));
+    return leaseOf(lockCall(CALL_LEASE, i, put(name("lock", lock)), 0, 0n, ms("now", now), -1));
   }
 
   /** Locks the table remembers. */
@@ -916,6 +935,9 @@ export class FenceGuard {
         new Uint8Array(W.memory.buffer, inAt, 8 * m).set(new Uint8Array(all.buffer, all.byteOffset + 8 * at, 8 * m));
       }
       const outAt = W.guard_admit_many(this.#i, m) >>> 0;
+      // Refused only for memory, and then before any token of this batch (the first: later
+      // ones fit the same room).
+      if (outAt === 0) throw new RangeError(coreMessage());
       codes.set(new Uint8Array(W.memory.buffer, outAt, m), at);
     }
     return out;

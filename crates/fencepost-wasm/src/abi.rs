@@ -146,10 +146,11 @@ pub fn input(n: usize) -> usize {
     })
 }
 
-/// The `len` bytes of the input area from `at`, as a name (empty beyond the area). Made only
-/// where it is used: an authority has no lock name to make.
-pub(crate) fn name_at(input: &[u8], at: usize, len: usize) -> Name {
-    Name(names(input, at, len).1.to_vec())
+/// The `len` bytes of the input area from `at`, as a name (empty beyond the area); `None`
+/// (recorded) when the memory cannot hold the copy. Made only where it is used: an authority
+/// has no lock name to make.
+pub(crate) fn name_at(input: &[u8], at: usize, len: usize) -> Option<Name> {
+    crate::memory::name(names(input, at, len).1)
 }
 
 /// Wipes the first `n` bytes of the input area: a key JavaScript wrote there.

@@ -95,6 +95,9 @@ pub mod code {
         UNKNOWN_TICKET = 63;
         /// An answer for another token than the lease's (`token` in [`Out`](super::Out): the lease's).
         OTHER_TOKEN = 64;
+        /// The module's memory cannot grow to hold what the call would allocate; nothing was
+        /// changed (detail: the bytes it asked for).
+        NO_MEMORY = 70;
         /// An error this build of the bindings does not know (the core's enums are non-exhaustive).
         UNKNOWN = 99;
     }

@@ -3,6 +3,7 @@
 use fencepost::{Admission, Token};
 use wasm_bindgen::prelude::wasm_bindgen;
 
+use crate::memory::fit;
 use crate::signer::verify_header;
 use crate::state::with;
 
@@ -74,7 +75,8 @@ pub fn guard_highest(i: u32) -> u64 {
 
 /// Admits a batch of `n` tokens (at most [`BATCH`]: the first `8 * n` bytes of the input area,
 /// each token 8 bytes little-endian) on guard `i`, in order, and returns the address of their
-/// outcome codes in the output area (one byte per token; 0 if `i` is not a guard).
+/// outcome codes in the output area (one byte per token); 0 if `i` is not a guard, or (with
+/// `NO_MEMORY` recorded) when the memory cannot hold the outcomes.
 #[wasm_bindgen]
 #[inline(never)]
 pub fn guard_admit_many(i: u32, n: usize) -> usize {
@@ -83,6 +85,10 @@ pub fn guard_admit_many(i: u32, n: usize) -> usize {
             return 0;
         };
         let tokens = st.input.get(..8 * n.min(BATCH)).unwrap_or_default();
+        // Room for the outcomes first: refused, the guard is as it was.
+        if !fit(&mut st.output, tokens.len() / 8) {
+            return 0;
+        }
         st.output.resize(tokens.len() / 8, 0);
         for (tok, out) in tokens.chunks_exact(8).zip(st.output.iter_mut()) {
             let tok = u64::from_le_bytes(tok.try_into().unwrap_or_default());

@@ -17,6 +17,7 @@ use wasm_bindgen::prelude::wasm_bindgen;
 
 use crate::abi::{Out, js_ms, ms};
 use crate::errors::{code, fail};
+use crate::memory::room_for;
 use crate::objects::{NONE, Object};
 use crate::state::with;
 
@@ -114,9 +115,14 @@ pub fn keeper_new(ttl: f64, now: f64, drift: f64, margin: f64, renew: f64, retry
     };
     match Keeper::new(cfg, ms(ttl), ms(now)) {
         Ok(inner) => with(NONE, |st| {
+            // Its tickets get their whole room now, so a send never allocates.
+            let tickets = MAX_TICKETS * size_of::<(u32, Ticket)>();
+            if !st.objects.room_for_one() || !room_for(&[size_of::<Held>(), tickets]) {
+                return NONE;
+            }
             st.objects.add(Object::Keeper(Box::new(Held {
                 inner,
-                tickets: Vec::new(),
+                tickets: Vec::with_capacity(MAX_TICKETS),
                 next_id: 0,
             })))
         }),

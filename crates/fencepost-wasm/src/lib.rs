@@ -39,6 +39,7 @@ pub mod errors;
 pub mod guard;
 pub mod keeper;
 pub mod locks;
+mod memory;
 mod name;
 pub mod objects;
 pub mod resource;

@@ -9,9 +9,10 @@ use wasm_bindgen::prelude::wasm_bindgen;
 
 use crate::abi::{Out, js_ms, ms, name_at};
 use crate::errors::{code, config_error, fail, snapshot_error};
+use crate::memory::{copy_into, room, room_for};
 use crate::name::{Name, name_ok};
 use crate::objects::Object;
-use crate::state::with;
+use crate::state::{State, with};
 
 pub(crate) fn config(
     ttl: f64,
@@ -119,6 +120,10 @@ pub mod call {
         /// The binary snapshot of the authority or the table into the output area: its length (0,
         /// see `error` in [`Out`](super::Out), if it cannot be encoded).
         SNAPSHOT = 7;
+        /// Not an operation: what any of them answers when the module's memory cannot hold what
+        /// it would allocate (`error` in [`Out`](crate::abi::Out) is `NO_MEMORY`); nothing was
+        /// changed.
+        REFUSED = u32::MAX;
     }
 }
 
@@ -147,10 +152,18 @@ pub fn lock_call(
     with(lost, |st| {
         // Token 0 is never held: a renewal or release with it is lost.
         let token = Token::new(token);
-        let (holder, now) = (name_at(&st.input, lock, holder), ms(now));
+        let now = ms(now);
+        let Some(holder) = name_at(&st.input, lock, holder) else {
+            return call::REFUSED;
+        };
         let out = &mut st.out;
         match st.objects.0.get(i) {
             Some(Object::Authority(a)) => {
+                // A grant keeps a copy of the holder; a refusal copies out the one who has it.
+                let copies = [holder.0.len(), holder_len(a.recorded_lease())];
+                if acquiring && !room_for(&copies) {
+                    return call::REFUSED;
+                }
                 let ttl = ttl_ms(a.config(), ttl);
                 match token {
                     _ if acquiring => out.acquired(a.try_acquire_for(&holder, ttl, now)),
@@ -163,8 +176,17 @@ pub fn lock_call(
             }
             Some(Object::Table(t)) => {
                 let t = &mut t.inner;
+                let Some(lock) = name_at(&st.input, 0, lock) else {
+                    return call::REFUSED;
+                };
+                // As for an authority, and a lock not remembered yet takes a copy of its name
+                // and a place in the table's list.
+                let current = holder_len(t.recorded_lease(&lock));
+                let copies = [t.insert_bytes(), lock.0.len(), holder.0.len(), current];
+                if acquiring && !room_for(&copies) {
+                    return call::REFUSED;
+                }
                 let ttl = ttl_ms(t.config(), ttl);
-                let lock = name_at(&st.input, 0, lock);
                 match token {
                     _ if acquiring => out.acquired(t.try_acquire_for(&lock, &holder, ttl, now)),
                     Some(token) if op == call::RENEW => {
@@ -179,49 +201,87 @@ pub fn lock_call(
     })
 }
 
+/// The length of a lease's holder (0: no lease).
+fn holder_len(l: Option<&fencepost::Lease<Name>>) -> usize {
+    l.map_or(0, |l| l.holder.0.len())
+}
+
 /// [`call::EXPIRE`], [`call::LEASE`], [`call::EXPIRE_ALL`], [`call::EXPIRED`] or
 /// [`call::SNAPSHOT`] for [`lock_call`].
-pub(crate) fn look(op: u32, i: u32, lock: usize, now: f64) -> u32 {
+fn look(op: u32, i: u32, lock: usize, now: f64) -> u32 {
     with(0, |st| {
         let now = ms(now);
-        let expire = op == call::EXPIRE;
         if op == call::SNAPSHOT {
-            let r = match st.objects.0.get(i) {
-                Some(Object::Authority(a)) => a.snapshot_bytes(),
-                Some(Object::Table(t)) => t.inner.snapshot_bytes(),
-                _ => return 0,
-            };
-            return snapshot_out(&mut st.output, r) as u32;
+            return snapshot(st, i);
         }
         if op > call::LEASE {
-            let Some(t) = st.objects.table(i) else {
-                return 0;
-            };
-            if op == call::EXPIRE_ALL {
-                t.expired = t.inner.expire_all(now);
-                return u32::try_from(t.expired.len()).unwrap_or(u32::MAX);
-            }
-            let Some((lock, e)) = t.expired.get(lock) else {
-                return 0;
-            };
-            st.out.name.clone_from(lock);
-            return st.out.expired(Some(e));
+            return expiries(st, op, i, lock, now);
         }
-        // Either way the expiry is noticed first: reading the lease is `lease(now)`.
-        let (expired, lease) = match st.objects.0.get(i) {
-            Some(Object::Authority(a)) => (a.expire(now), a.recorded_lease()),
+        let lease = op == call::LEASE;
+        // Either way the expiry is noticed first: reading the lease is `lease(now)`. Its holder
+        // is copied out, so the room for that copy is asked for before anything changes.
+        let out = &mut st.out;
+        let (expired, l) = match st.objects.0.get(i) {
+            Some(Object::Authority(a)) => {
+                if lease && !room_for(&[holder_len(a.recorded_lease())]) {
+                    return call::REFUSED;
+                }
+                (a.expire(now), a.recorded_lease())
+            }
             Some(Object::Table(t)) => {
-                let lock = name_at(&st.input, 0, lock);
+                let Some(lock) = name_at(&st.input, 0, lock) else {
+                    return call::REFUSED;
+                };
+                if lease && !room_for(&[holder_len(t.inner.recorded_lease(&lock))]) {
+                    return call::REFUSED;
+                }
                 (t.inner.expire(&lock, now), t.inner.recorded_lease(&lock))
             }
             _ => return 0,
         };
-        if expire {
-            st.out.expired(expired.as_ref())
+        if lease {
+            out.lease(l)
         } else {
-            st.out.lease(lease)
+            out.expired(expired)
         }
     })
+}
+
+/// The binary snapshot of authority or table `i` into the output area (see [`call::SNAPSHOT`]).
+fn snapshot(st: &mut State, i: u32) -> u32 {
+    let r = match st.objects.0.get(i) {
+        Some(Object::Authority(a)) if room_for(&[a.snapshot_len()]) => a.snapshot_bytes(),
+        Some(Object::Table(t)) if room_for(&[t.inner.snapshot_len()]) => t.inner.snapshot_bytes(),
+        Some(Object::Authority(_) | Object::Table(_)) => return call::REFUSED,
+        _ => return 0,
+    };
+    snapshot_out(&mut st.output, r) as u32
+}
+
+/// [`call::EXPIRE_ALL`] or [`call::EXPIRED`] on table `i`.
+fn expiries(st: &mut State, op: u32, i: u32, lock: usize, now: u64) -> u32 {
+    let Some(t) = st.objects.table(i) else {
+        return 0;
+    };
+    if op == call::EXPIRE_ALL {
+        // The list of expiries grows by doubling, to one entry per lock at most, and holds a
+        // copy of each expiring lock's name: room for all of them, before anything expires.
+        let names: usize = t.inner.names().map(|n| n.0.len().max(16)).sum();
+        let list = 2 * (2 * t.inner.len()).max(4) * size_of::<(Name, Expired<Name>)>();
+        if !room(names + list) {
+            return call::REFUSED;
+        }
+        t.expired = t.inner.expire_all(now);
+        return u32::try_from(t.expired.len()).unwrap_or(u32::MAX);
+    }
+    let Some((lock, e)) = t.expired.get(lock) else {
+        return 0;
+    };
+    let out = &mut st.out;
+    if !copy_into(&mut out.name, lock) || !copy_into(&mut out.holder, &e.holder) {
+        return call::REFUSED;
+    }
+    out.expired_at(e)
 }
 
 impl Out {
@@ -280,17 +340,23 @@ impl Out {
     }
 
     /// 1: an expiry (`holder`, `token`, `time` at, `time2` free at); 0: none.
-    pub(crate) fn expired(&mut self, e: Option<&Expired<Name>>) -> u32 {
+    pub(crate) fn expired(&mut self, e: Option<Expired<Name>>) -> u32 {
         match e {
             Some(e) => {
-                self.holder.clone_from(&e.holder);
-                self.token = e.token.get();
-                self.time = js_ms(e.at);
-                self.time2 = js_ms(e.free_at);
-                1
+                let answer = self.expired_at(&e);
+                self.holder = e.holder;
+                answer
             }
             None => 0,
         }
+    }
+
+    /// 1, with an expiry's token and times (its holder is the caller's to set).
+    pub(crate) fn expired_at(&mut self, e: &Expired<Name>) -> u32 {
+        self.token = e.token.get();
+        self.time = js_ms(e.at);
+        self.time2 = js_ms(e.free_at);
+        1
     }
 
     /// 1: a live lease (`holder`, `token`, `time` expires, `time2` granted,
@@ -298,7 +364,8 @@ impl Out {
     pub(crate) fn lease(&mut self, l: Option<&fencepost::Lease<Name>>) -> u32 {
         match l {
             Some(l) => {
-                self.holder.clone_from(&l.holder);
+                // Room for the copy was made before the call changed anything.
+                copy_into(&mut self.holder, &l.holder);
                 self.token = l.token.get();
                 self.time = js_ms(l.expires_at);
                 self.time2 = js_ms(l.granted_at);

@@ -15,8 +15,9 @@ use crate::abi::{names, wipe};
 use crate::errors::{code, fail, signature_error, snapshot_error};
 use crate::keeper;
 use crate::locks::{Table, config, table};
+use crate::memory::{room, room_for};
 use crate::name::Name;
-use crate::resource::Resource;
+use crate::resource::{LEDGER_CAPACITY, Resource};
 use crate::state::with;
 
 /// Every kind of object in one table (one copy of its code); the large ones boxed so a guard
@@ -94,6 +95,16 @@ impl Objects {
     kind!(resource, Resource, Resource);
     kind!(ring, Ring, KeyRing);
 
+    /// Whether the next [`add`](Objects::add) has its place (growing the table if it must);
+    /// records `NO_MEMORY` when the memory cannot hold a larger table.
+    pub(crate) fn room_for_one(&mut self) -> bool {
+        let ok = self.0.reserve_one();
+        if !ok {
+            fail(code::NO_MEMORY, 0);
+        }
+        ok
+    }
+
     pub(crate) fn add(&mut self, o: Object) -> u32 {
         self.0.add(o)
     }
@@ -147,6 +158,12 @@ pub fn object_new(
         None
     };
     with(NONE, |st| {
+        if !room_to_make(&mut st.objects, k, restore, names(&st.input, n, 0).0) {
+            if k == kind::SIGNER || k == kind::RING {
+                wipe(&mut st.input, n);
+            }
+            return NONE;
+        }
         let bytes = names(&st.input, n, 0).0;
         let authority = |a| Object::Authority(Box::new(a));
         // `config` refused a bad config already; the constructors' own check answers the same
@@ -205,6 +222,42 @@ pub fn object_new(
             }
         }
     })
+}
+
+/// Whether the memory can hold a new object of kind `k` (read from the snapshot `bytes` when
+/// `restore`) and its place in the table; records `NO_MEMORY` when not.
+fn room_to_make(objects: &mut Objects, k: u32, restore: bool, bytes: &[u8]) -> bool {
+    if !objects.room_for_one() {
+        return false;
+    }
+    let boxed = match k {
+        kind::RESOURCE => size_of::<FencedResource<u32, LEDGER_CAPACITY>>(),
+        kind::SIGNER => size_of::<TokenSigner>(),
+        kind::RING => size_of::<KeyRing>(),
+        kind::AUTHORITY => size_of::<fencepost::Authority<Name>>(),
+        kind::TABLE => size_of::<Table>(),
+        _ => 0,
+    };
+    match (k, restore) {
+        // The holder an authority reads is at most the whole snapshot.
+        (kind::AUTHORITY, true) => room_for(&[boxed, bytes.len()]),
+        (kind::TABLE, true) => room(boxed + restored_table_bytes(bytes)),
+        _ => room_for(&[boxed]),
+    }
+}
+
+/// The most a table read from the snapshot `bytes` allocates.
+fn restored_table_bytes(bytes: &[u8]) -> usize {
+    let n = bytes.len();
+    // As many locks as its header says, and no more than fit: a lock takes at least 11 bytes of
+    // a snapshot, its name's length (2), its flags (1) and its free-at time (8).
+    let said = fencepost::snapshot::table_lock_count(bytes).map_or(0, |c| c as usize);
+    let locks = said.min(n / 11);
+    // Its two names (each counted as at least 16 bytes), and the list the locks are read into,
+    // which doubles up to twice their number (each list on the way counted).
+    let names = n + 2 * 16 * locks;
+    let list = 2 * (2 * locks).max(4) * fencepost::LockTable::<Name, Name>::LOCK_BYTES;
+    names + list
 }
 
 /// The counters of an authority or a lock table into [`Out`] (see `Out::counters`; for a table

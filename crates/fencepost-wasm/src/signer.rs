@@ -7,6 +7,7 @@ use wasm_bindgen::prelude::wasm_bindgen;
 use crate::abi::{names, wipe};
 use crate::errors::{code, fail, parse_error, parse_signed_error, signature_error};
 use crate::guard::admit;
+use crate::memory::fit;
 use crate::objects::Object;
 use crate::state::{State, with};
 
@@ -22,8 +23,12 @@ pub fn signer_sign(i: u32, lock: usize, token: u64) -> usize {
             return 0;
         };
         let lock = names(&st.input, lock, 0).0;
-        // Written in place: the output area is made long enough, then cut to the value.
+        // Written in place: the output area is made long enough (room asked for first, for the
+        // longer form), then cut to the value.
         let out = &mut st.output;
+        if !fit(out, KEYED_HEADER_MAX.max(SIGNED_HEADER_MAX)) {
+            return 0;
+        }
         let written = match st.objects.0.get(i) {
             Some(Object::Signer(s)) => s.sign(lock, token).map(|ref signed| {
                 out.resize(SIGNED_HEADER_MAX, 0);

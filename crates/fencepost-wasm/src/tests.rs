@@ -1,6 +1,7 @@
 use crate::abi::*;
 use crate::errors::*;
 use crate::guard::*;
+use crate::keeper::keeper_new;
 use crate::locks::*;
 use crate::objects::*;
 use crate::resource::*;
@@ -548,4 +549,113 @@ fn codecs() {
     );
     assert_eq!(token_decode(form::BYTES, put(&[&[1]])[0]), 0);
     assert_eq!((last_error(), last_error_detail()), (code::LENGTH, 1));
+}
+
+/// Every call that allocates asks for its room first: refused, it answers its refusal with
+/// `NO_MEMORY` and changes nothing; with room again, the same objects carry on.
+#[test]
+fn calls_the_memory_cannot_hold_are_refused_and_change_nothing() {
+    let _turn = serial();
+    let t = object_new(kind::TABLE, false, 0, 1, 10.0, 0.0, 1, 1.0);
+    let g = object_new(kind::GUARD, false, 0, 5, 0.0, 0.0, 0, 0.0);
+    let s = object_new(
+        kind::SIGNER,
+        false,
+        put1("0123456789abcdef"),
+        0,
+        0.0,
+        0.0,
+        0,
+        0.0,
+    );
+    let (l, h) = put2("x", "A");
+    assert_eq!(
+        lock_call(call::ACQUIRE, t, l, h, 0, 0.0, -1.0),
+        acquire::GRANTED
+    );
+    let refused = |what: &str| {
+        assert_eq!(last_error(), code::NO_MEMORY, "{what}");
+    };
+    crate::memory::limit(0);
+    let (l, h) = put2("y", "B");
+    assert_eq!(
+        lock_call(call::ACQUIRE, t, l, h, 0, 1.0, -1.0),
+        call::REFUSED
+    );
+    refused("acquire");
+    assert_eq!(
+        lock_call(call::LEASE, t, put1("x"), 0, 0, 1.0, -1.0),
+        call::REFUSED
+    );
+    refused("lease");
+    assert_eq!(
+        lock_call(call::EXPIRE_ALL, t, 0, 0, 0, 20.0, -1.0),
+        call::REFUSED
+    );
+    refused("expire all");
+    assert_eq!(
+        lock_call(call::SNAPSHOT, t, 0, 0, 0, 0.0, -1.0),
+        call::REFUSED
+    );
+    refused("snapshot");
+    assert_eq!(
+        object_new(kind::TABLE, false, 0, 1, 10.0, 0.0, 1, 1.0),
+        NONE
+    );
+    refused("a new table");
+    assert_eq!(
+        object_new(kind::RESOURCE, false, 0, 0, 0.0, 0.0, 0, 0.0),
+        NONE
+    );
+    refused("a new resource");
+    assert_eq!(keeper_new(1_000.0, 0.0, -1.0, -1.0, -1.0, -1.0), NONE);
+    refused("a new keeper");
+    // A key the memory cannot take is wiped all the same.
+    let n = put1("0123456789abcdef");
+    assert_eq!(
+        object_new(kind::SIGNER, false, n, 0, 0.0, 0.0, 0, 0.0),
+        NONE
+    );
+    refused("a new signer");
+    assert!(with(false, |st| st.input[..n].iter().all(|&b| b == 0)));
+    assert_eq!(signer_sign(s, put1("x"), 34), 0);
+    refused("sign");
+    with((), |st| st.output = Vec::new());
+    let tokens: Vec<u8> = [7u64, 9].iter().flat_map(|t| t.to_le_bytes()).collect();
+    put(&[&tokens]);
+    assert_eq!(guard_admit_many(g, 2), 0);
+    refused("admit many");
+    // Nothing changed: the table holds "x" alone, still A's; the guard is still at 5.
+    assert_eq!(guard_highest(g), 5);
+    crate::memory::limit(usize::MAX);
+    assert_eq!(state(t), 1);
+    assert_eq!((out_depth(), out_token()), (1, 2));
+    assert_eq!(lock_call(call::LEASE, t, put1("x"), 0, 0, 1.0, -1.0), 1);
+    assert_eq!((holder(), out_token()), ("A".into(), 1));
+    // With room again, the same objects carry on.
+    let (l, h) = put2("y", "B");
+    assert_eq!(
+        lock_call(call::ACQUIRE, t, l, h, 0, 1.0, -1.0),
+        acquire::GRANTED
+    );
+    assert_eq!(lock_call(call::EXPIRE_ALL, t, 0, 0, 0, 20.0, -1.0), 2);
+    let n = lock_call(call::SNAPSHOT, t, 0, 0, 0, 0.0, -1.0) as usize;
+    assert_ne!(n as u32, call::REFUSED);
+    let snap = output_bytes(n);
+    crate::memory::limit(0);
+    let n = put(&[&snap])[0];
+    assert_eq!(object_new(kind::TABLE, true, n, 1, 10.0, 0.0, 1, 1.0), NONE);
+    refused("a restore");
+    crate::memory::limit(usize::MAX);
+    assert_ne!(object_new(kind::TABLE, true, n, 1, 10.0, 0.0, 1, 1.0), NONE);
+    put(&[&tokens]);
+    assert_ne!(guard_admit_many(g, 2), 0);
+    assert_eq!(
+        output_bytes(2),
+        [admit::ADVANCED as u8, admit::ADVANCED as u8]
+    );
+    assert_ne!(signer_sign(s, put1("x"), 34), 0);
+    for (k, i) in [(kind::TABLE, t), (kind::GUARD, g), (kind::SIGNER, s)] {
+        free(k, i);
+    }
 }

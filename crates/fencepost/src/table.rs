@@ -587,6 +587,14 @@ mod tests {
         assert_eq!(tb.locks.capacity(), 64);
         let names: std::vec::Vec<u32> = tb.names().copied().collect();
         assert_eq!(names, (0..=40).collect::<std::vec::Vec<u32>>());
+        let bytes = tb.snapshot_bytes().unwrap();
+        assert_eq!(crate::snapshot::table_lock_count(&bytes), Some(41));
+        assert_eq!(crate::snapshot::table_lock_count(&bytes[..42]), None);
+        let one: crate::Authority<u32> = crate::Authority::new(Config::new(100)).unwrap();
+        assert_eq!(
+            crate::snapshot::table_lock_count(&one.snapshot_bytes().unwrap()),
+            None
+        );
     }
 
     #[test]

@@ -713,6 +713,7 @@ pub fn test() -> Result {
             "sim.test.cjs",
             "sim-misuse.test.mjs",
             "sim-memory.test.mjs",
+            "memory.test.mjs",
             "sim-cli.test.mjs",
             "readme.test.mjs",
         ])
