@@ -457,6 +457,7 @@ mod tests {
                 "bench-web",
                 "bench-store",
                 "dist",
+                "abi",
                 "size",
                 "fuzz"
             ]
