@@ -93,7 +93,7 @@ pub mod code {
         KEEPER_RETRY = 62;
         /// Keeper answer errors, [`fencepost::KeeperError`]: a ticket this keeper does not hold.
         UNKNOWN_TICKET = 63;
-        /// An answer for another token than the lease's (`token` in [`Out`](super::Out): the lease's).
+        /// An answer for another token than the lease's (`token` in [`Out`](crate::abi::Out): the lease's).
         OTHER_TOKEN = 64;
         /// The module's memory cannot grow to hold what the call would allocate; nothing was
         /// changed (detail: the bytes it asked for).

@@ -20,7 +20,7 @@ pub mod admit {
         CURRENT = 3;
         /// Refused: the signature does not verify.
         FORGED = 4;
-        /// Refused: the signed token could not be parsed (see `error` in [`Out`](super::Out)).
+        /// Refused: the signed token could not be parsed (see `error` in [`Out`](crate::abi::Out)).
         MALFORMED = 6;
         /// The index is not a guard (it was freed).
         NO_GUARD = 8;

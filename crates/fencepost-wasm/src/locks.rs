@@ -54,7 +54,7 @@ pub mod acquire {
         REENTRY_LIMIT = 3;
         /// Every token was issued.
         EXHAUSTED = 4;
-        /// The holder id (or lock name) is too long: see `error` in [`Out`](super::Out).
+        /// The holder id (or lock name) is too long: see `error` in [`Out`](crate::abi::Out).
         BAD_NAME = 5;
         /// A refusal this build does not know.
         OTHER = 6;
@@ -118,7 +118,7 @@ pub mod call {
         /// is one (`name` the lock, `holder`, `token`, `time` at, `time2` free at), else 0.
         EXPIRED = 6;
         /// The binary snapshot of the authority or the table into the output area: its length (0,
-        /// see `error` in [`Out`](super::Out), if it cannot be encoded).
+        /// see `error` in [`Out`](crate::abi::Out), if it cannot be encoded).
         SNAPSHOT = 7;
         /// Not an operation: what any of them answers when the module's memory cannot hold what
         /// it would allocate (`error` in [`Out`](crate::abi::Out) is `NO_MEMORY`); nothing was

@@ -31,7 +31,7 @@ pub mod write {
     }
 }
 
-/// Runs the ledger, then the guard (see [`write`] for the codes).
+/// Runs the ledger, then the guard (see [`write`](mod@write) for the codes).
 #[wasm_bindgen]
 #[inline(never)]
 pub fn resource_write(i: u32, token: u64, op: u64) -> u32 {
@@ -59,7 +59,7 @@ pub fn resource_write(i: u32, token: u64, op: u64) -> u32 {
     })
 }
 
-/// What a store decides for a write (see [`write`] for the codes) from what it read for the key:
+/// What a store decides for a write (see [`write`](mod@write) for the codes) from what it read for the key:
 /// `highest` its mark and `recorded` the token held for the write's idempotency key (0: none).
 /// Stateless: the store keeps both beside its data; [`write::STALE`] leaves `highest` in `token`.
 #[wasm_bindgen]

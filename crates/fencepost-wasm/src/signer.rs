@@ -13,7 +13,7 @@ use crate::state::{State, with};
 
 /// The header value for a lock (the first `lock` bytes of the input area) into the output area:
 /// `<token>.<mac hex>` from a signer, `<token>.<key id>.<mac hex>` from a key ring (its current
-/// key). Returns its length (0, see `error` in [`Out`], on failure).
+/// key). Returns its length (0, see `error` in [`Out`](crate::abi::Out), on failure).
 #[wasm_bindgen]
 #[inline(never)]
 pub fn signer_sign(i: u32, lock: usize, token: u64) -> usize {
@@ -56,7 +56,7 @@ pub fn signer_sign(i: u32, lock: usize, token: u64) -> usize {
 }
 
 /// Verifies a header value (the `header` bytes of the input area after the first `lock` bytes,
-/// the lock's name): the token, or 0 (see `error` in [`Out`]: forged or malformed).
+/// the lock's name): the token, or 0 (see `error` in [`Out`](crate::abi::Out): forged or malformed).
 #[wasm_bindgen]
 #[inline(never)]
 pub fn signer_verify(i: u32, lock: usize, header: usize) -> u64 {
@@ -76,7 +76,7 @@ pub mod ring {
 }
 
 /// Rotates or removes a key of ring `i` (see [`ring`]); 0 when done, else the error code (see
-/// `error` in [`Out`]).
+/// `error` in [`Out`](crate::abi::Out)).
 #[wasm_bindgen]
 #[inline(never)]
 pub fn ring_call(op: u32, i: u32, n: usize, id: u32) -> u32 {
@@ -101,7 +101,7 @@ pub fn ring_call(op: u32, i: u32, n: usize, id: u32) -> u32 {
 /// `lock` bytes, the lock's name) that signer or key ring `s` verifies, else the [`admit`] code of
 /// why not: [`admit::MALFORMED`] (unparsable, or a signature error other than a forgery),
 /// [`admit::FORGED`] (also for a key id the ring does not hold), or [`admit::NO_GUARD`] when `s`
-/// is neither. Errors are recorded (see `error` in [`Out`]), a forgery as [`code::FORGED`], an
+/// is neither. Errors are recorded (see `error` in [`Out`](crate::abi::Out)), a forgery as [`code::FORGED`], an
 /// unknown key as [`code::UNKNOWN_KEY`].
 #[inline(never)]
 pub(crate) fn verify_header(

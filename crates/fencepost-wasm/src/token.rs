@@ -20,7 +20,7 @@ pub mod form {
 }
 
 /// Parses the first `n` bytes of the input area as a token in form `f` (see [`form`]; any other
-/// number reads bytes): the token, or 0 (see `error` in [`Out`]).
+/// number reads bytes): the token, or 0 (see `error` in [`Out`](crate::abi::Out)).
 #[wasm_bindgen]
 #[inline(never)]
 pub fn token_decode(f: u32, n: usize) -> u64 {
