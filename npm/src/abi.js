@@ -1,5 +1,5 @@
-// The numbers the module (crates/fencepost-wasm) and api.js share. Generated from the Rust
-// definitions by `cargo xtask abi`: change them there, never here.
+// The numbers the module (crates/fencepost-wasm) and the package's JavaScript share. Generated
+// from the Rust definitions by `cargo xtask abi`: change them there, never here.
 
 // What a call leaves in the module's `Out` record, by byte offset (little-endian).
 export const OUT_TOKEN = 0;
@@ -101,7 +101,7 @@ export const KEEPER_LOSS_EXPIRED = 0;
 export const KEEPER_LOSS_REFUSED = 1;
 export const KEEPER_LOSS_RELEASED = 2;
 
-// Error codes, read from the record's `ERROR` field (messages in api.js).
+// Error codes, read from the record's `ERROR` field (messages in errors.js).
 export const ERR_EMPTY = 1;
 export const ERR_WHITESPACE = 2;
 export const ERR_SIGN = 3;

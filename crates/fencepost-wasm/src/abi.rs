@@ -34,7 +34,7 @@ pub(crate) fn names(input: &[u8], a: usize, b: usize) -> (&[u8], &[u8]) {
 
 /// Results of the last call that has more to say than its return value, read by the caller right
 /// after it from memory: [`out`] gives the address of this record (one for the whole instance),
-/// whose fields up to `field_at` sit at the byte offsets `npm/src/abi.js` gives api.js (little-endian).
+/// whose fields up to `field_at` sit at the byte offsets `npm/src/abi.js` gives (little-endian).
 #[repr(C)]
 pub struct Out {
     /// Offset 0: a token.

@@ -10,7 +10,7 @@ pub(crate) static LAST_DETAIL: AtomicU32 = AtomicU32::new(0);
 /// The address of the field an inconsistent snapshot names (its length is the detail).
 pub(crate) static LAST_FIELD: AtomicU32 = AtomicU32::new(0);
 
-/// Error codes shared with `npm/src/api.js` (which holds the messages).
+/// Error codes shared with the package (`npm/src/errors.js` holds the messages).
 pub mod code {
     crate::numbered! {
         /// Token parse errors, [`fencepost::ParseTokenError`].

@@ -57,7 +57,7 @@ const GROUPS: &[Group] = &[
     ("KEEPER_LOSS_", "Why a keeper's lease was lost.", loss::ALL),
     (
         "ERR_",
-        "Error codes, read from the record's `ERROR` field (messages in api.js).",
+        "Error codes, read from the record's `ERROR` field (messages in errors.js).",
         code::ALL,
     ),
 ];
@@ -108,8 +108,8 @@ const LIMITS: &[(&str, &str, usize)] = &[
 pub fn render() -> String {
     let mut s = String::new();
     s.push_str(
-        "// The numbers the module (crates/fencepost-wasm) and api.js share. Generated from the Rust\n\
-         // definitions by `cargo xtask abi`: change them there, never here.\n",
+        "// The numbers the module (crates/fencepost-wasm) and the package's JavaScript share. Generated\n\
+         // from the Rust definitions by `cargo xtask abi`: change them there, never here.\n",
     );
     section(
         &mut s,

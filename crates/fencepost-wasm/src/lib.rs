@@ -4,7 +4,7 @@
 //! through the module's memory (see [`abi`]: the input area, and the [`Out`](abi::Out) record that
 //! holds what a call has to say beyond its return value, errors too).
 //! Every lease and fence rule lives in the `fencepost` crate; this crate turns its results into
-//! small integer codes, and the package's JavaScript (`npm/src/api.js`) turns those into the
+//! small integer codes, and the package's JavaScript (`npm/src/api.js` and its files) turns those into the
 //! objects, `TypeError`s and `RangeError`s its users see. Every number both sides use is defined
 //! here, once: `npm/src/abi.js` is generated from these definitions (see [`js`]).
 //!

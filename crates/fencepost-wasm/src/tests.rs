@@ -98,20 +98,24 @@ fn the_record_has_the_offsets_the_package_reads() {
     );
 }
 
-/// Every error the module reports has its message in `npm/src/api.js` (the numbers themselves
-/// reach it through the generated abi.js; see `js`), and the config's errors are the range api.js
-/// tells apart from a snapshot's.
+/// Every error the module reports has its message in `npm/src/errors.js` (the numbers themselves
+/// reach it through the generated abi.js; see `js`), and the config's errors are the range
+/// locks.js tells apart from a snapshot's.
 #[test]
 fn every_error_has_its_message_in_the_package() {
-    let api = include_str!("../../../npm/src/api.js");
+    let errors = include_str!("../../../npm/src/errors.js");
     for (name, _) in code::ALL.iter().filter(|(_, c)| *c != code::UNKNOWN) {
         let case = std::format!("case ERR_{name}: return ");
-        assert!(api.contains(&case), "api.js has no message for {name}");
+        assert!(
+            errors.contains(&case),
+            "errors.js has no message for {name}"
+        );
     }
     for c in [code::ZERO_REENTRY, code::ZERO_RESERVE_BLOCK] {
         assert!((code::ZERO_TTL..=code::ZERO_FIRST_TOKEN).contains(&c));
     }
-    assert!(api.contains("code >= ERR_ZERO_TTL && code <= ERR_ZERO_FIRST_TOKEN ? \"options\""));
+    let locks = include_str!("../../../npm/src/locks.js");
+    assert!(locks.contains("code >= ERR_ZERO_TTL && code <= ERR_ZERO_FIRST_TOKEN ? \"options\""));
 }
 
 /// The first `n` bytes of the output area.

@@ -274,8 +274,21 @@ pub const CORE: WasmModule = WasmModule {
     types: "index.d.ts",
     profile: "wasm-release",
     passes: SIZE_PASSES,
-    // Generated from crates/fencepost-wasm (`cargo xtask abi`).
-    locals: &["abi.js"],
+    // abi.js is generated from crates/fencepost-wasm (`cargo xtask abi`); the others hold one
+    // family of the API each, in an order where each comes after what it imports.
+    locals: &[
+        "abi.js",
+        "instance.js",
+        "checks.js",
+        "errors.js",
+        "objects.js",
+        "locks.js",
+        "signing.js",
+        "guards.js",
+        "resource.js",
+        "keeper.js",
+        "tokens.js",
+    ],
 };
 
 /// The simulator module, behind `fencepost/sim`, so the core module stays small and loads alone.
@@ -401,7 +414,7 @@ pub fn dist() -> Result {
         let glue = build_module(module, &wasm_opt, &dist)?;
         step(&format!("assembling npm/dist/{}", module.dir));
         let src = npm_dir().join("src").join(module.dir);
-        for f in SOURCES.iter().chain(module.locals) {
+        for f in SOURCES {
             copy(&src.join(f), &dist.join(f))?;
         }
         // Both modules share the loader and argument helpers: each gets its own copy beside it.
@@ -416,6 +429,10 @@ pub fn dist() -> Result {
             .map(|f| Ok((*f, read(&src.join(f))?)))
             .collect::<Result<Vec<_>>>()?;
         let locals: Vec<(&str, &str)> = locals.iter().map(|(f, t)| (*f, t.as_str())).collect();
+        if !locals.is_empty() {
+            // One api.js, as hand-written configs that list every module (workerd's) expect.
+            write(&dist.join("api.js"), esm(module.name, &locals, &api)?)?;
+        }
         let template = read(&src.join("node.cjs.in"))?;
         write(
             &dist.join("node.cjs"),
@@ -434,9 +451,9 @@ pub fn dist() -> Result {
     Ok(())
 }
 
-/// Names an ES module exports through `export function|class|const|let NAME`, with those
-/// `export` keywords removed, and the module with its imports removed; any other import or export
-/// form, or an import from another file than the module's glue (`./<glue>`), `./common.js` or
+/// Names an ES module exports through `export function|class|const|let NAME` (or re-exports
+/// from one of `locals` with `export { A, B } from "./file.js";`), with those `export` keywords
+/// removed, and the module with its imports removed; any other import or export form, or an import from another file than the module's glue (`./<glue>`), `./common.js` or
 /// one of `locals` (files assembled into the same scope), is an error: the CommonJS build would
 /// silently miss it. An import may span lines (`import {` ... `} from "./abi.js";`).
 fn strip_exports(source: &str, file: &str, glue: &str) -> Result<(String, Vec<String>)> {
@@ -458,6 +475,18 @@ fn strip_exports_with(
     let mut names = Vec::new();
     let mut lines = source.lines();
     while let Some(line) = lines.next() {
+        if let Some(list) = line.strip_prefix("export { ") {
+            // A re-export of names a local file defines: they are in the same scope already.
+            let (list, from) = list
+                .split_once(" } from ")
+                .ok_or_else(|| format!("{file}: cannot turn `{line}` into CommonJS"))?;
+            let local = locals.iter().any(|f| from == format!("\"./{f}\";"));
+            if !local {
+                return Err(format!("{file}: cannot turn `{line}` into CommonJS"));
+            }
+            names.extend(list.split(", ").map(str::to_string));
+            continue;
+        }
         if let Some(rest) = line.strip_prefix("export ") {
             let decl = rest
                 .strip_prefix("async ")
@@ -529,6 +558,90 @@ fn commonjs(
             ("/* @@EXPORTS@@ */", &exports),
         ],
     )
+}
+
+/// dist's api.js for a module whose api.js is spread over `locals` (each `(file, text)`, in an
+/// order where each comes after what it imports): one ES module with one import of the glue and
+/// one of common.js, then every local and api.js in that order, `export` kept only on what
+/// api.js exports (itself or by re-exporting a local's name).
+fn esm(name: &str, locals: &[(&str, &str)], api: &str) -> Result<String> {
+    let glue_file = format!("{name}_bg.js");
+    let local_files: Vec<&str> = locals.iter().map(|(f, _)| *f).collect();
+    let (api_text, public) = strip_exports_with(api, "api.js", &glue_file, &local_files)?;
+    let mut common: Vec<String> = Vec::new();
+    let mut body = String::new();
+    for (file, text) in locals.iter().chain([&("api.js", api)]) {
+        for n in imported_from(text, COMMON) {
+            if !common.contains(&n) {
+                common.push(n);
+            }
+        }
+        let text = if *file == "api.js" {
+            api_text.clone()
+        } else {
+            strip_exports_with(text, file, &glue_file, &local_files)?.0
+        };
+        body.push('\n');
+        body.push_str(&export_again(&text, &public));
+    }
+    common.sort();
+    Ok(format!(
+        "// Assembled by `cargo xtask dist` from npm/src/api.js and the files it imports.\n\
+         import * as raw from \"./{glue_file}\";\n\
+         import {{ {} }} from \"./{COMMON}\";\n{body}",
+        common.join(", ")
+    ))
+}
+
+/// The names `source` imports from `./file` (`import { a, b } from "./file";`, on one line or
+/// several).
+fn imported_from(source: &str, file: &str) -> Vec<String> {
+    let from = format!("}} from \"./{file}\";");
+    let mut names = Vec::new();
+    let mut list: Option<String> = None;
+    for line in source.lines() {
+        if let Some(rest) = line.strip_prefix("import {") {
+            if let Some(one) = rest.strip_suffix(&from) {
+                names.extend(one.split(',').map(|n| n.trim().to_string()));
+            } else if !rest.contains(" from ") {
+                list = Some(rest.to_string());
+            }
+        } else if let Some(l) = list.as_mut() {
+            if line.starts_with("} from ") {
+                if line == from {
+                    names.extend(l.split(',').map(|n| n.trim().to_string()));
+                }
+                list = None;
+            } else {
+                l.push_str(line);
+                l.push(',');
+            }
+        }
+    }
+    names.retain(|n| !n.is_empty());
+    names
+}
+
+/// `text` with `export ` put back before the declarations of `public` names.
+fn export_again(text: &str, public: &[String]) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        let decl = line.strip_prefix("async ").unwrap_or(line);
+        let name = decl
+            .split_once(' ')
+            .filter(|(kw, _)| matches!(*kw, "function" | "class" | "const" | "let"))
+            .map(|(_, tail)| {
+                tail.chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '$')
+                    .collect::<String>()
+            });
+        if name.is_some_and(|n| public.contains(&n)) {
+            out.push_str("export ");
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
 }
 
 /// `template` (the file `name`) with each marker replaced by its text; every marker must be there.
@@ -803,6 +916,24 @@ mod tests {
             out,
             "\nreturn {  };\n\n// numbers\nconst OUT_TOKEN = 0;\n\nfunction f() {\n  return OUT_TOKEN;\n}\n\nmodule.exports = { f };\n"
         );
+        let api = "export { OUT_TOKEN } from \"./abi.js\";\nexport const B = 1;\n";
+        let out = commonjs(t, "fencepost", "", "", &[("abi.js", abi)], api).unwrap();
+        assert!(
+            out.ends_with("const B = 1;\n\nmodule.exports = { OUT_TOKEN, B };\n"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn esm_makes_one_module_exporting_only_what_api_exports() {
+        let abi = "export const N = 1;\n";
+        let a = "import * as raw from \"./fencepost_bg.js\";\nimport { N } from \"./abi.js\";\nimport {\n  describe,\n  ms,\n} from \"./common.js\";\nexport function helper() {\n  return N;\n}\nexport class A {}\n";
+        let api = "export { A } from \"./a.js\";\nimport { A } from \"./a.js\";\nimport { freed } from \"./common.js\";\nexport async function init() {}\nA.x = 1;\n";
+        let out = esm("fencepost", &[("abi.js", abi), ("a.js", a)], api).unwrap();
+        assert_eq!(
+            out,
+            "// Assembled by `cargo xtask dist` from npm/src/api.js and the files it imports.\nimport * as raw from \"./fencepost_bg.js\";\nimport { describe, freed, ms } from \"./common.js\";\n\nconst N = 1;\n\nfunction helper() {\n  return N;\n}\nexport class A {}\n\nexport async function init() {}\nA.x = 1;\n"
+        );
     }
 
     #[test]
@@ -830,6 +961,9 @@ mod tests {
         let api = "import {\n  A,\n} from \"./abi.js\";\n";
         assert!(commonjs(t, "fencepost", "", "", &[], api).is_err());
         assert!(commonjs(t, "fencepost", "", "", &[], "import {\n  A,\n").is_err());
+        // Re-exports only of what a local file defines.
+        let api = "export { A } from \"./other.js\";\n";
+        assert!(commonjs(t, "fencepost", "", "", &[("abi.js", "")], api).is_err());
     }
 
     #[test]
