@@ -6,8 +6,6 @@ import { U64_MAX, describe } from "./common.js";
 /** Longest text any codec reads. */
 export const MAX_TEXT = 4096;
 
-// Checking arguments.
-
 export function badBigint(name, v) {
   if (typeof v !== "bigint") return new TypeError(`${name} must be a bigint, got ${describe(v)}`);
   return new RangeError(`${name} must be between 0n and ${U64_MAX}n, got ${describe(v)}`);

@@ -52,8 +52,6 @@ import {
 import { U64_MAX } from "./common.js";
 import { outToken, outU32, textAt } from "./instance.js";
 
-// Errors reported by the module, with the core's wording.
-
 export function coreMessage() {
   const code = outU32(OUT_ERROR);
   const d = outU32(OUT_DETAIL);

@@ -26,8 +26,6 @@ import { forgery, ringOf, signerOf } from "./signing.js";
 /** Outcome codes of `admitMany`: bit 0 set means accepted. */
 export const AdmitCode = Object.freeze({ Stale: ADMIT_STALE, Advanced: ADMIT_ADVANCED, Invalid: ADMIT_INVALID, Current: ADMIT_CURRENT });
 
-// The resource side.
-
 const GUARD_KEYS = ["highest"];
 
 /** A refusal (code not accepted) by guard `i`, or the error a freed guard gets. */

@@ -156,7 +156,6 @@ export function outBytes(n) {
   return memory().slice(at, at + (n >>> 0));
 }
 
-
 // Loading the module.
 
 const loader = wasmLoader(raw, "fencepost_bg.js", "fencepost", "fencepost/slim", "guard_admit_many", (exports) => {

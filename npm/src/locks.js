@@ -49,8 +49,6 @@ import { bytes, name, token } from "./checks.js";
 import { coreMessage } from "./errors.js";
 import { EXHAUSTED, LOST, adopt, cleanup, dropper, orNull, refusal, release } from "./objects.js";
 
-// Authorities.
-
 const CONFIG_KEYS = ["ttlMs", "firstToken", "lockDelayMs", "maxReentry", "reserveBlock"];
 const TTL_KEYS = ["ttlMs"];
 

@@ -13,12 +13,10 @@ export const LOST = Object.freeze({ ok: false, reason: "lost" });
 export const EXHAUSTED = Object.freeze({ ok: false, reason: "exhausted" });
 export const FORGED = Object.freeze({ ok: false, reason: "forged" });
 
-
 /** The module's "no object" index. */
 export function orNull(t) {
   return t === 0n ? null : t;
 }
-
 
 // Objects. Each lives in a table inside the module and is known here by its index; it is given
 // back when its owner calls free() or is garbage-collected.

@@ -106,7 +106,6 @@ export class FencedResource {
   }
 }
 
-
 // Fenced stores: the mark and the idempotency entries live beside the data, not in this process.
 
 /**

@@ -7,8 +7,6 @@ import { put, putBytes, ready } from "./instance.js";
 import { MAX_TEXT, bytes, token } from "./checks.js";
 import { coreMessage } from "./errors.js";
 
-// Token codecs.
-
 /** The HTTP header that carries a fencing token. */
 export const HEADER_NAME = "Fencing-Token";
 

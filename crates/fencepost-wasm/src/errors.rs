@@ -47,7 +47,8 @@ pub mod code {
         LOCK_NAME_TOO_LONG = 16;
         /// A keyed token parse error: the v1 form, without a key id.
         NO_KEY_ID = 17;
-        /// A keyed token parse error: the key id is not a `u32` in decimal (detail: its byte offset).
+        /// A keyed token parse error: the key id is not a `u32` in decimal (detail: its byte
+        /// offset).
         BAD_KEY_ID = 18;
         /// A key id the ring does not hold (detail: the id).
         UNKNOWN_KEY = 19;
@@ -85,7 +86,8 @@ pub mod code {
         KEY_ID_TAKEN = 51;
         /// The current key cannot be removed (detail: its id).
         CURRENT_KEY = 52;
-        /// Keeper config errors, [`fencepost::KeeperConfigError`]: the drift bound is over 1,000,000 ppm.
+        /// Keeper config errors, [`fencepost::KeeperConfigError`]: the drift bound is over
+        /// 1,000,000 ppm.
         KEEPER_DRIFT = 60;
         /// The renewal point is 0 or over 1,000,000 ppm of the TTL.
         KEEPER_RENEW = 61;
@@ -93,7 +95,8 @@ pub mod code {
         KEEPER_RETRY = 62;
         /// Keeper answer errors, [`fencepost::KeeperError`]: a ticket this keeper does not hold.
         UNKNOWN_TICKET = 63;
-        /// An answer for another token than the lease's (`token` in [`Out`](crate::abi::Out): the lease's).
+        /// An answer for another token than the lease's (`token` in [`Out`](crate::abi::Out): the
+        /// lease's).
         OTHER_TOKEN = 64;
         /// The module's memory cannot grow to hold what the call would allocate; nothing was
         /// changed (detail: the bytes it asked for).

@@ -4,9 +4,10 @@
 //! through the module's memory (see [`abi`]: the input area, and the [`Out`](abi::Out) record that
 //! holds what a call has to say beyond its return value, errors too).
 //! Every lease and fence rule lives in the `fencepost` crate; this crate turns its results into
-//! small integer codes, and the package's JavaScript (`npm/src/api.js` and its files) turns those into the
-//! objects, `TypeError`s and `RangeError`s its users see. Every number both sides use is defined
-//! here, once: `npm/src/abi.js` is generated from these definitions (see [`js`]).
+//! small integer codes, and the package's JavaScript (`npm/src/api.js` and the files it imports)
+//! turns those into the objects, `TypeError`s and `RangeError`s its users see. Every number both
+//! sides use is defined here, once: `npm/src/abi.js` is generated from these definitions (see
+//! [`js`]).
 //!
 //! Every object (authority, lock table, guard, resource, signer, key ring, keeper) lives in a
 //! table of the instance and is known to JavaScript by its index (see [`objects`]), so every
@@ -14,7 +15,8 @@
 //! [`guard`], [`resource`], [`signer`], [`keeper`], [`token`].
 //!
 //! Nothing here may trap the instance: every function returns, whatever it is given (an unknown
-//! index gets a harmless default).
+//! index gets a harmless default), and a call the memory cannot hold is refused before it changes
+//! anything (see `memory.rs`).
 //!
 //! Times cross as `f64` milliseconds (the JavaScript side only passes non-negative safe integers;
 //! a cast saturates anyway). Tokens cross as `u64` (a JavaScript `bigint`); `0` means "none".

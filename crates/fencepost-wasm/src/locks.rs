@@ -67,7 +67,8 @@ pub(crate) struct Table {
     pub(crate) expired: Vec<(Name, Expired<Name>)>,
 }
 
-/// Encodes a snapshot into the output area; returns its length (0, see `error` in [`Out`], on failure).
+/// Encodes a snapshot into the output area; returns its length (0, see `error` in [`Out`], on
+/// failure).
 pub(crate) fn snapshot_out(output: &mut Vec<u8>, r: Result<Vec<u8>, SnapshotError>) -> usize {
     match r {
         Ok(bytes) => {

@@ -126,7 +126,8 @@ impl Objects {
 /// `u32::MAX`: no object was made (see `error` in [`Out`](crate::abi::Out)).
 pub const NONE: u32 = u32::MAX;
 
-/// A new object of kind `k` (see [`kind`]); its index, or [`NONE`] (see `error` in [`Out`](crate::abi::Out)) when
+/// A new object of kind `k` (see [`kind`]); its index, or [`NONE`] (see `error` in
+/// [`Out`](crate::abi::Out)) when
 /// none was made:
 ///
 /// - a guard whose highest token is `token` (0: none yet);
@@ -260,7 +261,8 @@ fn restored_table_bytes(bytes: &[u8]) -> usize {
     names + list
 }
 
-/// The counters of an authority or a lock table into [`Out`](crate::abi::Out) (see `Out::counters`; for a table
+/// The counters of an authority or a lock table into [`Out`](crate::abi::Out) (see
+/// `Out::counters`; for a table
 /// `depth` is the number of locks it remembers and `time` is 0), a resource's state (`token`
 /// the highest token, 0 for none, `depth` the operations its ledger remembers), or a key ring's
 /// current key id (`depth`); 0 if `i` is none of them.

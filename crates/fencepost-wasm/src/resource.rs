@@ -59,7 +59,8 @@ pub fn resource_write(i: u32, token: u64, op: u64) -> u32 {
     })
 }
 
-/// What a store decides for a write (see [`write`](mod@write) for the codes) from what it read for the key:
+/// What a store decides for a write (see [`write`](mod@write) for the codes) from what it read for
+/// the key:
 /// `highest` its mark and `recorded` the token held for the write's idempotency key (0: none).
 /// Stateless: the store keeps both beside its data; [`write::STALE`] leaves `highest` in `token`.
 #[wasm_bindgen]

@@ -56,7 +56,8 @@ pub fn signer_sign(i: u32, lock: usize, token: u64) -> usize {
 }
 
 /// Verifies a header value (the `header` bytes of the input area after the first `lock` bytes,
-/// the lock's name): the token, or 0 (see `error` in [`Out`](crate::abi::Out): forged or malformed).
+/// the lock's name): the token, or 0 (see `error` in [`Out`](crate::abi::Out): forged or
+/// malformed).
 #[wasm_bindgen]
 #[inline(never)]
 pub fn signer_verify(i: u32, lock: usize, header: usize) -> u64 {
@@ -101,7 +102,8 @@ pub fn ring_call(op: u32, i: u32, n: usize, id: u32) -> u32 {
 /// `lock` bytes, the lock's name) that signer or key ring `s` verifies, else the [`admit`] code of
 /// why not: [`admit::MALFORMED`] (unparsable, or a signature error other than a forgery),
 /// [`admit::FORGED`] (also for a key id the ring does not hold), or [`admit::NO_GUARD`] when `s`
-/// is neither. Errors are recorded (see `error` in [`Out`](crate::abi::Out)), a forgery as [`code::FORGED`], an
+/// is neither. Errors are recorded (see `error` in [`Out`](crate::abi::Out)), a forgery as
+/// [`code::FORGED`], an
 /// unknown key as [`code::UNKNOWN_KEY`].
 #[inline(never)]
 pub(crate) fn verify_header(
