@@ -120,22 +120,36 @@ impl SizeClasses {
     }
 
     /// As [`room`](SizeClasses::room), for a call that knows each allocation it may make: each
-    /// of `sizes` (0: no allocation) is served by a block already freed of its class, or else by fresh memory. So
-    /// a call the grown memory cannot hold any more still passes once objects were freed, as
-    /// long as what it needs fits the blocks they left. The free lists are only walked when the
-    /// fresh memory is short (a compare in the common case).
+    /// of `sizes` (0: no allocation) is served by a block already freed of its class, or else by
+    /// fresh memory. So a call the memory cannot hold any more still passes once objects were
+    /// freed, as long as what it needs fits the blocks they left. The free lists are only walked when the
+    /// memory cannot grow (a compare in the common case).
+    #[inline]
     pub fn room_for(&self, sizes: &[usize]) -> bool {
-        // An allocation of 0 bytes is none.
-        let blocks = sizes.iter().filter(|&&n| n > 0);
-        let total: u64 = blocks.clone().map(|&n| n.max(MIN_BLOCK) as u64).sum();
+        let mut total = 0u64;
+        for &n in sizes {
+            // An allocation of 0 bytes is none.
+            if n > 0 {
+                total += n.max(MIN_BLOCK) as u64;
+            }
+        }
+        // SAFETY: single-threaded, and never called from inside the allocator.
+        let st = unsafe { &*self.0.get() };
+        st.end - st.top >= 2 * total && st.end != 0 || self.room_for_slowly(sizes, total)
+    }
+
+    /// [`room_for`](SizeClasses::room_for) when the grown memory is short: grow it, or else
+    /// count what blocks already freed can serve.
+    #[inline(never)]
+    fn room_for_slowly(&self, sizes: &[usize], total: u64) -> bool {
         // SAFETY: single-threaded, and never called from inside the allocator.
         let st = unsafe { &mut *self.0.get() };
-        if st.end - st.top >= 2 * total && st.end != 0 {
+        if st.reserve(2 * total) {
             return true;
         }
         let mut taken = [0usize; CLASSES];
         let mut fresh = 0u64;
-        for &n in blocks {
+        for &n in sizes.iter().filter(|&&n| n > 0) {
             let class = class_of(n);
             // SAFETY: as above; the lists hold blocks this allocator handed out and got back.
             if unsafe { st.free_blocks(class, taken[class] + 1) } > taken[class] {

@@ -15,21 +15,23 @@ use crate::name::Name;
 
 /// Whether allocations of each of `sizes` bytes (0: none) cannot fail now; records
 /// [`code::NO_MEMORY`] (detail: their sum) when they could.
+#[inline(always)]
 pub(crate) fn room_for(sizes: &[usize]) -> bool {
-    granted(grows_for(sizes), sizes.iter().sum())
+    grows_for(sizes) || refused(sizes.iter().sum())
 }
 
 /// Whether allocations adding up to `bytes` (each counted as at least 16) cannot fail now; for
 /// a call that knows only their sum. Records [`code::NO_MEMORY`] when they could.
 pub(crate) fn room(bytes: usize) -> bool {
-    granted(grows(bytes), bytes)
+    grows(bytes) || refused(bytes)
 }
 
-fn granted(ok: bool, bytes: usize) -> bool {
-    if !ok {
-        fail(code::NO_MEMORY, bytes);
-    }
-    ok
+/// Records the refusal of a call that asked for `bytes`; false.
+#[cold]
+#[inline(never)]
+fn refused(bytes: usize) -> bool {
+    fail(code::NO_MEMORY, bytes);
+    false
 }
 
 /// A copy of `bytes` as a name; `None` (recorded) when the memory cannot hold it.
@@ -75,6 +77,7 @@ pub(crate) fn fit(v: &mut Vec<u8>, n: usize) -> bool {
 }
 
 #[cfg(target_arch = "wasm32")]
+#[inline(always)]
 fn grows_for(sizes: &[usize]) -> bool {
     crate::ALLOC.room_for(sizes)
 }
