@@ -158,8 +158,8 @@ impl State {
 impl SizeClasses {
     /// Makes room, before a call changes anything, for what it may allocate: afterwards,
     /// allocations whose sizes (each counted as at least 16) add up to at most `bytes` cannot
-    /// fail (a reallocation counts with its new size). False when the memory cannot grow that far; the caller then refuses the
-    /// call with a `RangeError` and leaves everything as it was.
+    /// fail (a reallocation counts with its new size). False when the memory cannot grow that
+    /// far; the caller then refuses the call with a `RangeError` and leaves everything as it was.
     ///
     /// Rust has no fallible path for every allocation (a map's insert, a box), and a failed
     /// allocation traps the instance; so the bindings ask for their worst case up front instead.
@@ -196,6 +196,64 @@ impl SizeClasses {
         // SAFETY: as in `room`.
         let st = unsafe { &mut *self.0.get() };
         st.reserve_or_reclaim(bytes)
+    }
+
+    /// As [`room`](SizeClasses::room), for a call that knows each allocation it may make: each
+    /// of `sizes` (0: no allocation) is served by a block already freed of its class, or else by
+    /// fresh memory. So a call the memory cannot hold any more still passes once objects were
+    /// freed, as long as what it needs fits the blocks they left. The free lists are only walked when the
+    /// memory cannot grow (a compare in the common case).
+    #[inline]
+    pub fn room_for(&self, sizes: &[usize]) -> bool {
+        let mut total = 0u64;
+        for &n in sizes {
+            // An allocation of 0 bytes is none.
+            if n > 0 {
+                total += n.max(MIN_BLOCK) as u64;
+            }
+        }
+        // SAFETY: single-threaded, and never called from inside the allocator.
+        let st = unsafe { &*self.0.get() };
+        st.end - st.top >= 2 * total && st.end != 0 || self.room_for_slowly(sizes, total)
+    }
+
+    /// [`room_for`](SizeClasses::room_for) when the grown memory is short: grow it, or else
+    /// count what blocks already freed can serve.
+    #[inline(never)]
+    fn room_for_slowly(&self, sizes: &[usize], total: u64) -> bool {
+        // SAFETY: single-threaded, and never called from inside the allocator.
+        let st = unsafe { &mut *self.0.get() };
+        if st.reserve(2 * total) {
+            return true;
+        }
+        let mut taken = [0usize; CLASSES];
+        let mut fresh = 0u64;
+        for &n in sizes.iter().filter(|&&n| n > 0) {
+            let class = class_of(n);
+            // SAFETY: as above; the lists hold blocks this allocator handed out and got back.
+            if unsafe { st.free_blocks(class, taken[class] + 1) } > taken[class] {
+                taken[class] += 1;
+            } else {
+                fresh += 1 << class;
+            }
+        }
+        st.reserve(fresh)
+    }
+}
+
+impl State {
+    /// How many blocks the free list of `class` holds, counting at most `upto`.
+    ///
+    /// # Safety
+    ///
+    /// As for [`take`].
+    unsafe fn free_blocks(&self, class: usize, upto: usize) -> usize {
+        let (mut n, mut at) = (0, self.free[class]);
+        while at != 0 && n < upto {
+            n += 1;
+            at = unsafe { ptr::read(at as *const usize) };
+        }
+        n
     }
 }
 

@@ -33,6 +33,14 @@ impl<T> Slots<T> {
         }
     }
 
+    /// Makes sure the next [`add`](Slots::add) needs no allocation that could fail: true when a
+    /// freed index is waiting or the table has room for one more (growing it if it can), false
+    /// when the memory cannot hold a larger table. Nothing else changes either way.
+    pub fn reserve_one(&mut self) -> bool {
+        let reused = (self.free as usize) < self.items.len();
+        reused || self.items.try_reserve(1).is_ok()
+    }
+
     /// Stores `item`; returns its index (`u32::MAX` if the table is full).
     pub fn add(&mut self, item: T) -> u32 {
         let i = self.free;
@@ -104,5 +112,25 @@ mod tests {
         assert_eq!(s.add("f".into()), 3);
         assert_eq!(s.get(0).map(|v| v.as_str()), Some("e"));
         assert_eq!(s.get(2).map(|v| v.as_str()), Some("d"));
+    }
+
+    #[test]
+    fn reserving_one_leaves_room_for_the_next_add_and_nothing_else() {
+        let mut s: Slots<String> = Slots::new();
+        assert!(s.reserve_one());
+        let room = s.items.capacity();
+        assert!(room >= 1);
+        assert_eq!(s.items.len(), 0);
+        for i in 0..room as u32 {
+            assert_eq!(s.add(i.to_string()), i);
+        }
+        // Full: reserving grows the table; with a freed index waiting, nothing grows.
+        assert!(s.reserve_one());
+        assert!(s.items.capacity() > room);
+        let grown = s.items.capacity();
+        s.remove(0);
+        assert!(s.reserve_one());
+        assert_eq!(s.items.capacity(), grown);
+        assert_eq!(s.add("again".into()), 0);
     }
 }

@@ -15,7 +15,11 @@ use fencepost::{
 };
 use wasm_bindgen::prelude::wasm_bindgen;
 
-use super::{NONE, Object, Out, code, fail, js_ms, ms, with};
+use crate::abi::{Out, js_ms, ms};
+use crate::errors::{code, fail};
+use crate::memory::room_for;
+use crate::objects::{NONE, Object};
+use crate::state::with;
 
 /// Requests of one lease whose answers are still awaited, at most. Past that the oldest one is
 /// forgotten: its answer, if it ever comes, is refused as an unknown ticket, which only loses
@@ -31,44 +35,51 @@ pub(crate) struct Held {
 
 /// What [`keeper_call`] does.
 pub mod op {
-    /// A request is being sent at `now`: returns its ticket number.
-    pub const SEND: u32 = 0;
-    /// Ticket `ticket` was answered at `now` with a grant of `token` for `ttl` ms.
-    pub const GRANTED: u32 = 1;
-    /// Ticket `ticket` failed at `now` with no word on the lease (network, server error).
-    pub const TRANSIENT: u32 = 2;
-    /// Ticket `ticket` was refused at `now`: the lease is not (or no longer) this holder's.
-    pub const REFUSED: u32 = 3;
-    /// The holder lets go at `now`.
-    pub const RELEASED: u32 = 4;
-    /// Only reads the state at `now`.
-    pub const STATE: u32 = 5;
+    crate::numbered! {
+        /// A request is being sent at `now`: returns its ticket number.
+        SEND = 0;
+        /// Ticket `ticket` was answered at `now` with a grant of `token` for `ttl` ms.
+        GRANTED = 1;
+        /// Ticket `ticket` failed at `now` with no word on the lease (network, server error).
+        TRANSIENT = 2;
+        /// Ticket `ticket` was refused at `now`: the lease is not (or no longer) this holder's.
+        REFUSED = 3;
+        /// The holder lets go at `now`.
+        RELEASED = 4;
+        /// Only reads the state at `now`.
+        STATE = 5;
+    }
 }
 
 /// The states [`keeper_call`] answers: in [`Out`], `token` is the lease's token (0: none yet),
 /// `time` its safe-until (-1: none yet), `time2` when to send next (-1: nothing to send), and for
 /// [`state::LOST`] `depth` says why (see [`loss`]).
 pub mod state {
-    #[allow(missing_docs)]
-    pub const ACQUIRING: u32 = 0;
-    #[allow(missing_docs)]
-    pub const HELD: u32 = 1;
-    /// Held, but renewals are failing.
-    pub const UNCERTAIN: u32 = 2;
-    #[allow(missing_docs)]
-    pub const LOST: u32 = 3;
-    /// The answer was refused (see `error` in [`Out`](super::Out)); the state is unchanged.
-    pub const ERROR: u32 = 4;
+    crate::numbered! {
+        #[allow(missing_docs)]
+        ACQUIRING = 0;
+        #[allow(missing_docs)]
+        HELD = 1;
+        /// Held, but renewals are failing.
+        UNCERTAIN = 2;
+        #[allow(missing_docs)]
+        LOST = 3;
+        /// The answer was refused (see `error` in [`Out`](crate::abi::Out)); the state is
+        /// unchanged.
+        ERROR = 4;
+    }
 }
 
 /// Why a lease was lost, in `depth` of [`Out`].
 pub mod loss {
-    #[allow(missing_docs)]
-    pub const EXPIRED: u32 = 0;
-    #[allow(missing_docs)]
-    pub const REFUSED: u32 = 1;
-    #[allow(missing_docs)]
-    pub const RELEASED: u32 = 2;
+    crate::numbered! {
+        #[allow(missing_docs)]
+        EXPIRED = 0;
+        #[allow(missing_docs)]
+        REFUSED = 1;
+        #[allow(missing_docs)]
+        RELEASED = 2;
+    }
 }
 
 /// A negative (or NaN) option means the core's default.
@@ -105,9 +116,14 @@ pub fn keeper_new(ttl: f64, now: f64, drift: f64, margin: f64, renew: f64, retry
     };
     match Keeper::new(cfg, ms(ttl), ms(now)) {
         Ok(inner) => with(NONE, |st| {
+            // Its tickets get their whole room now, so a send never allocates.
+            let tickets = MAX_TICKETS * size_of::<(u32, Ticket)>();
+            if !st.objects.room_for_one() || !room_for(&[size_of::<Held>(), tickets]) {
+                return NONE;
+            }
             st.objects.add(Object::Keeper(Box::new(Held {
                 inner,
-                tickets: Vec::new(),
+                tickets: Vec::with_capacity(MAX_TICKETS),
                 next_id: 0,
             })))
         }),
@@ -228,8 +244,8 @@ impl Out {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::objects::{free, kind};
     use crate::tests::{last_error, serial};
-    use crate::{free, kind};
 
     /// (token, safe-until, next send, why) of the last answer.
     fn out() -> (u64, f64, f64, u32) {

@@ -568,6 +568,24 @@ pub(crate) fn scan<K: SnapshotCodec, H: SnapshotCodec>(
     Ok(tokens)
 }
 
+/// The number of locks a table's binary snapshot says it holds, read from its header alone
+/// (`None` when the bytes do not start with a table's header): for a host that must know before
+/// a restore whether its memory can hold it. It is the snapshot's word only; the restore checks
+/// every lock.
+#[cfg(feature = "alloc")]
+pub fn table_lock_count(bytes: &[u8]) -> Option<u32> {
+    let mut r = Reader::new(bytes);
+    r.open(KIND_TABLE);
+    let flags = r.u8();
+    r.next_token(flags);
+    // reserved_through, latest_now, clamps
+    for _ in 0..3 {
+        r.u64();
+    }
+    let count = r.u32();
+    r.err.is_none().then_some(count)
+}
+
 /// An authority's whole state, as plain data.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -678,17 +696,25 @@ impl<H: Clone + Eq + SnapshotCodec> Authority<H> {
     /// `self.snapshot().to_bytes()` without copying the holder first.
     #[cfg(feature = "alloc")]
     pub fn snapshot_bytes(&self) -> Result<alloc::vec::Vec<u8>, SnapshotError> {
-        to_vec(&|out| {
-            write_authority(
-                out,
-                self.seq.next,
-                self.seq.reserved_through,
-                self.slot.lease.as_ref(),
-                self.slot.free_at,
-                self.time.latest(),
-                self.time.clamps(),
-            )
-        })
+        to_vec(&|out| self.write_snapshot(out))
+    }
+
+    /// The length of [`snapshot_bytes`](Self::snapshot_bytes), found without writing it (for a
+    /// host that must know before a call whether its memory can hold the bytes).
+    pub fn snapshot_len(&self) -> usize {
+        self.write_snapshot(&mut []).len()
+    }
+
+    fn write_snapshot<'o>(&self, out: &'o mut [u8]) -> Writer<'o> {
+        write_authority(
+            out,
+            self.seq.next,
+            self.seq.reserved_through,
+            self.slot.lease.as_ref(),
+            self.slot.free_at,
+            self.time.latest(),
+            self.time.clamps(),
+        )
     }
 
     /// An authority resuming from a binary snapshot, read straight into it: what

@@ -83,6 +83,7 @@ impl<K: Ord + Clone, H: Clone + Eq> LockTable<K, H> {
         let i = match self.find(lock) {
             Ok(i) => i,
             Err(i) => {
+                self.grow();
                 self.locks.insert(i, (lock.clone(), Slot::default()));
                 i
             }
@@ -206,6 +207,36 @@ impl<K: Ord + Clone, H: Clone + Eq> LockTable<K, H> {
         &self.time
     }
 
+    /// Bytes one lock takes in the table's list, besides what its names hold. With
+    /// [`insert_bytes`](Self::insert_bytes) and [`names`](Self::names), for a host that must know
+    /// before a call whether its memory can hold what the call allocates (a WebAssembly module
+    /// whose memory cannot grow refuses such a call rather than fail in the middle of it).
+    pub const LOCK_BYTES: usize = core::mem::size_of::<(K, Slot<H>)>();
+
+    /// Bytes the list allocates if a lock it does not remember is acquired now: 0 while it has
+    /// room, else its new size (it doubles, to at least 4 locks).
+    pub fn insert_bytes(&self) -> usize {
+        let cap = self.locks.capacity();
+        if self.locks.len() < cap {
+            0
+        } else {
+            (cap + cap.max(4)) * Self::LOCK_BYTES
+        }
+    }
+
+    /// The names of the locks it remembers, in order.
+    pub fn names(&self) -> impl ExactSizeIterator<Item = &K> {
+        self.locks.iter().map(|(name, _)| name)
+    }
+
+    /// Room for one more lock, grown exactly as [`insert_bytes`](Self::insert_bytes) says.
+    fn grow(&mut self) {
+        let cap = self.locks.capacity();
+        if self.locks.len() == cap {
+            self.locks.reserve_exact(cap.max(4));
+        }
+    }
+
     /// Where `lock` is (`Ok`), or where it would go (`Err`).
     fn find(&self, lock: &K) -> Result<usize, usize> {
         position(&self.locks, lock)
@@ -271,18 +302,25 @@ impl<K: Ord + Clone + SnapshotCodec, H: Clone + Eq + SnapshotCodec> LockTable<K,
     /// `self.snapshot().to_bytes()` without the copy of every lock in between.
     pub fn snapshot_bytes(&self) -> Result<Vec<u8>, SnapshotError> {
         countable(self.locks.len())?;
-        to_vec(&|out| {
-            write_table(
-                out,
-                self.seq.next,
-                self.seq.reserved_through,
-                self.time.latest(),
-                self.time.clamps(),
-                self.locks
-                    .iter()
-                    .map(|(name, slot)| (name, slot.lease.as_ref(), slot.free_at)),
-            )
-        })
+        to_vec(&|out| self.write_snapshot(out))
+    }
+
+    /// The length of [`snapshot_bytes`](Self::snapshot_bytes), found without writing it.
+    pub fn snapshot_len(&self) -> usize {
+        self.write_snapshot(&mut []).len()
+    }
+
+    fn write_snapshot<'o>(&self, out: &'o mut [u8]) -> Writer<'o> {
+        write_table(
+            out,
+            self.seq.next,
+            self.seq.reserved_through,
+            self.time.latest(),
+            self.time.clamps(),
+            self.locks
+                .iter()
+                .map(|(name, slot)| (name, slot.lease.as_ref(), slot.free_at)),
+        )
     }
 
     /// A table resuming from a binary snapshot, read straight into it: what
@@ -521,6 +559,42 @@ mod tests {
     }
     fn s(x: &str) -> String {
         String::from(x)
+    }
+
+    #[test]
+    fn the_memory_figures_are_what_the_table_allocates() {
+        let mut tb: LockTable<u32, u32> = LockTable::new(Config::new(100)).unwrap();
+        let lock_bytes = LockTable::<u32, u32>::LOCK_BYTES;
+        assert_eq!(lock_bytes, core::mem::size_of::<(u32, Slot<u32>)>());
+        let mut grew = 0;
+        for lock in 0..40u32 {
+            let (before, want) = (tb.locks.capacity(), tb.insert_bytes());
+            tb.try_acquire(&lock, &7, 0).unwrap();
+            let after = tb.locks.capacity();
+            if want == 0 {
+                assert_eq!(after, before, "lock {lock}");
+            } else {
+                assert_eq!(after * lock_bytes, want, "lock {lock}");
+                grew += 1;
+            }
+            assert_eq!(tb.snapshot_len(), tb.snapshot_bytes().unwrap().len());
+        }
+        // 4, 8, 16, 32, 64.
+        assert_eq!(grew, 5);
+        // 40 locks in room for 64: the next new lock allocates nothing.
+        assert_eq!(tb.insert_bytes(), 0);
+        tb.try_acquire(&40, &7, 1).unwrap();
+        assert_eq!(tb.locks.capacity(), 64);
+        let names: std::vec::Vec<u32> = tb.names().copied().collect();
+        assert_eq!(names, (0..=40).collect::<std::vec::Vec<u32>>());
+        let bytes = tb.snapshot_bytes().unwrap();
+        assert_eq!(crate::snapshot::table_lock_count(&bytes), Some(41));
+        assert_eq!(crate::snapshot::table_lock_count(&bytes[..42]), None);
+        let one: crate::Authority<u32> = crate::Authority::new(Config::new(100)).unwrap();
+        assert_eq!(
+            crate::snapshot::table_lock_count(&one.snapshot_bytes().unwrap()),
+            None
+        );
     }
 
     #[test]

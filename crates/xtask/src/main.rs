@@ -57,6 +57,9 @@ enum Task {
     BenchStore,
     /// Build the npm package into npm/dist (wasm, bindings, entry points)
     Dist,
+    /// Write npm/src/abi.js, the numbers the core module and its JavaScript share, from their
+    /// definitions in crates/fencepost-wasm (`test` fails while the committed file differs)
+    Abi,
     /// Raw / gzip / brotli of each .wasm in npm/dist, against its budget, and the visualizer's
     /// wasm against its goal
     Size,
@@ -82,6 +85,7 @@ fn main() -> ExitCode {
         Task::BenchWeb => web::bench(),
         Task::BenchStore => store::bench(),
         Task::Dist => npm::dist(),
+        Task::Abi => npm::abi(),
         Task::Size => {
             let npm = npm::size();
             web::size().and(npm)
@@ -453,11 +457,13 @@ mod tests {
                 "bench-web",
                 "bench-store",
                 "dist",
+                "abi",
                 "size",
                 "fuzz"
             ]
         );
         assert!(matches!(parse(&["test-npm"]), Ok(Task::TestNpm)));
+        assert!(matches!(parse(&["abi"]), Ok(Task::Abi)));
         assert!(matches!(parse(&["bench-web"]), Ok(Task::BenchWeb)));
         assert!(matches!(parse(&["test-edge"]), Ok(Task::TestEdge)));
         assert!(matches!(parse(&["test-store"]), Ok(Task::TestStore)));

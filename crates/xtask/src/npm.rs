@@ -237,6 +237,9 @@ pub struct WasmModule {
     pub profile: &'static str,
     /// The wasm-opt passes it is optimized with (before stripping).
     pub passes: &'static [&'static str],
+    /// Files of its npm/src directory that its api.js imports, besides the glue and common.js,
+    /// in the order the CommonJS build puts them before api.js.
+    pub locals: &'static [&'static str],
 }
 
 /// The wasm-opt passes of both modules: flattening and re-looping the control flow, merging
@@ -275,6 +278,21 @@ pub const CORE: WasmModule = WasmModule {
     types: "index.d.ts",
     profile: "wasm-release",
     passes: SIZE_PASSES,
+    // abi.js is generated from crates/fencepost-wasm (`cargo xtask abi`); the others hold one
+    // family of the API each, in an order where each comes after what it imports.
+    locals: &[
+        "abi.js",
+        "instance.js",
+        "checks.js",
+        "errors.js",
+        "objects.js",
+        "locks.js",
+        "signing.js",
+        "guards.js",
+        "resource.js",
+        "keeper.js",
+        "tokens.js",
+    ],
 };
 
 /// The simulator module, behind `fencepost/sim`, so the core module stays small and loads alone.
@@ -285,6 +303,7 @@ pub const SIM: WasmModule = WasmModule {
     types: "sim/index.d.ts",
     profile: "wasm-sim",
     passes: SIZE_PASSES,
+    locals: &[],
 };
 
 /// Every module of the package.
@@ -369,6 +388,24 @@ fn rustflags() -> String {
     flags.join("\x1f")
 }
 
+/// Writes npm/src/abi.js from the Rust definitions: the crate's own test renders the file (it
+/// alone can read the `Out` record's offsets and the numbered groups) and, with
+/// `FENCEPOST_WRITE_ABI` set, writes it where it otherwise only compares it.
+pub fn abi() -> Result {
+    step("writing npm/src/abi.js from crates/fencepost-wasm");
+    Cmd::cargo(&[
+        "test",
+        "-p",
+        "fencepost-wasm",
+        "--lib",
+        "--",
+        "--exact",
+        "js::tests::abi_js_is_generated_from_these_definitions",
+    ])
+    .env("FENCEPOST_WRITE_ABI", "1")
+    .run()
+}
+
 /// Builds the modules and assembles the package in npm/dist.
 pub fn dist() -> Result {
     crate::tools::ensure_targets()?;
@@ -390,10 +427,20 @@ pub fn dist() -> Result {
         // CommonJS consumers get the same declarations under a .d.cts name.
         copy(&npm_dir().join(module.types), &dist.join("index.d.cts"))?;
         let api = read(&src.join("api.js"))?;
+        let locals = module
+            .locals
+            .iter()
+            .map(|f| Ok((*f, read(&src.join(f))?)))
+            .collect::<Result<Vec<_>>>()?;
+        let locals: Vec<(&str, &str)> = locals.iter().map(|(f, t)| (*f, t.as_str())).collect();
+        if !locals.is_empty() {
+            // One api.js, as hand-written configs that list every module (workerd's) expect.
+            write(&dist.join("api.js"), esm(module.name, &locals, &api)?)?;
+        }
         let template = read(&src.join("node.cjs.in"))?;
         write(
             &dist.join("node.cjs"),
-            commonjs(&template, module.name, &glue, &common, &api)?,
+            commonjs(&template, module.name, &glue, &common, &locals, &api)?,
         )?;
     }
     for f in STORE_SOURCES {
@@ -408,15 +455,42 @@ pub fn dist() -> Result {
     Ok(())
 }
 
-/// Names an ES module exports through `export function|class|const|let NAME`, with those
-/// `export` keywords removed; any other import or export form (but the import of the module's
-/// glue, `./<glue>`) is an error (the CommonJS build would silently miss it).
+/// Names an ES module exports through `export function|class|const|let NAME` (or re-exports
+/// from one of `locals` with `export { A, B } from "./file.js";`), with those `export` keywords
+/// removed, and the module with its imports removed; any other import or export form, or an import from another file than the module's glue (`./<glue>`), `./common.js` or
+/// one of `locals` (files assembled into the same scope), is an error: the CommonJS build would
+/// silently miss it. An import may span lines (`import {` ... `} from "./abi.js";`).
 fn strip_exports(source: &str, file: &str, glue: &str) -> Result<(String, Vec<String>)> {
-    let glue_import = format!("from \"./{glue}\"");
-    let common_import = format!("from \"./{COMMON}\"");
+    strip_exports_with(source, file, glue, &[])
+}
+
+fn strip_exports_with(
+    source: &str,
+    file: &str,
+    glue: &str,
+    locals: &[&str],
+) -> Result<(String, Vec<String>)> {
+    let allowed: Vec<String> = [glue, COMMON]
+        .iter()
+        .chain(locals)
+        .map(|f| format!("from \"./{f}\";"))
+        .collect();
     let mut out = String::with_capacity(source.len());
     let mut names = Vec::new();
-    for line in source.lines() {
+    let mut lines = source.lines();
+    while let Some(line) = lines.next() {
+        if let Some(list) = line.strip_prefix("export { ") {
+            // A re-export of names a local file defines: they are in the same scope already.
+            let (list, from) = list
+                .split_once(" } from ")
+                .ok_or_else(|| format!("{file}: cannot turn `{line}` into CommonJS"))?;
+            let local = locals.iter().any(|f| from == format!("\"./{f}\";"));
+            if !local {
+                return Err(format!("{file}: cannot turn `{line}` into CommonJS"));
+            }
+            names.extend(list.split(", ").map(str::to_string));
+            continue;
+        }
         if let Some(rest) = line.strip_prefix("export ") {
             let decl = rest
                 .strip_prefix("async ")
@@ -435,8 +509,15 @@ fn strip_exports(source: &str, file: &str, glue: &str) -> Result<(String, Vec<St
             names.push(name);
             out.push_str(rest);
         } else if line.starts_with("import ") {
-            if !line.contains(&glue_import) && !line.contains(&common_import) {
-                return Err(format!("{file}: cannot turn `{line}` into CommonJS"));
+            // The whole statement: up to the line that names where it imports from.
+            let mut last = line;
+            while !last.contains(" from ") && !last.starts_with("} from ") {
+                last = lines
+                    .next()
+                    .ok_or_else(|| format!("{file}: `{line}` does not end"))?;
+            }
+            if !allowed.iter().any(|a| last.ends_with(a.as_str())) {
+                return Err(format!("{file}: cannot turn `{last}` into CommonJS"));
             }
             continue;
         } else {
@@ -447,16 +528,29 @@ fn strip_exports(source: &str, file: &str, glue: &str) -> Result<(String, Vec<St
     Ok((out, names))
 }
 
-/// node.cjs: the glue inside a function that returns its exports as `raw`, then api.js, then the
-/// synchronous load and `module.exports` (an object literal, so Node's ES module loader can see
-/// the names when the file is imported).
-fn commonjs(template: &str, name: &str, glue: &str, common: &str, api: &str) -> Result<String> {
+/// node.cjs: the glue inside a function that returns its exports as `raw`, then the shared
+/// helpers and the module's `locals` (each `(file, text)`, in order, none of their names
+/// exported), then api.js, then the synchronous load and `module.exports` (an object literal, so
+/// Node's ES module loader can see the names when the file is imported).
+fn commonjs(
+    template: &str,
+    name: &str,
+    glue: &str,
+    common: &str,
+    locals: &[(&str, &str)],
+    api: &str,
+) -> Result<String> {
     let glue_file = format!("{name}_bg.js");
     let (glue, glue_names) = strip_exports(glue, &glue_file, &glue_file)?;
-    // The shared helpers go first, in the same scope as api.js; they are not exported.
-    let (common, _) = strip_exports(common, COMMON, &glue_file)?;
-    let (api, api_names) = strip_exports(api, "api.js", &glue_file)?;
-    let api = format!("{common}\n{api}");
+    let local_files: Vec<&str> = locals.iter().map(|(f, _)| *f).collect();
+    // The shared helpers and the locals go first, in the same scope as api.js; not exported.
+    let mut body = strip_exports(common, COMMON, &glue_file)?.0;
+    for (file, text) in locals {
+        body.push('\n');
+        body.push_str(&strip_exports_with(text, file, &glue_file, &local_files)?.0);
+    }
+    let (api, api_names) = strip_exports_with(api, "api.js", &glue_file, &local_files)?;
+    let api = format!("{body}\n{api}");
     let glue = format!("{glue}\nreturn {{ {} }};", glue_names.join(", "));
     let exports = format!("module.exports = {{ {} }};", api_names.join(", "));
     fill(
@@ -468,6 +562,90 @@ fn commonjs(template: &str, name: &str, glue: &str, common: &str, api: &str) -> 
             ("/* @@EXPORTS@@ */", &exports),
         ],
     )
+}
+
+/// dist's api.js for a module whose api.js is spread over `locals` (each `(file, text)`, in an
+/// order where each comes after what it imports): one ES module with one import of the glue and
+/// one of common.js, then every local and api.js in that order, `export` kept only on what
+/// api.js exports (itself or by re-exporting a local's name).
+fn esm(name: &str, locals: &[(&str, &str)], api: &str) -> Result<String> {
+    let glue_file = format!("{name}_bg.js");
+    let local_files: Vec<&str> = locals.iter().map(|(f, _)| *f).collect();
+    let (api_text, public) = strip_exports_with(api, "api.js", &glue_file, &local_files)?;
+    let mut common: Vec<String> = Vec::new();
+    let mut body = String::new();
+    for (file, text) in locals.iter().chain([&("api.js", api)]) {
+        for n in imported_from(text, COMMON) {
+            if !common.contains(&n) {
+                common.push(n);
+            }
+        }
+        let text = if *file == "api.js" {
+            api_text.clone()
+        } else {
+            strip_exports_with(text, file, &glue_file, &local_files)?.0
+        };
+        body.push('\n');
+        body.push_str(&export_again(&text, &public));
+    }
+    common.sort();
+    Ok(format!(
+        "// Assembled by `cargo xtask dist` from npm/src/api.js and the files it imports.\n\
+         import * as raw from \"./{glue_file}\";\n\
+         import {{ {} }} from \"./{COMMON}\";\n{body}",
+        common.join(", ")
+    ))
+}
+
+/// The names `source` imports from `./file` (`import { a, b } from "./file";`, on one line or
+/// several).
+fn imported_from(source: &str, file: &str) -> Vec<String> {
+    let from = format!("}} from \"./{file}\";");
+    let mut names = Vec::new();
+    let mut list: Option<String> = None;
+    for line in source.lines() {
+        if let Some(rest) = line.strip_prefix("import {") {
+            if let Some(one) = rest.strip_suffix(&from) {
+                names.extend(one.split(',').map(|n| n.trim().to_string()));
+            } else if !rest.contains(" from ") {
+                list = Some(rest.to_string());
+            }
+        } else if let Some(l) = list.as_mut() {
+            if line.starts_with("} from ") {
+                if line == from {
+                    names.extend(l.split(',').map(|n| n.trim().to_string()));
+                }
+                list = None;
+            } else {
+                l.push_str(line);
+                l.push(',');
+            }
+        }
+    }
+    names.retain(|n| !n.is_empty());
+    names
+}
+
+/// `text` with `export ` put back before the declarations of `public` names.
+fn export_again(text: &str, public: &[String]) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        let decl = line.strip_prefix("async ").unwrap_or(line);
+        let name = decl
+            .split_once(' ')
+            .filter(|(kw, _)| matches!(*kw, "function" | "class" | "const" | "let"))
+            .map(|(_, tail)| {
+                tail.chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '$')
+                    .collect::<String>()
+            });
+        if name.is_some_and(|n| public.contains(&n)) {
+            out.push_str("export ");
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
 }
 
 /// `template` (the file `name`) with each marker replaced by its text; every marker must be there.
@@ -665,6 +843,7 @@ pub fn test() -> Result {
             "sim-memory.test.mjs",
             "sim-boundary.test.mjs",
             "sim-exhausted.test.mjs",
+            "memory.test.mjs",
             "sim-cli.test.mjs",
             "readme.test.mjs",
             "lease-client.test.mjs",
@@ -753,7 +932,7 @@ mod tests {
         let common = "export function describe(v) {}\n";
         let api = "import * as raw from \"./fencepost_bg.js\";\nimport { describe } from \"./common.js\";\nconst X = 1;\nexport const AdmitCode = {};\nexport async function init() {}\n";
         let t = "A\n/* @@GLUE@@ */\nB\n/* @@API@@ */\nC\n/* @@EXPORTS@@ */\n";
-        let out = commonjs(t, "fencepost", glue, common, api).unwrap();
+        let out = commonjs(t, "fencepost", glue, common, &[], api).unwrap();
         assert_eq!(
             out,
             "A\nlet wasm;\nfunction __wbg_set_wasm(v) {\n  wasm = v;\n}\nclass Guard {}\n\nreturn { __wbg_set_wasm, Guard };\nB\nfunction describe(v) {}\n\nconst X = 1;\nconst AdmitCode = {};\nasync function init() {}\n\nC\nmodule.exports = { AdmitCode, init };\n"
@@ -761,16 +940,63 @@ mod tests {
     }
 
     #[test]
+    fn commonjs_puts_locals_before_api_unexported() {
+        let abi = "// numbers\nexport const OUT_TOKEN = 0;\n";
+        let api = "import * as raw from \"./fencepost_bg.js\";\nimport {\n  OUT_TOKEN,\n} from \"./abi.js\";\nexport function f() {\n  return OUT_TOKEN;\n}\n";
+        let t = "/* @@GLUE@@ */\n/* @@API@@ */\n/* @@EXPORTS@@ */\n";
+        let out = commonjs(t, "fencepost", "", "", &[("abi.js", abi)], api).unwrap();
+        assert_eq!(
+            out,
+            "\nreturn {  };\n\n// numbers\nconst OUT_TOKEN = 0;\n\nfunction f() {\n  return OUT_TOKEN;\n}\n\nmodule.exports = { f };\n"
+        );
+        let api = "export { OUT_TOKEN } from \"./abi.js\";\nexport const B = 1;\n";
+        let out = commonjs(t, "fencepost", "", "", &[("abi.js", abi)], api).unwrap();
+        assert!(
+            out.ends_with("const B = 1;\n\nmodule.exports = { OUT_TOKEN, B };\n"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn esm_makes_one_module_exporting_only_what_api_exports() {
+        let abi = "export const N = 1;\n";
+        let a = "import * as raw from \"./fencepost_bg.js\";\nimport { N } from \"./abi.js\";\nimport {\n  describe,\n  ms,\n} from \"./common.js\";\nexport function helper() {\n  return N;\n}\nexport class A {}\n";
+        let api = "export { A } from \"./a.js\";\nimport { A } from \"./a.js\";\nimport { freed } from \"./common.js\";\nexport async function init() {}\nA.x = 1;\n";
+        let out = esm("fencepost", &[("abi.js", abi), ("a.js", a)], api).unwrap();
+        assert_eq!(
+            out,
+            "// Assembled by `cargo xtask dist` from npm/src/api.js and the files it imports.\nimport * as raw from \"./fencepost_bg.js\";\nimport { describe, freed, ms } from \"./common.js\";\n\nconst N = 1;\n\nfunction helper() {\n  return N;\n}\nexport class A {}\n\nexport async function init() {}\nA.x = 1;\n"
+        );
+    }
+
+    #[test]
     fn commonjs_refuses_what_it_cannot_convert() {
         let t = "/* @@GLUE@@ */ /* @@API@@ */ /* @@EXPORTS@@ */";
-        assert!(commonjs(t, "fencepost", "export { a as b };\n", "", "").is_err());
-        assert!(commonjs(t, "fencepost", "", "", "import x from \"node:fs\";\n").is_err());
-        assert!(commonjs(t, "fencepost", "", "import x from \"./other.js\";\n", "").is_err());
-        assert!(commonjs(t, "fencepost", "", "", "export default 1;\n").is_err());
-        assert!(commonjs("no markers", "fencepost", "", "", "").is_err());
+        assert!(commonjs(t, "fencepost", "export { a as b };\n", "", &[], "").is_err());
+        assert!(commonjs(t, "fencepost", "", "", &[], "import x from \"node:fs\";\n").is_err());
+        assert!(
+            commonjs(
+                t,
+                "fencepost",
+                "",
+                "import x from \"./other.js\";\n",
+                &[],
+                ""
+            )
+            .is_err()
+        );
+        assert!(commonjs(t, "fencepost", "", "", &[], "export default 1;\n").is_err());
+        assert!(commonjs("no markers", "fencepost", "", "", &[], "").is_err());
         let sim = "import * as raw from \"./fencepost_sim_bg.js\";\nexport function run() {}\n";
-        assert!(commonjs(t, "fencepost", "", "", sim).is_err());
-        assert!(commonjs(t, "fencepost_sim", "", "", sim).is_ok());
+        assert!(commonjs(t, "fencepost", "", "", &[], sim).is_err());
+        assert!(commonjs(t, "fencepost_sim", "", "", &[], sim).is_ok());
+        // An import of a local file that is not assembled alongside, or one that never ends.
+        let api = "import {\n  A,\n} from \"./abi.js\";\n";
+        assert!(commonjs(t, "fencepost", "", "", &[], api).is_err());
+        assert!(commonjs(t, "fencepost", "", "", &[], "import {\n  A,\n").is_err());
+        // Re-exports only of what a local file defines.
+        let api = "export { A } from \"./other.js\";\n";
+        assert!(commonjs(t, "fencepost", "", "", &[("abi.js", "")], api).is_err());
     }
 
     #[test]

@@ -1,0 +1,151 @@
+// The numbers the module (crates/fencepost-wasm) and the package's JavaScript share. Generated
+// from the Rust definitions by `cargo xtask abi`: change them there, never here.
+
+// What a call leaves in the module's `Out` record, by byte offset (little-endian).
+export const OUT_TOKEN = 0;
+export const OUT_TOKEN2 = 8;
+export const OUT_TOKEN3 = 16;
+export const OUT_TIME = 24;
+export const OUT_TIME2 = 32;
+export const OUT_TIME3 = 40;
+export const OUT_DEPTH = 48;
+export const OUT_ERROR = 52;
+export const OUT_DETAIL = 56;
+export const OUT_HOLDER = 60;
+export const OUT_NAME = 68;
+export const OUT_OUTPUT = 76;
+export const OUT_FIELD = 80;
+
+/** Longest holder id, lock or resource name, in bytes of UTF-8. */
+export const MAX_NAME_BYTES = 1024;
+
+/** Largest input area: the largest snapshot restore reads. */
+export const MAX_SNAPSHOT_BYTES = 67108864;
+
+/** Tokens one `guard_admit_many` call takes (admitMany splits larger batches). */
+export const BATCH = 16384;
+
+/** Operations a resource's idempotency ledger remembers. */
+export const LEDGER_CAPACITY = 64;
+
+// The kinds of object (`object_new`, `free`).
+export const KIND_GUARD = 0;
+export const KIND_AUTHORITY = 1;
+export const KIND_TABLE = 2;
+export const KIND_RESOURCE = 3;
+export const KIND_SIGNER = 4;
+export const KIND_RING = 5;
+export const KIND_KEEPER = 6;
+
+// What `lock_call` does.
+export const CALL_ACQUIRE = 0;
+export const CALL_RENEW = 1;
+export const CALL_RELEASE = 2;
+export const CALL_EXPIRE = 3;
+export const CALL_LEASE = 4;
+export const CALL_EXPIRE_ALL = 5;
+export const CALL_EXPIRED = 6;
+export const CALL_SNAPSHOT = 7;
+export const CALL_REFUSED = 4294967295;
+
+// What an acquire answers.
+export const ACQUIRE_GRANTED = 0;
+export const ACQUIRE_HELD = 1;
+export const ACQUIRE_LOCK_DELAY = 2;
+export const ACQUIRE_REENTRY_LIMIT = 3;
+export const ACQUIRE_EXHAUSTED = 4;
+export const ACQUIRE_BAD_NAME = 5;
+export const ACQUIRE_OTHER = 6;
+
+// What a guard answers: bit 0 set means accepted.
+export const ADMIT_STALE = 0;
+export const ADMIT_ADVANCED = 1;
+export const ADMIT_INVALID = 2;
+export const ADMIT_CURRENT = 3;
+export const ADMIT_FORGED = 4;
+export const ADMIT_MALFORMED = 6;
+export const ADMIT_NO_GUARD = 8;
+
+// What a resource's write (or a store's decision) answers.
+export const WRITE_APPLIED = 0;
+export const WRITE_DUPLICATE = 1;
+export const WRITE_STALE = 2;
+export const WRITE_INVALID = 3;
+
+// What `ring_call` does.
+export const RING_ROTATE = 0;
+export const RING_REMOVE = 1;
+
+// The forms of a token `token_decode` reads.
+export const FORM_DECIMAL = 0;
+export const FORM_HEADER = 1;
+export const FORM_BYTES = 2;
+
+// What `keeper_call` does.
+export const KEEPER_OP_SEND = 0;
+export const KEEPER_OP_GRANTED = 1;
+export const KEEPER_OP_TRANSIENT = 2;
+export const KEEPER_OP_REFUSED = 3;
+export const KEEPER_OP_RELEASED = 4;
+export const KEEPER_OP_STATE = 5;
+
+// What `keeper_call` answers.
+export const KEEPER_STATE_ACQUIRING = 0;
+export const KEEPER_STATE_HELD = 1;
+export const KEEPER_STATE_UNCERTAIN = 2;
+export const KEEPER_STATE_LOST = 3;
+export const KEEPER_STATE_ERROR = 4;
+
+// Why a keeper's lease was lost.
+export const KEEPER_LOSS_EXPIRED = 0;
+export const KEEPER_LOSS_REFUSED = 1;
+export const KEEPER_LOSS_RELEASED = 2;
+
+// Error codes, read from the record's `ERROR` field (messages in errors.js).
+export const ERR_EMPTY = 1;
+export const ERR_WHITESPACE = 2;
+export const ERR_SIGN = 3;
+export const ERR_NOT_A_DIGIT = 4;
+export const ERR_LEADING_ZERO = 5;
+export const ERR_ZERO = 6;
+export const ERR_OVERFLOW = 7;
+export const ERR_LENGTH = 8;
+export const ERR_SIGNED = 9;
+export const ERR_MISSING_MAC = 10;
+export const ERR_MAC_TRUNCATED = 11;
+export const ERR_MAC_TOO_LONG = 12;
+export const ERR_BAD_HEX = 13;
+export const ERR_FORGED = 14;
+export const ERR_KEY_TOO_SHORT = 15;
+export const ERR_LOCK_NAME_TOO_LONG = 16;
+export const ERR_NO_KEY_ID = 17;
+export const ERR_BAD_KEY_ID = 18;
+export const ERR_UNKNOWN_KEY = 19;
+export const ERR_SNAP_TRUNCATED = 20;
+export const ERR_SNAP_BAD_MAGIC = 21;
+export const ERR_SNAP_VERSION = 22;
+export const ERR_SNAP_WRONG_KIND = 23;
+export const ERR_SNAP_CHECKSUM = 24;
+export const ERR_SNAP_TRAILING = 25;
+export const ERR_SNAP_INVALID = 26;
+export const ERR_SNAP_BAD_ID = 27;
+export const ERR_SNAP_BUFFER = 28;
+export const ERR_ZERO_TTL = 30;
+export const ERR_ZERO_REENTRY = 31;
+export const ERR_ZERO_RESERVE_BLOCK = 32;
+export const ERR_ZERO_FIRST_TOKEN = 33;
+export const ERR_NAME_TOO_LONG = 40;
+export const ERR_RING_FULL = 50;
+export const ERR_KEY_ID_TAKEN = 51;
+export const ERR_CURRENT_KEY = 52;
+export const ERR_KEEPER_DRIFT = 60;
+export const ERR_KEEPER_RENEW = 61;
+export const ERR_KEEPER_RETRY = 62;
+export const ERR_UNKNOWN_TICKET = 63;
+export const ERR_OTHER_TOKEN = 64;
+export const ERR_NO_MEMORY = 70;
+export const ERR_UNKNOWN = 99;
+
+// A keeper's states and losses by code, as the package names them.
+export const KEEPER_STATES = ["acquiring", "held", "uncertain", "lost"];
+export const LOSSES = ["expired", "refused", "released"];
