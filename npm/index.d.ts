@@ -19,6 +19,14 @@ export interface AuthorityOptions {
   ttlMs: number;
   /** The first token to issue (default 1n). */
   firstToken?: bigint;
+  /**
+   * Instead of `firstToken`: the wall-clock time this authority starts at (`Date.now()`), for a
+   * host that may lose a lock's stored state. The first token is `firstTokenAt << 20`, so a lock
+   * started again after its state was lost starts above every token it issued before, as long as
+   * the clock did not step back past its earlier start and it issued fewer than 2^20 tokens a
+   * millisecond.
+   */
+  firstTokenAt?: number;
   /** After an expiry, no new grant until `expiresAt + lockDelayMs` (default 0: none). */
   lockDelayMs?: number;
   /** Deepest re-entry by one holder, 1 to 4294967295 (default 4294967295; 1: not re-entrant). */
@@ -78,10 +86,18 @@ export type AcquireResult =
   | ReentryLimitRefusal
   | ExhaustedRefusal;
 
-/** The caller no longer holds this lock with this token: stop acting as the owner. */
+/** No live lease of this lock has this token (it expired, was taken over or released): stop
+ * acting as the owner. */
 export interface LostRefusal {
   ok: false;
   reason: "lost";
+}
+
+/** The live lease has this token, but another holder holds it: the caller knows the token
+ * without being its holder. Nothing changed. */
+export interface NotHolderRefusal {
+  ok: false;
+  reason: "notHolder";
 }
 
 export interface Renewed {
@@ -90,7 +106,7 @@ export interface Renewed {
   expiresAt: number;
 }
 
-export type RenewResult = Renewed | LostRefusal;
+export type RenewResult = Renewed | LostRefusal | NotHolderRefusal;
 
 export interface Released {
   ok: true;
@@ -98,7 +114,7 @@ export interface Released {
   depth: number;
 }
 
-export type ReleaseResult = Released | LostRefusal;
+export type ReleaseResult = Released | LostRefusal | NotHolderRefusal;
 
 /** A lease that ran out, reported once. */
 export interface Expiry {

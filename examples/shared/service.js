@@ -123,20 +123,14 @@ function ttlOf(body, settings) {
 }
 
 /**
- * The first token of a fresh authority at `now`: the time in ms in the high bits (above bit 20).
- * A lock whose state was lost or evicted therefore resumes above every token its earlier state
- * issued, as long as that state was created at an earlier millisecond, issued fewer than 2^20
- * tokens per millisecond of its life, and the host's clock did not step back past its creation.
- * The millisecond clock is the one durable, increasing thing both hosts have even when a store is
- * new or emptied.
+ * The authority stored as `snapshot` (bytes or base64), or a fresh one whose first token comes
+ * from the clock (`firstTokenAt`, the core's rule): a lock whose state was lost or evicted
+ * resumes above every token its earlier state issued, as long as the host's clock did not step
+ * back past that state's creation. The millisecond clock is the one durable, increasing thing
+ * both hosts have even when a store is new or emptied.
  */
-export function epochToken(now) {
-  return BigInt(Math.floor(now)) << 20n;
-}
-
-/** The authority stored as `snapshot` (bytes or base64), or a fresh one starting at `now`'s epoch. */
 export function loadAuthority(snapshot, now) {
-  if (snapshot == null) return new LeaseAuthority({ ...AUTHORITY, firstToken: epochToken(now) });
+  if (snapshot == null) return new LeaseAuthority({ ...AUTHORITY, firstTokenAt: Math.floor(now) });
   return LeaseAuthority.restore(snapshot, AUTHORITY);
 }
 
@@ -146,13 +140,12 @@ function granted(settings, lock, leaseId, r) {
 }
 
 /**
- * The refusal of a renew or release the core turned down: 403 when the token is that of the live
- * lease (the caller has the token but not its secret), else 409: the caller's lease is over. The
- * token is only matched for identity, to pick the status; the core already refused the request.
+ * The refusal of a renew or release the core turned down, as the core names it: 403 when the live
+ * lease has the token but not this leaseId (the caller has the token but not its secret), else
+ * 409: the caller's lease is over.
  */
-function refusal(auth, token, now) {
-  const live = auth.lease(now);
-  if (live !== null && live.token === token) {
+function refusal(r) {
+  if (r.reason === "notHolder") {
     return json(403, { error: "forbidden: this leaseId does not hold the lease of this token" });
   }
   return json(409, { error: "lost: no live lease with this leaseId and token" });
@@ -196,13 +189,13 @@ export function lockOp(settings, auth, lock, action, body, now) {
     if (r.ok) count("renewals");
     op = r.ok
       ? { changed: true, response: granted(settings, lock, leaseId, r) }
-      : { changed: false, response: refusal(auth, token, now) };
+      : { changed: false, response: refusal(r) };
   } else {
     const r = auth.release(leaseId, token, now);
     if (r.ok) count("releases");
     op = r.ok
       ? { changed: true, response: json(200, { released: r.depth === 0 ? "free" : "held", depth: r.depth }) }
-      : { changed: false, response: refusal(auth, token, now) };
+      : { changed: false, response: refusal(r) };
   }
   return { changed: op.changed || noticed, response: op.response, deleteAt: deleteAt(settings, auth, now) };
 }
@@ -218,7 +211,7 @@ function noticeExpiry(auth, now) {
  * When a lock's state may be deleted: `settings.idleKeepMs` after its live lease ends, or after
  * now. A host that finds no live lease at that time deletes the state (every change moves the
  * time later), so a lock nobody holds costs no storage; a later acquire starts a fresh authority
- * whose first token is above every token of the deleted one (see `epochToken`).
+ * whose first token is above every token of the deleted one (see `firstTokenAt` in the package).
  */
 export function deleteAt(settings, auth, now) {
   return (auth.lease(now)?.expiresAt ?? now) + settings.idleKeepMs;

@@ -7,7 +7,8 @@
 //   FENCEPOST_MAX_TTL_MS  the longest lease a client may ask for (default 300000: five minutes).
 //   FENCEPOST_IDLE_KEEP_MS how long a lock's state is kept after its last lease ended (default
 //                         60000, at least 1000); then it is deleted, and a later acquire starts
-//                         above every token the deleted state issued (see epochToken in service.js).
+//                         above every token the deleted state issued (see loadAuthority in
+//                         service.js).
 //   FENCEPOST_WRITE_LOG   "1": log every document write as a JSON line for `fencepost check`.
 //   FENCEPOST_CORS_ORIGINS pages of which origins may call the service from a browser: exact
 //                         origins separated by commas, like "https://app.example.com" (default:
@@ -75,7 +76,8 @@ export function readSettings(get) {
   try {
     const maxTtlMs = millis("FENCEPOST_MAX_TTL_MS", get("FENCEPOST_MAX_TTL_MS"), DEFAULT_MAX_TTL_MS, 1, LONGEST_MS);
     // At least a second: a fresh authority's first token comes from the clock in ms, so the
-    // state it replaces must be older than the current millisecond (see epochToken).
+    // state it replaces must be older than the current millisecond (see loadAuthority in
+    // service.js).
     const idleKeepMs = millis("FENCEPOST_IDLE_KEEP_MS", get("FENCEPOST_IDLE_KEEP_MS"), DEFAULT_IDLE_KEEP_MS, 1000, LONGEST_MS);
     const origins = corsOrigins(get("FENCEPOST_CORS_ORIGINS"));
     const ring = keyRing(keys);

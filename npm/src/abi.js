@@ -57,6 +57,11 @@ export const ACQUIRE_EXHAUSTED = 4;
 export const ACQUIRE_BAD_NAME = 5;
 export const ACQUIRE_OTHER = 6;
 
+// What a renew or a release answers.
+export const LEASE_DONE = 0;
+export const LEASE_LOST = 1;
+export const LEASE_NOT_HOLDER = 2;
+
 // What a guard answers: bit 0 set means accepted.
 export const ADMIT_STALE = 0;
 export const ADMIT_ADVANCED = 1;

@@ -22,6 +22,8 @@ import {
   ERR_ZERO_TTL,
   KIND_AUTHORITY,
   KIND_TABLE,
+  LEASE_DONE,
+  LEASE_NOT_HOLDER,
   MAX_SNAPSHOT_BYTES,
   OUT_ERROR,
   OUT_TIME,
@@ -47,18 +49,23 @@ import {
 } from "./instance.js";
 import { bytes, name, token } from "./checks.js";
 import { coreMessage } from "./errors.js";
-import { EXHAUSTED, LOST, adopt, cleanup, dropper, orNull, refusal, release } from "./objects.js";
+import { EXHAUSTED, LOST, NOT_HOLDER, adopt, cleanup, dropper, orNull, refusal, release } from "./objects.js";
 
-const CONFIG_KEYS = ["ttlMs", "firstToken", "lockDelayMs", "maxReentry", "reserveBlock"];
+const CONFIG_KEYS = ["ttlMs", "firstToken", "firstTokenAt", "lockDelayMs", "maxReentry", "reserveBlock"];
 const TTL_KEYS = ["ttlMs"];
 
 function config(v) {
   if (v === undefined) throw new TypeError("options must be an object with ttlMs, got undefined");
   // Each option is read once: a getter answers once.
-  const { ttlMs, firstToken, lockDelayMs, maxReentry, reserveBlock } = checkOptions("options", v, CONFIG_KEYS);
+  const { ttlMs, firstToken, firstTokenAt, lockDelayMs, maxReentry, reserveBlock } = checkOptions("options", v, CONFIG_KEYS);
   if (ttlMs === undefined) throw new TypeError("options.ttlMs is required (the lease length in milliseconds)");
   const ttl = ms("options.ttlMs", ttlMs);
-  const first = firstToken === undefined ? 1n : token("options.firstToken", firstToken);
+  if (firstToken !== undefined && firstTokenAt !== undefined) {
+    throw new TypeError("options.firstToken and options.firstTokenAt name the first token twice: give one");
+  }
+  let first = firstToken === undefined ? 1n : token("options.firstToken", firstToken);
+  // The core's rule for a host that may lose a lock's state: the first token from the clock.
+  if (firstTokenAt !== undefined) first = raw.token_first_at(ms("options.firstTokenAt", firstTokenAt));
   const delay = lockDelayMs === undefined ? 0 : ms("options.lockDelayMs", lockDelayMs);
   let reentry = 0xffff_ffff;
   if (maxReentry !== undefined) {
@@ -158,12 +165,17 @@ function acquired(code) {
   }
 }
 
+/** A refused renew or release: another holder's live lease has the token, or none has. */
+function leaseRefusal(code) {
+  return code === LEASE_NOT_HOLDER ? NOT_HOLDER : LOST;
+}
+
 function renewed(code) {
-  return code === 0 ? { ok: true, token: outToken(OUT_TOKEN), expiresAt: time(outTime(OUT_TIME)) } : LOST;
+  return code === LEASE_DONE ? { ok: true, token: outToken(OUT_TOKEN), expiresAt: time(outTime(OUT_TIME)) } : leaseRefusal(code);
 }
 
 function released(code) {
-  return code === 0 ? { ok: true, depth: outDepth() } : LOST;
+  return code === LEASE_DONE ? { ok: true, depth: outDepth() } : leaseRefusal(code);
 }
 
 function expired(code) {

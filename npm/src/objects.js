@@ -10,6 +10,7 @@ import { coreMessage } from "./errors.js";
 
 export const ACCEPTED = Object.freeze({ ok: true });
 export const LOST = Object.freeze({ ok: false, reason: "lost" });
+export const NOT_HOLDER = Object.freeze({ ok: false, reason: "notHolder" });
 export const EXHAUSTED = Object.freeze({ ok: false, reason: "exhausted" });
 export const FORGED = Object.freeze({ ok: false, reason: "forged" });
 

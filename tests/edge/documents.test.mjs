@@ -15,7 +15,7 @@ import { acquire, getDoc, put } from "./client.mjs";
 
 const wanted = (process.env.EDGE_RUNTIMES ?? "workerd,deno").split(",").filter(Boolean);
 
-/** A mark above every token a lock created in the next hour issues (see epochToken in service.js). */
+/** A mark above every token a lock created in the next hour issues (see loadAuthority in service.js). */
 const HIGH = ((BigInt(Date.now()) + 3_600_000n) << 20n).toString();
 /** Documents as the earlier version stored them: key, mark, text. */
 const OLD = [

@@ -36,6 +36,23 @@ test("a per-lease ttlMs of 0 follows the core: a 1 ms lease", () => {
   assert.deepEqual(table.acquire("l", "A", 5, { ttlMs: 0 }), { ok: true, token: 1n, expiresAt: 6 });
 });
 
+test("firstTokenAt: the first token from the wall clock, by the core's rule", () => {
+  // 2026-12-02T00:00:00Z, in ms, shifted past the 2^20 tokens a millisecond may issue.
+  const at = 1_796_169_600_000;
+  const auth = new LeaseAuthority({ ttlMs: 100, firstTokenAt: at });
+  assert.deepEqual(auth.acquire("A", 0), { ok: true, token: 1_883_420_334_489_600_000n, expiresAt: 100 });
+  // A lock started one millisecond later starts above every token the first could issue in it.
+  const table = new LockTable({ ttlMs: 100, firstTokenAt: at + 1 });
+  assert.deepEqual(table.acquire("l", "A", 0), { ok: true, token: 1_883_420_334_489_600_000n + 2n ** 20n, expiresAt: 100 });
+  assert.deepEqual(new LeaseAuthority({ ttlMs: 1, firstTokenAt: 0 }).acquire("A", 0).token, 1n);
+  assert.throws(() => new LeaseAuthority({ ttlMs: 1, firstToken: 5n, firstTokenAt: at }), {
+    name: "TypeError",
+    message: "options.firstToken and options.firstTokenAt name the first token twice: give one",
+  });
+  assert.throws(() => new LeaseAuthority({ ttlMs: 1, firstTokenAt: -1 }), RangeError);
+  assert.throws(() => new LeaseAuthority({ ttlMs: 1, firstTokenAt: 1.5 }), RangeError);
+});
+
 test("refusals are values with their reasons", () => {
   const auth = new LeaseAuthority({ ttlMs: 100, lockDelayMs: 1_000, maxReentry: 2 });
   const a = auth.acquire("A", 0);
@@ -47,7 +64,10 @@ test("refusals are values with their reasons", () => {
   assert.deepEqual(auth.release("A", 1n, 80), { ok: true, depth: 1 });
   assert.deepEqual(auth.renew("A", 1n, 90), { ok: true, token: 1n, expiresAt: 190 });
   assert.deepEqual(auth.renew("A", 1n, 90, { ttlMs: 500 }), { ok: true, token: 1n, expiresAt: 590 });
-  assert.deepEqual(auth.renew("B", 1n, 91), { ok: false, reason: "lost" });
+  // B knows A's live token but is not A; a token no live lease has is lost.
+  assert.deepEqual(auth.renew("B", 1n, 91), { ok: false, reason: "notHolder" });
+  assert.deepEqual(auth.release("B", 1n, 91), { ok: false, reason: "notHolder" });
+  assert.deepEqual(auth.renew("A", 9n, 91), { ok: false, reason: "lost" });
   assert.deepEqual(auth.acquire("B", 600), { ok: false, reason: "lockDelay", until: 1_590 });
   assert.deepEqual(auth.expire(601), null);
   assert.deepEqual(auth.release("A", 1n, 601), { ok: false, reason: "lost" });
@@ -120,6 +140,8 @@ test("a lock table shares one token sequence across locks", () => {
   assert.deepEqual(table.acquire("orders", "A", 0), { ok: true, token: 33n, expiresAt: 100 });
   assert.deepEqual(table.acquire("invoices", "B", 0), { ok: true, token: 34n, expiresAt: 100 });
   assert.deepEqual(table.acquire("orders", "B", 50), { ok: false, reason: "held", holder: "A", until: 100 });
+  assert.deepEqual(table.renew("orders", "B", 33n, 55), { ok: false, reason: "notHolder" });
+  assert.deepEqual(table.renew("orders", "A", 34n, 55), { ok: false, reason: "lost" });
   assert.deepEqual(table.release("invoices", "B", 34n, 60), { ok: true, depth: 0 });
   assert.equal(table.size, 1);
   assert.deepEqual(table.expireAll(100), [{ lock: "orders", holder: "A", token: 33n, at: 100, freeAt: 110 }]);

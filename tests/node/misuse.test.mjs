@@ -122,7 +122,7 @@ test("exact messages name the argument and the problem", () => {
   assert.ok(Date.now() - started < 1_000, "describing a huge bigint must not print it");
   assert.throws(() => new LeaseAuthority({ ttlMs: 30_000, firstTokn: 33n }), {
     name: "TypeError",
-    message: 'options has an unknown key "firstTokn"; known keys: ttlMs, firstToken, lockDelayMs, maxReentry, reserveBlock',
+    message: 'options has an unknown key "firstTokn"; known keys: ttlMs, firstToken, firstTokenAt, lockDelayMs, maxReentry, reserveBlock',
   });
   assert.throws(() => new LeaseAuthority({ ttlMs: 0 }), {
     name: "RangeError",

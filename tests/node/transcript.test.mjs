@@ -6,8 +6,9 @@
 // package as built before its WebAssembly exports were merged (commit 2db745a), so a change of any
 // result or message shows here; it was recorded again once since, for the one intended change of
 // message (a short TokenSigner key, commit c439768), and for admitSigned's refusal of a signer
-// that is none, which names KeyRing too since a ring verifies as well. To record it again after an
-// intended change:
+// that is none, which names KeyRing too since a ring verifies as well; and for renew and release
+// answering "notHolder" (not "lost") to a caller with the live lease's token but another holder,
+// with `firstTokenAt` among the known option keys. To record it again after an intended change:
 //   FENCEPOST_TRANSCRIPT_RECORD=1 node transcript.test.mjs
 import { test } from "node:test";
 import assert from "node:assert/strict";

@@ -16,7 +16,7 @@ use crate::abi::{MAX_INPUT, Out};
 use crate::errors::code;
 use crate::guard::{BATCH, admit};
 use crate::keeper::{loss, op, state};
-use crate::locks::{acquire, call};
+use crate::locks::{acquire, call, lease};
 use crate::objects::kind;
 use crate::resource::{LEDGER_CAPACITY, write};
 use crate::signer::ring;
@@ -36,6 +36,7 @@ const GROUPS: &[Group] = &[
     ),
     ("CALL_", "What `lock_call` does.", call::ALL),
     ("ACQUIRE_", "What an acquire answers.", acquire::ALL),
+    ("LEASE_", "What a renew or a release answers.", lease::ALL),
     (
         "ADMIT_",
         "What a guard answers: bit 0 set means accepted.",

@@ -61,6 +61,27 @@ pub mod acquire {
     }
 }
 
+/// What a renew or a release answers.
+pub mod lease {
+    crate::numbered! {
+        /// Renewed or released.
+        DONE = 0;
+        /// No live lease has the token (`LeaseError::Lost`).
+        LOST = 1;
+        /// The live lease has the token, but another holder holds it (`LeaseError::NotHolder`).
+        NOT_HOLDER = 2;
+    }
+}
+
+/// The code of a renew's or release's refusal.
+fn lease_refused(e: LeaseError) -> u32 {
+    match e {
+        LeaseError::NotHolder => lease::NOT_HOLDER,
+        // `Lost`, and any refusal a later core adds: the caller no longer holds the lease.
+        _ => lease::LOST,
+    }
+}
+
 /// A lock table with the expiries of its last `call::EXPIRE_ALL`.
 pub(crate) struct Table {
     pub(crate) inner: fencepost::LockTable<Name, Name>,
@@ -100,11 +121,11 @@ pub mod call {
         /// Acquire the lock for the holder (`token` unused; `ttl`: negative for the default); see
         /// [`acquire`](super::acquire) for the codes.
         ACQUIRE = 0;
-        /// Renew the holder's lease with `token` (`ttl`: negative for the default): 0 renewed
-        /// (`token`, `time`), 1 lost.
+        /// Renew the holder's lease with `token` (`ttl`: negative for the default); see
+        /// [`lease`](super::lease) for the codes (`token`, `time` when renewed).
         RENEW = 1;
-        /// Release one level of the holder's lease with `token` (`ttl` unused): 0 released
-        /// (`depth`), 1 lost.
+        /// Release one level of the holder's lease with `token` (`ttl` unused); see
+        /// [`lease`](super::lease) for the codes (`depth` when released).
         RELEASE = 2;
         /// Notice its expiry (holder, `token` and `ttl` unused): 1 if its lease ran out (`holder`,
         /// `token`, `time` at, `time2` free at), else 0.
@@ -149,7 +170,11 @@ pub fn lock_call(
     if acquiring && (!name_ok(lock) || !name_ok(holder)) {
         return acquire::BAD_NAME;
     }
-    let lost = if acquiring { acquire::OTHER } else { 1 };
+    let lost = if acquiring {
+        acquire::OTHER
+    } else {
+        lease::LOST
+    };
     with(lost, |st| {
         // Token 0 is never held: a renewal or release with it is lost.
         let token = Token::new(token);
@@ -313,30 +338,30 @@ impl Out {
         }
     }
 
-    /// 0: renewed (`token`, `time`); 1: lost.
+    /// [`lease::DONE`] renewed (`token`, `time`), or the refusal's code.
     pub(crate) fn renewed(&mut self, r: Result<fencepost::Renewal, LeaseError>) -> u32 {
         match r {
             Ok(r) => {
                 self.token = r.token.get();
                 self.time = js_ms(r.expires_at);
-                0
+                lease::DONE
             }
-            Err(_) => 1,
+            Err(e) => lease_refused(e),
         }
     }
 
-    /// 0: released (`depth`: remaining depth, 0 when free); 1: lost.
+    /// [`lease::DONE`] released (`depth`: remaining depth, 0 when free), or the refusal's code.
     pub(crate) fn released(&mut self, r: Result<Released, LeaseError>) -> u32 {
         match r {
             Ok(Released::Free) => {
                 self.depth = 0;
-                0
+                lease::DONE
             }
             Ok(Released::Held { depth }) => {
                 self.depth = depth;
-                0
+                lease::DONE
             }
-            Err(_) => 1,
+            Err(e) => lease_refused(e),
         }
     }
 

@@ -1,6 +1,6 @@
 //! Token codecs.
 
-use fencepost::Token;
+use fencepost::{Config, Token};
 use wasm_bindgen::prelude::wasm_bindgen;
 
 use crate::abi::names;
@@ -36,4 +36,20 @@ pub fn token_decode(f: u32, n: usize) -> u64 {
             0
         }
     })
+}
+
+/// The first token of an authority started at `unix_ms` on the wall clock
+/// ([`Config::with_first_token_at`]: the core's rule for a host that may lose a lock's state).
+/// A time that is not a whole number of milliseconds from 0 is taken as 0 (the JavaScript
+/// checks it first).
+#[wasm_bindgen]
+#[inline(never)]
+pub fn token_first_at(unix_ms: f64) -> u64 {
+    let ms = if unix_ms.is_finite() && unix_ms >= 0.0 {
+        // Saturates above u64::MAX, which the core clamps.
+        unix_ms as u64
+    } else {
+        0
+    };
+    Config::new(1).with_first_token_at(ms).first_token.get()
 }
