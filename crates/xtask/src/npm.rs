@@ -51,18 +51,18 @@ pub struct Budget {
 
 /// The core module's size guard: its measured size plus about 20%, so a change that makes every
 /// browser and Worker download noticeably more fails `cargo xtask test` and is looked at, while
-/// ordinary work fits. Measured at 25921 B raw / 13008 B gzip (with RustCrypto's HMAC, the key
-/// ring, the stores' decision and the lease keeper). A guard is raised, with the new measurement,
-/// when a feature needs the bytes; it is never a reason to hand-write what a well-kept library
-/// does.
+/// ordinary work fits. Measured at 28987 B raw / 14477 B gzip (with RustCrypto's HMAC, the key
+/// ring, the stores' decision, the lease keeper, and the room checks that answer a RangeError
+/// rather than trap when memory cannot grow). A guard is raised, with the new measurement, when a
+/// feature needs the bytes; it is never a reason to hand-write what a well-kept library does.
 pub const CORE_BUDGET: Budget = Budget {
     file: "fencepost_bg.wasm",
-    raw: 30 * 1024,
-    gzip: 15 * 1024,
+    raw: 35 * 1024,
+    gzip: 17 * 1024,
 };
 
-/// The simulator module's size guard, on the same rule as [`CORE_BUDGET`]. Measured at 230375 B
-/// raw / 103340 B gzip. It holds the whole simulator (engine, invariants, explanations,
+/// The simulator module's size guard, on the same rule as [`CORE_BUDGET`]. Measured at 351985 B
+/// raw / 142580 B gzip, built for speed (opt-level 3, see the `wasm-sim` profile). It holds the whole simulator (engine, invariants, explanations,
 /// templates, sweeps, the exhaustive search, the history checker), serde's readers and writers,
 /// and the JavaScript boundary: serde-wasm-bindgen, which reads scenarios into serde_json values
 /// and writes every trace and report as objects, and serde_path_to_error, which names the field
@@ -70,8 +70,8 @@ pub const CORE_BUDGET: Budget = Budget {
 /// serde_json's float tables are needed for the messages and numbers to stay exact.
 pub const SIM_BUDGET: Budget = Budget {
     file: "sim/fencepost_sim_bg.wasm",
-    raw: 270 * 1024,
-    gzip: 121 * 1024,
+    raw: 420 * 1024,
+    gzip: 170 * 1024,
 };
 
 /// Every .wasm of the package with its budget.
