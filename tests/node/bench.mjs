@@ -187,4 +187,11 @@ const events = run(story, { fencing: false }).trace.events.length;
 console.log(`sim paused-worker, run + whole trace objects ${g(wholeTrace)} runs/s (${events} events each)`);
 console.log(`sim paused-worker, prepared run + whole trace ${g(preparedTrace)} runs/s`);
 console.log(`sim 10,000-event trace handed to JavaScript  ${(longTrace / 1e6).toFixed(2).padStart(8)} ms`);
+// The native figure of the same `cargo xtask bench` run (the simulator's own benchmark, trace
+// recorded as a prepared run records it); absent when this file runs alone.
+const native = Number(process.env.SIM_NATIVE_RUNS);
+if (native > 0) {
+  const ratio = native / preparedVerdict;
+  console.log(`sim prepared run + verdict vs native (${g(native)} runs/s): ${ratio.toFixed(2)}x slower (goal <= 3x: ${ratio <= 3 ? "met" : "NOT met"})`);
+}
 if (sink === -1) console.log(sink);

@@ -81,7 +81,7 @@ fn main() -> ExitCode {
         Task::TestEdge => edge::test(),
         Task::TestWeb => web::test(),
         Task::TestStore => store::test(),
-        Task::BenchNpm => npm::bench(),
+        Task::BenchNpm => npm::bench(None),
         Task::BenchWeb => web::bench(),
         Task::BenchStore => store::bench(),
         Task::Dist => npm::dist(),
@@ -278,12 +278,24 @@ fn bench() -> Result {
         println!("{}", line.trim_end());
     }
     tools::step("simulator throughput");
-    Cmd::cargo(&["bench", "-q", "-p", "fencepost-sim", "--bench", "sim"]).run()?;
+    let native = Cmd::cargo(&["bench", "-q", "-p", "fencepost-sim", "--bench", "sim"]).output()?;
+    print!("{native}");
     sim::bench()?;
-    npm::bench()?;
+    npm::bench(native_runs(&native))?;
     edge::bench()?;
     store::bench()?;
     web::bench()
+}
+
+/// The native runs/s of the paused-worker story with its trace recorded, read from the
+/// simulator's benchmark output, for the npm benchmark to set its runs from JavaScript against.
+fn native_runs(output: &str) -> Option<f64> {
+    let line = output
+        .lines()
+        .find(|l| l.starts_with("paused-worker, trace recorded"))?;
+    let mut words = line.split_whitespace();
+    words.find(|w| *w == "recorded")?;
+    words.next()?.parse().ok()
 }
 
 /// Criterion's estimate of one benchmark in ns/iteration: the regression slope when it sampled
@@ -429,6 +441,15 @@ impl FuzzStats {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn native_runs_are_read_from_the_simulator_benchmark() {
+        let out = "fencepost-sim (goals: >= 5 M events/s, >= 100 k paused-worker runs/s)\n\
+                   paused-worker, trace recorded                  987615 runs/s       29409287 events/s       1.01 µs/run\n\
+                   paused-worker, verdict only                   1051891 runs/s       35764291 events/s       0.95 µs/run\n";
+        assert_eq!(native_runs(out), Some(987_615.0));
+        assert_eq!(native_runs("no figures"), None);
+    }
     use clap::CommandFactory;
     use clap::error::ErrorKind;
 
