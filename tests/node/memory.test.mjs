@@ -6,19 +6,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
+import { initSync, FenceGuard, GuardMap, KeyRing, LeaseAuthority, LeaseKeeper, LockTable } from "fencepost/slim";
+import { caughtInstance } from "./caught-instance.mjs";
 
-// The package keeps its instance to itself; the test takes the memory it exports as the package
-// instantiates it, to grow that memory to the end as another user of it could.
-let memory = null;
-const Instance = WebAssembly.Instance;
-WebAssembly.Instance = function (module, imports) {
-  const instance = new Instance(module, imports);
-  memory = instance.exports.memory;
-  return instance;
-};
-const { initSync, FenceGuard, GuardMap, KeyRing, LeaseAuthority, LeaseKeeper, LockTable } = await import("fencepost/slim");
-initSync(readFileSync(new URL(import.meta.resolve("fencepost/fencepost_bg.wasm"))));
-WebAssembly.Instance = Instance;
+// The memory the module exports, to grow it to the end as another user of it could.
+const { memory } = caughtInstance(() => initSync(readFileSync(new URL(import.meta.resolve("fencepost/fencepost_bg.wasm"))))).exports;
 
 const NO_MEMORY = "out of memory: the module's memory cannot grow to hold this call; nothing was changed";
 

@@ -8,23 +8,14 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import * as sim from "fencepost/sim/slim";
+import { caughtInstance } from "./caught-instance.mjs";
 
 const { Sweep, checkHistory, prepare, run, search } = sim;
 
 /** The instance fencepost/sim makes, caught as it is made. */
-let instance = null;
-{
-  const Instance = WebAssembly.Instance;
-  WebAssembly.Instance = function (module, imports) {
-    instance = new Instance(module, imports);
-    return instance;
-  };
-  try {
-    sim.initSync(readFileSync(new URL(import.meta.resolve("fencepost/sim/fencepost_sim_bg.wasm"))));
-  } finally {
-    WebAssembly.Instance = Instance;
-  }
-}
+const instance = caughtInstance(() =>
+  sim.initSync(readFileSync(new URL(import.meta.resolve("fencepost/sim/fencepost_sim_bg.wasm")))),
+);
 const sp = instance.exports.__stack_pointer;
 const TIMES = 100_000;
 

@@ -7,22 +7,13 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import * as sim from "fencepost/sim/slim";
+import { caughtInstance } from "./caught-instance.mjs";
 
 const { HistoryChecker, Sweep, checkHistory, prepare, presets, run, search } = sim;
 
-let instance = null;
-{
-  const Instance = WebAssembly.Instance;
-  WebAssembly.Instance = function (module, imports) {
-    instance = new Instance(module, imports);
-    return instance;
-  };
-  try {
-    sim.initSync(readFileSync(new URL(import.meta.resolve("fencepost/sim/fencepost_sim_bg.wasm"))));
-  } finally {
-    WebAssembly.Instance = Instance;
-  }
-}
+const instance = caughtInstance(() =>
+  sim.initSync(readFileSync(new URL(import.meta.resolve("fencepost/sim/fencepost_sim_bg.wasm")))),
+);
 
 const NO_MEMORY =
   "fencepost/sim: the simulator's memory cannot grow as far as this call may need: free() runs, sweeps, searches and history checkers no longer needed";

@@ -2,13 +2,9 @@
 // arguments, freed objects, options whose getters call back into the package or free objects,
 // damaged snapshots, signed tokens forged, tampered or for another lock, batches over the module's
 // batch size, tables large enough to grow the module's memory) whose results and thrown errors
-// (type and message) must hash to what transcript.json holds. That file was recorded from the
-// package as built before its WebAssembly exports were merged (commit 2db745a), so a change of any
-// result or message shows here; it was recorded again once since, for the one intended change of
-// message (a short TokenSigner key, commit c439768), and for admitSigned's refusal of a signer
-// that is none, which names KeyRing too since a ring verifies as well; and for renew and release
-// answering "notHolder" (not "lost") to a caller with the live lease's token but another holder,
-// with `firstTokenAt` among the known option keys. To record it again after an intended change:
+// (type and message) must hash to what transcript.json holds, so a change of any result or message
+// shows here. Record it again only for an intended change, and only after checking that the new
+// build with that one change undone still matches the old file (the commit says which change):
 //   FENCEPOST_TRANSCRIPT_RECORD=1 node transcript.test.mjs
 import { test } from "node:test";
 import assert from "node:assert/strict";

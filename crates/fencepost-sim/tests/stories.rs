@@ -44,8 +44,7 @@ fn paused_worker_with_fencing_rejects_33() {
         ]
     );
     // A's keeper tells it the lease is gone only once A runs again (event 28), after the write it
-    // was about to send has left (event 27): every event from there on is one later than before
-    // the trace showed that moment.
+    // was about to send has left (event 27): a paused worker cannot learn anything.
     assert_eq!(
         (t.events[27].kind(), t.events[28].kind(), t.events[28].t_ms),
         (Kind::Send, Kind::LeaseLost, 46_000)
