@@ -141,7 +141,8 @@ export class StoreContentionError extends Error {
 /**
  * A stored row or entry no fenced write could have left (a mark that is not 20 digits, bad
  * idempotency entries, a value that is not JSON, a foreign Deno KV entry under the key). Thrown by
- * `write` and `read`; nothing is written.
+ * `write`, and by `read` for all but bad idempotency entries (a read does not look at them);
+ * nothing is written.
  */
 export class StoreDamageError extends Error {
   /** Which row and part: e.g. `row "doc" fence`. */

@@ -179,6 +179,10 @@ export function cases(engine, make, raw, damage) {
     await assert.rejects(store.write("k", 9n, "over", { idempotencyKey: "op" }), damaged("fence_ops", '"[[\\"op\\"]]"', "idempotency entries"));
     assert.deepEqual(await store.read("k"), { value: "v", token: 5n });
     assert.deepEqual(await raw("damaged", "k"), { ...intact, fence_ops: '[["op"]]' });
+    // A pair whose mark is not a token, under another key: it would be written back as it is.
+    await damage("damaged", "k", "fence_ops", '[["other","12"]]');
+    await assert.rejects(store.write("k", 9n, "over", { idempotencyKey: "op" }), damaged("fence_ops", '"[[\\"other\\",\\"12\\"]]"', "idempotency entries"));
+    assert.deepEqual(await raw("damaged", "k"), { ...intact, fence_ops: '[["other","12"]]' });
     await damage("damaged", "k", "fence_ops", intact.fence_ops);
 
     // A value that is not JSON cannot be read; a fenced write may still replace it.

@@ -48,7 +48,7 @@ export class StoreDamageError extends Error {
 }
 
 /**
- * Runs `attempt(n)` until it settles the write to `key`, at most ATTEMPTS times. An attempt that
+ * Runs `attempt()` until it settles the write to `key`, at most ATTEMPTS times. An attempt that
  * lost the race answers `lost(cause, { pause })` and is tried again (after a short random wait
  * that grows with each attempt when `pause` is set: a driver that fails at once would otherwise
  * spend every attempt in microseconds, and contenders spread out). `counted()` is told of every
@@ -57,7 +57,7 @@ export class StoreDamageError extends Error {
 export async function untilSettled(key, counted, attempt) {
   let cause;
   for (let n = 0; n < ATTEMPTS; n++) {
-    const outcome = await attempt(n);
+    const outcome = await attempt();
     if (!(outcome instanceof Lost)) return outcome;
     cause = outcome.cause ?? cause;
     counted();
@@ -88,10 +88,13 @@ export function markText(token) {
   return token.toString().padStart(20, "0");
 }
 
+/** A stored mark: a token as markText writes it. */
+const MARK = /^[0-9]{20}$/;
+
 /** The token of a stored mark (null: none), parsed by the core; anything else is damage. */
 export function markOf(text, where) {
   if (text === null || text === undefined) return null;
-  if (typeof text !== "string" || !/^[0-9]{20}$/.test(text)) {
+  if (typeof text !== "string" || !MARK.test(text)) {
     throw new StoreDamageError(where, text, "a stored token (20 digits)");
   }
   return tokenFromString(text.replace(/^0+/, "") || "0");
@@ -106,7 +109,8 @@ export function opsOf(text, where) {
   } catch {
     ops = null;
   }
-  if (!Array.isArray(ops) || !ops.every((e) => Array.isArray(e) && e.length === 2 && typeof e[0] === "string")) {
+  const entry = (e) => Array.isArray(e) && e.length === 2 && typeof e[0] === "string" && typeof e[1] === "string" && MARK.test(e[1]);
+  if (!Array.isArray(ops) || !ops.every(entry)) {
     throw new StoreDamageError(where, text, "idempotency entries");
   }
   return ops;

@@ -8,7 +8,7 @@
 // row keeps until COMMIT. A serialization failure or deadlock (possible under stricter isolation
 // than the default) is a lost race: the write is tried again, up to ATTEMPTS times.
 
-import { decide, entry, keyOf, lost, markText, storeOptions, untilSettled, writeArgs } from "./fence.js";
+import { StoreDamageError, decide, entry, keyOf, lost, markText, storeOptions, untilSettled, writeArgs } from "./fence.js";
 import { describe } from "../common.js";
 
 /** SQLSTATEs of a transaction that lost a race and may simply run again. */
@@ -62,9 +62,9 @@ export class PostgresStore {
       try {
         return await work(client);
       } catch (error) {
-        // A transaction that lost a race was rolled back and its connection is fine; after any
-        // other failure the connection is not handed to anyone else.
-        if (!RETRY.has(error?.code)) broken = error;
+        // A transaction that lost a race, or found a damaged row, was rolled back and its
+        // connection is fine; after any other failure the connection is not handed to anyone else.
+        if (!RETRY.has(error?.code) && !(error instanceof StoreDamageError)) broken = error;
         throw error;
       } finally {
         client.release(broken);
