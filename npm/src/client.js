@@ -436,7 +436,10 @@ class Lease {
 // `await using lease = await client.acquire(name)` where the runtime has Symbol.asyncDispose.
 if (typeof Symbol.asyncDispose === "symbol") {
   Object.defineProperty(Lease.prototype, Symbol.asyncDispose, {
-    value: Lease.prototype.release,
+    // AsyncDisposable's contract: a promise of nothing (release() says whether it was confirmed).
+    async value() {
+      await this.release();
+    },
     writable: true,
     configurable: true,
   });
