@@ -356,6 +356,10 @@ function plainCopy(argName, value) {
   return { value: copied, values, chars };
 }
 
+/** The module's error kinds (`kind` in crates/fencepost-sim-wasm/src/failure.rs). */
+const KIND_TYPE = 1;
+const KIND_MEMORY = 3;
+
 /** The module reported that its memory cannot grow as far as the call needed. */
 const NO_MEMORY =
   "fencepost/sim: the simulator's memory cannot grow as far as this call may need: free() runs, sweeps, searches and history checkers no longer needed";
@@ -367,7 +371,7 @@ const NO_MEMORY =
  */
 function failure(...parts) {
   const kind = R.error_kind();
-  if (kind === 3) return new RangeError(NO_MEMORY);
+  if (kind === KIND_MEMORY) return new RangeError(NO_MEMORY);
   const message = R.error_message();
   let [arg, value] = parts[R.error_part()] ?? parts[0] ?? [null, undefined];
   let field = R.error_field();
@@ -379,7 +383,7 @@ function failure(...parts) {
     if (typeof v === "number" || typeof v === "bigint") field = field.slice(0, field.lastIndexOf("."));
   }
   const full = arg === null ? message : field === "" ? `${arg}: ${message}` : `${arg}.${field}: ${message}`;
-  return kind === 1 ? new TypeError(full) : new RangeError(full);
+  return kind === KIND_TYPE ? new TypeError(full) : new RangeError(full);
 }
 
 // -------------------------------------------------------------------------------------------
@@ -535,11 +539,11 @@ const REPORT_PIECE = 8192;
 
 /** The pieces `next(from)` hands out from 0 on, as one array. */
 function pieces(next) {
-  let done = [];
+  const done = [];
   for (let from = 0; ; from += REPORT_PIECE) {
     const piece = out(next(from));
-    done = [...done, piece];
-    if (piece.length < REPORT_PIECE) return done.length === 1 ? piece : [].concat(...done);
+    done.push(piece);
+    if (piece.length < REPORT_PIECE) return done.length === 1 ? piece : done.flat();
   }
 }
 
@@ -1014,7 +1018,7 @@ function checking(argName, i, text, lines, check) {
 function newChecker(who) {
   const i = W.history_new() >>> 0;
   if (i !== NONE) return i;
-  if (R.error_kind() === 3) throw new RangeError(NO_MEMORY);
+  if (R.error_kind() === KIND_MEMORY) throw new RangeError(NO_MEMORY);
   throw new RangeError(`${who}: the module holds too many checkers`);
 }
 
