@@ -21,7 +21,8 @@ export interface AuthorityOptions {
   firstToken?: bigint;
   /**
    * Instead of `firstToken`: the wall-clock time this authority starts at (`Date.now()`), for a
-   * host that may lose a lock's stored state. The first token is `firstTokenAt << 20`, so a lock
+   * host that may lose a lock's stored state. The first token is `firstTokenAt << 20` (1 for 0; a
+   * time past 2^44 ms, the year 2527, is clamped to the last start that leaves 2^20 tokens), so a lock
    * started again after its state was lost starts above every token it issued before, as long as
    * the clock did not step back past its earlier start and it issued fewer than 2^20 tokens a
    * millisecond.

@@ -123,9 +123,9 @@ fn make_room(bytes: u64) -> bool {
     room(bytes) || no_room(false)
 }
 
-/// How far the allocator has carved the module's memory: what it holds or has held, below what
-/// it can still grow or has grown without using yet (the package's memory accounting starts
-/// there).
+/// How far the allocator's heap reaches now (`SizeClasses::carved`): below it, what the module
+/// holds and blocks it keeps for reuse; above it, memory grown but not used yet (the package's
+/// memory accounting starts there).
 #[wasm_bindgen]
 pub fn memory_carved() -> f64 {
     state::carved() as f64

@@ -171,8 +171,9 @@ impl SizeClasses {
         st.reserve_or_reclaim(2 * bytes as u64)
     }
 
-    /// How far the allocator has carved the memory: the end of its last fresh block (before the
-    /// first, the end of what the module was instantiated with). Memory above it is free, grown
+    /// How far the allocator's heap reaches now: the top of what it has carved and not given
+    /// back (before the first block, the end of what the module was instantiated with; it drops
+    /// when freed blocks at the top become fresh memory again). Memory above it is free, grown
     /// ahead by [`SizeClasses::room`] or not grown yet.
     pub fn carved(&self) -> u64 {
         // SAFETY: single-threaded, and never called from inside the allocator.
@@ -223,7 +224,9 @@ impl SizeClasses {
     fn room_for_slowly(&self, sizes: &[usize], total: u64) -> bool {
         // SAFETY: single-threaded, and never called from inside the allocator.
         let st = unsafe { &mut *self.0.get() };
-        if st.reserve(2 * total) {
+        // Freed blocks at the top become fresh memory first; only then are the rest counted (a
+        // block the count relies on must not be reclaimed after it).
+        if st.reserve_or_reclaim(2 * total) {
             return true;
         }
         let mut taken = [0usize; CLASSES];

@@ -303,6 +303,10 @@ fn expiries(st: &mut State, op: u32, i: u32, lock: usize, now: u64) -> u32 {
     let Some((lock, e)) = t.expired.get(lock) else {
         return 0;
     };
+    // Room for both copies first, so a refusal leaves the record as it was.
+    if !room_for(&[lock.0.len(), e.holder.0.len()]) {
+        return call::REFUSED;
+    }
     let out = &mut st.out;
     if !copy_into(&mut out.name, lock) || !copy_into(&mut out.holder, &e.holder) {
         return call::REFUSED;
@@ -391,7 +395,9 @@ impl Out {
         match l {
             Some(l) => {
                 // Room for the copy was made before the call changed anything.
-                copy_into(&mut self.holder, &l.holder);
+                if !copy_into(&mut self.holder, &l.holder) {
+                    return call::REFUSED;
+                }
                 self.token = l.token.get();
                 self.time = js_ms(l.expires_at);
                 self.time2 = js_ms(l.granted_at);

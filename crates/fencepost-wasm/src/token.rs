@@ -3,7 +3,7 @@
 use fencepost::{Config, Token};
 use wasm_bindgen::prelude::wasm_bindgen;
 
-use crate::abi::names;
+use crate::abi::{ms, names};
 use crate::errors::parse_error;
 use crate::state::with;
 
@@ -39,17 +39,13 @@ pub fn token_decode(f: u32, n: usize) -> u64 {
 }
 
 /// The first token of an authority started at `unix_ms` on the wall clock
-/// ([`Config::with_first_token_at`]: the core's rule for a host that may lose a lock's state).
-/// A time that is not a whole number of milliseconds from 0 is taken as 0 (the JavaScript
-/// checks it first).
+/// ([`Config::with_first_token_at`]: the core's rule for a host that may lose a lock's state), the
+/// time read as every other time of the module is ([`ms`]; the JavaScript checks it first).
 #[wasm_bindgen]
 #[inline(never)]
 pub fn token_first_at(unix_ms: f64) -> u64 {
-    let ms = if unix_ms.is_finite() && unix_ms >= 0.0 {
-        // Saturates above u64::MAX, which the core clamps.
-        unix_ms as u64
-    } else {
-        0
-    };
-    Config::new(1).with_first_token_at(ms).first_token.get()
+    Config::new(1)
+        .with_first_token_at(ms(unix_ms))
+        .first_token
+        .get()
 }

@@ -92,8 +92,8 @@ impl Config {
     /// `unix_ms` past that is clamped to the largest start that still leaves 2^20 tokens.
     pub const fn with_first_token_at(self, unix_ms: u64) -> Config {
         const SHIFT: u32 = 20;
-        let ms = if unix_ms > (u64::MAX >> SHIFT) - 1 {
-            (u64::MAX >> SHIFT) - 1
+        let ms = if unix_ms > u64::MAX >> SHIFT {
+            u64::MAX >> SHIFT
         } else {
             unix_ms
         };
@@ -856,7 +856,8 @@ mod tests {
         );
         // Past the year 2527: the last start that leaves 2^20 tokens.
         let last = Config::new(1).with_first_token_at(u64::MAX).first_token;
-        assert_eq!(last.get(), u64::MAX - (2 << 20) + 1);
+        assert_eq!(last.get(), u64::MAX - (1 << 20) + 1);
+        assert_eq!(u64::MAX - last.get() + 1, 1 << 20);
     }
 
     #[test]
