@@ -1234,20 +1234,10 @@ impl<'s> Sim<'s> {
                     self.worker_timer(w, wait, Timer::RetryAcquire);
                 }
             }
-            (
-                Msg::Renewed {
-                    check,
-                    asked_ms_ago,
-                    ..
-                },
-                _,
-            ) if self.holds(w, m.token) => {
+            (what @ Msg::Renewed { check, .. }, _) if self.holds(w, m.token) => {
                 // The lease now runs from when the renew was sent (as long ago as the worker can
                 // tell: from its oldest request when the wait did not fit the message).
-                let asked = match asked_ms_ago {
-                    u32::MAX => None,
-                    ago => Some(m.sent_at - u64::from(ago)),
-                };
+                let asked = what.asked_at(m.sent_at);
                 let ws = &mut self.workers[usize::from(w)];
                 let local = ws.clock.local(self.now);
                 ws.belief.answered(asked, m.token.unwrap_or(0), local);

@@ -79,6 +79,17 @@ pub enum Msg {
 }
 
 impl Msg {
+    /// For a renewal answer sent by the lock service at `sent_at`: when the renew it answers left
+    /// the worker (None: not a renewal answer, or the wait did not fit the message).
+    pub fn asked_at(&self, sent_at: u64) -> Option<u64> {
+        match *self {
+            Msg::Renewed { asked_ms_ago, .. } if asked_ms_ago != u32::MAX => {
+                Some(sent_at.saturating_sub(u64::from(asked_ms_ago)))
+            }
+            _ => None,
+        }
+    }
+
     /// A short name for the message.
     pub const fn name(&self) -> &'static str {
         match self {
@@ -1019,12 +1030,8 @@ impl<'a> DetailJson<'a> {
                 j.from = Some(trace.name(from));
                 j.sent_at = Some(sent_at);
                 j.believed_until = believed_until;
-                if let Msg::Renewed { asked_ms_ago, .. } = what
-                    && asked_ms_ago != u32::MAX
-                {
-                    // The renew it answers left the worker then: the keeper counts from there.
-                    j.asked_at = Some(sent_at.saturating_sub(u64::from(asked_ms_ago)));
-                }
+                // The renew it answers left the worker then: the keeper counts from there.
+                j.asked_at = what.asked_at(sent_at);
                 msg_fields(&mut j, &what);
             }
             Detail::Grant {

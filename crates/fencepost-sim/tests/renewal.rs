@@ -42,14 +42,15 @@ fn renewals_answered(t: &Trace, w: u16) -> Vec<(u32, u64, u64, Option<u64>)> {
         .iter()
         .filter_map(|e| match e.detail {
             Detail::Deliver {
-                what: Msg::Renewed { asked_ms_ago, .. },
+                what: what @ Msg::Renewed { .. },
                 sent_at,
                 believed_until,
                 ..
             } if e.actor == Actor::Worker(w) => Some((
                 e.seq,
                 e.t_ms,
-                sent_at - u64::from(asked_ms_ago),
+                what.asked_at(sent_at)
+                    .expect("a renewal answer says when it was asked"),
                 believed_until,
             )),
             _ => None,
