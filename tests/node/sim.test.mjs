@@ -28,8 +28,8 @@ test("paused worker, fencing on: the storage refuses A's write with 33 because i
   assert.equal(t.seed, 1n);
   assert.equal(t.fencing, true);
   assert.deepEqual(t.workers, ["A", "B"]);
-  // 34 events: A's keeper telling it at 46 s that its lease is lost is event 28, so the
-  // refusal that follows is event 30.
+  // 34 events: A's keeper tells it at 46 s that its lease is lost (event 28), and the storage
+  // refuses its write (event 30).
   assert.equal(t.events.length, 34);
   assert.deepEqual(t.verdict, { ok: true, violations: [] });
   assert.equal(r.verdict.ok, true);

@@ -87,7 +87,7 @@ describe("the paused-worker story", () => {
     assert.equal(await rejected.count(), 1);
     assert.equal(await rejected.isVisible(), true);
     assert.equal(await rejected.textContent(), "✗ 33 < 34");
-    // Event 30: A's keeper telling it at 46 s that its lease is lost is event 28.
+    // Event 30: the storage refuses A's write (A's keeper told it of the loss at event 28).
     assert.equal(await rejected.getAttribute("data-seq"), "30");
     assert.equal(await text(p, ".storage-panel .highest"), "highest 34");
     assert.match(await text(p, ".storage-panel ol.document"), /^B's data — write #1, token 34/);

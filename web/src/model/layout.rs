@@ -81,6 +81,14 @@ impl Timeline {
     pub fn lane_of(&self, actor: Actor) -> Option<usize> {
         self.lanes.iter().position(|l| l.actor == actor)
     }
+
+    /// Worker `w`'s name, as its lane says it ("" when it has no lane).
+    pub fn worker_name(&self, w: u16) -> &str {
+        self.lanes
+            .iter()
+            .find(|lane| lane.actor == Actor::Worker(w))
+            .map_or("", |lane| lane.label.trim_start_matches("worker "))
+    }
 }
 
 /// The axis end: a little past the last thing drawn, rounded to a whole second.

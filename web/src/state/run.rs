@@ -7,7 +7,8 @@ use fencepost_sim::{RunOptions, Scenario, Trace, run_with};
 
 use crate::model::{Timeline, TokenStyle};
 
-/// The most events the app simulates for one run; longer runs are cut and say so.
+/// Where the app cuts a run and says so: the run stops at the step that reaches this many events
+/// (that step's events are kept, so a cut run may hold a few more).
 pub const MAX_EVENTS: usize = 5_000;
 
 /// One simulated run and its layout.

@@ -45,14 +45,6 @@ fn lane_y(l: &Layout, g: Geom, actor: Actor) -> Option<f64> {
     l.lane_of(actor).map(|i| g.y(i))
 }
 
-/// Worker `w`'s name, as its lane says it.
-fn worker_name(l: &Layout, w: u16) -> &str {
-    l.lanes
-        .iter()
-        .find(|lane| lane.actor == Actor::Worker(w))
-        .map_or("", |lane| lane.label.trim_start_matches("worker "))
-}
-
 /// The hatched stretches where a worker was frozen.
 fn pauses<'a>(l: &'a Layout, g: Geom, id: &'a str) -> impl Iterator<Item = Html> + 'a {
     l.pauses.iter().filter_map(move |p| {
@@ -93,7 +85,7 @@ fn leases<'a>(l: &'a Layout, g: Geom) -> impl Iterator<Item = Html> + 'a {
             LeaseEnd::Open => "still held",
         };
         let token = l.tokens.show(b.token);
-        let name = worker_name(l, b.worker);
+        let name = l.worker_name(b.worker);
         let title = format!(
             "lease of {name} with token {token}: {} to {} ({end})",
             fmt_secs(b.from),
@@ -132,7 +124,7 @@ fn zombies<'a>(l: &'a Layout, g: Geom, id: &'a str) -> impl Iterator<Item = Html
                 <rect x={coord(x1)} y={coord(y + BAR_Y)} width={coord(w)} height={coord(BAR_H)} rx="3" fill={format!("url(#zombie-{id})")}>
                     <title>{ format!(
                         "zombie: {} still believes it holds token {} from {} to {}, but the lock service no longer gives it",
-                        worker_name(l, z.worker), l.tokens.show(z.token), fmt_secs(z.from), fmt_secs(z.to)
+                        l.worker_name(z.worker), l.tokens.show(z.token), fmt_secs(z.from), fmt_secs(z.to)
                     ) }</title>
                 </rect>
                 if w > 90.0 {

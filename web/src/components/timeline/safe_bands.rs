@@ -41,11 +41,7 @@ pub fn SafeBands(props: &SafeBandsProps) -> Html {
 
 fn band(l: &Layout, g: Geom, b: &SafeBand, at: BandAt) -> Option<Html> {
     let y = g.y(l.lane_of(Actor::Worker(b.worker))?);
-    let name = l
-        .lanes
-        .iter()
-        .find(|lane| lane.actor == Actor::Worker(b.worker))
-        .map_or("", |lane| lane.label.trim_start_matches("worker "));
+    let name = l.worker_name(b.worker);
     let (x1, x2) = (g.x(at.from), g.x(at.to));
     let reaches_deadline = at.to == at.until;
     let lost = at.lost.map(|(_, why)| match why {
