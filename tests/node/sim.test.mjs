@@ -140,7 +140,7 @@ test("renewal in the trace: what A's keeper counts, and the moment it knows its 
       [15, 6100, "send", "renew", undefined, 13100],
       [19, 6200, "deliver", "renewed", 6100, 16100],
       [43, 22100, "lease_lost", "expired", undefined, 16100],
-      [44, 22100, "send", "renew", undefined, 16100],
+      [44, 22100, "send", "renew", undefined, undefined],
       [53, 22200, "deliver", "lost", undefined, undefined],
     ],
   );

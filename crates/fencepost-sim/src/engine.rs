@@ -704,8 +704,13 @@ impl<'s> Sim<'s> {
             ordinal,
             sent_at: self.now,
         });
+        // A renew carries the safe-until it may extend, while there is one: once the keeper has
+        // said the lease is lost, a renew the job still sends extends nothing.
         let believed_until = match (from, what) {
-            (Actor::Worker(w), Msg::Renew { .. }) => self.workers[usize::from(w)].believed,
+            (Actor::Worker(w), Msg::Renew { .. }) => {
+                let ws = &self.workers[usize::from(w)];
+                if ws.belief.lost() { None } else { ws.believed }
+            }
             _ => None,
         };
         self.emit(

@@ -37,10 +37,10 @@ pub fn trace_hashes() -> Vec<(&'static str, bool, u64)> {
 pub const EXPECTED: &[(&str, bool, u64)] = &[
     ("paused-worker", true, 0xb1cbdf95d8a9f6a0),
     ("paused-worker", false, 0xecc78d941038a841),
-    ("gc-pause", true, 0xce9d556959982779),
-    ("gc-pause", false, 0x7e984791152626d6),
-    ("vm-suspend", true, 0x089ce20045283d4e),
-    ("vm-suspend", false, 0x45590003b310c385),
+    ("gc-pause", true, 0xe961d11fb7445a62),
+    ("gc-pause", false, 0x0c2df34ac9892015),
+    ("vm-suspend", true, 0xdca55777421db5a8),
+    ("vm-suspend", false, 0xd1f3c3f02faaa639),
     ("delayed-write", true, 0xc59f13f5618a5a3f),
     ("delayed-write", false, 0xef0bf38679eac19c),
     ("check-then-pause", true, 0xa837159f011f30a6),
@@ -61,6 +61,6 @@ pub const EXPECTED: &[(&str, bool, u64)] = &[
     ("crash-restart", false, 0x445eb06ca0c8dc46),
     ("renewal-slow-network", true, 0xd421424a26c14f50),
     ("renewal-slow-network", false, 0x99da2c921ec795b3),
-    ("renewal-long-pause", true, 0xcc7408ed38f1d38a),
-    ("renewal-long-pause", false, 0xe8912a2a738ad0c2),
+    ("renewal-long-pause", true, 0xaa02b7e671236ad1),
+    ("renewal-long-pause", false, 0xf50056ac2918bf99),
 ];
