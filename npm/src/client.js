@@ -1,5 +1,5 @@
 // The lease client of `fencepost/client`: holds leases of the fencepost lease service (the HTTP API
-// of examples/shared/service.js) for a worker script.
+// of fencepost/service) for a worker script.
 //
 // Every decision about a lease (is it still safe, until when, when to renew, is it lost) is the
 // core keeper's, asked through LeaseKeeper; this file only speaks HTTP, keeps timers and turns the

@@ -12,6 +12,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort, sleep, start } from "./hosts.mjs";
+import { wantedHosts } from "./client.mjs";
 
 const CLIENTS = 64;
 const LOCKS = 16;
@@ -19,7 +20,7 @@ const SECS = Number(process.env.BENCH_SECS ?? "10");
 /** One write in this many is sent again after its lease was released: a late writer. */
 const LATE_EVERY = 4;
 const OUT = process.env.BENCH_OUT ?? mkdtempSync(join(tmpdir(), "fencepost-edge-bench-"));
-const hosts = (process.env.EDGE_RUNTIMES ?? "workerd,deno").split(",").filter(Boolean);
+const hosts = wantedHosts();
 
 /** One request, timed; answers its status and JSON. */
 async function timed(latencies, base, method, path, body, headers) {

@@ -5,8 +5,9 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { hostFixture } from "./hosts.mjs";
+import { wantedHosts } from "./client.mjs";
 
-const wanted = (process.env.EDGE_RUNTIMES ?? "workerd,deno").split(",").filter(Boolean);
+const wanted = wantedHosts();
 
 const APP = "http://app.example:8080";
 const OTHER = "https://elsewhere.example";

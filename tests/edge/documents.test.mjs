@@ -11,9 +11,9 @@ import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { denoEval, freePort, hostFixture, sleep } from "./hosts.mjs";
-import { acquire, getDoc, put } from "./client.mjs";
+import { acquire, getDoc, put, wantedHosts } from "./client.mjs";
 
-const wanted = (process.env.EDGE_RUNTIMES ?? "workerd,deno").split(",").filter(Boolean);
+const wanted = wantedHosts();
 
 /** A mark above every token a lock created in the next hour issues (see loadAuthority in service.js). */
 const HIGH = ((BigInt(Date.now()) + 3_600_000n) << 20n).toString();

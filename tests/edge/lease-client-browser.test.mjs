@@ -17,9 +17,9 @@ import { extname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { ROOT, hostFixture } from "./hosts.mjs";
-import { getDoc, lockState } from "./client.mjs";
+import { getDoc, lockState, wantedHosts } from "./client.mjs";
 
-const wanted = (process.env.EDGE_RUNTIMES ?? "workerd,deno").split(",").filter(Boolean);
+const wanted = wantedHosts();
 
 const PAGE_DIR = join(import.meta.dirname, "browser");
 const DIST = join(ROOT, "npm/dist");

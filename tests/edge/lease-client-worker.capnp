@@ -10,6 +10,7 @@ const config :Workerd.Config = (
   services = [
     (name = "holder", worker = .holder),
     (name = "leases", worker = Example.leases),
+    (name = "fencepost-objects", worker = Example.objects),
     (name = "do-storage", disk = (writable = true)),
   ],
   sockets = [ (name = "http", address = "127.0.0.1:8788", http = (), service = "holder") ],

@@ -17,10 +17,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { ROOT, freePort, hostFixture, sleep } from "./hosts.mjs";
-import { acquire, getDoc, lockState, metrics, release } from "./client.mjs";
+import { acquire, getDoc, lockState, metrics, release, wantedHosts } from "./client.mjs";
 import { LeaseClient, LeaseLostError, LockHeldError } from "../../npm/dist/client/node.mjs";
 
-const wanted = (process.env.EDGE_RUNTIMES ?? "workerd,deno").split(",").filter(Boolean);
+const wanted = wantedHosts();
 
 /** The fetch the client gets in tests that look at its traffic: the real one, recorded. */
 function tap() {

@@ -5,9 +5,9 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { hostFixture, sleep, storedLocks, wipeLocks } from "./hosts.mjs";
-import { acquire, getDoc, lockState, put, release } from "./client.mjs";
+import { acquire, getDoc, lockState, put, release, wantedHosts } from "./client.mjs";
 
-const wanted = (process.env.EDGE_RUNTIMES ?? "workerd,deno").split(",").filter(Boolean);
+const wanted = wantedHosts();
 
 const OLD = "1:first-key-of-the-lifecycle-tests-00";
 const NEW = "2:second-key-of-the-lifecycle-tests-0";

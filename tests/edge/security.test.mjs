@@ -7,9 +7,9 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { connect } from "node:net";
 import { hostFixture } from "./hosts.mjs";
-import { acquire, call, getDoc, lockState, metrics, put, release, renew } from "./client.mjs";
+import { acquire, call, getDoc, lockState, metrics, put, release, renew, wantedHosts } from "./client.mjs";
 
-const wanted = (process.env.EDGE_RUNTIMES ?? "workerd,deno").split(",").filter(Boolean);
+const wanted = wantedHosts();
 
 /** Sends raw bytes and reads the whole answer (the server closes or answers within 10 s). */
 function rawHttp(port, text) {
@@ -175,6 +175,26 @@ for (const name of wanted) {
         names.map((n) => m[`fencepost_${n}_total`]),
         [2, 1, 1, 1, 1, 1, 1],
       );
+    });
+
+    test("GET /metrics counts each grant and renewal once, however many commits raced", async () => {
+      const b = host.server.base;
+      const before = await metrics(b);
+      const delta = async (n) => (await metrics(b))[`fencepost_${n}_total`] - before[`fencepost_${n}_total`];
+      // 24 acquires of one free lock at once: one is granted; the others lose the race to commit
+      // its state, read it again and find it held. Only the grant that was stored counts.
+      const tries = await Promise.all(Array.from({ length: 24 }, () => acquire(b, "raced", 60_000)));
+      const won = tries.filter((r) => r.status === 200);
+      assert.equal(won.length, 1, tries.map((r) => r.status).join(" "));
+      assert.deepEqual(new Set(tries.filter((r) => r.status !== 200).map((r) => r.json.error)), new Set(["held"]));
+      assert.equal(await delta("grants"), 1);
+      // 16 renewals of that lease at once: every one is stored in the end, each counted once.
+      const renewals = await Promise.all(Array.from({ length: 16 }, () => renew(b, "raced", won[0].json, 60_000)));
+      assert.deepEqual(renewals.map((r) => r.status), Array(16).fill(200));
+      assert.equal(await delta("renewals"), 16);
+      assert.equal((await release(b, "raced", won[0].json)).status, 200);
+      assert.equal(await delta("releases"), 1);
+      assert.equal(await delta("expiries"), 0);
     });
   });
 

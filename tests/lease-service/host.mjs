@@ -45,16 +45,19 @@ function settingsEnv(settings) {
 let configs = 0;
 
 /**
- * The committed workerd.capnp with its settings bindings replaced by `settings`, written beside it
- * (its modules are embedded by paths relative to it); the caller removes it.
+ * The committed workerd.capnp with its settings bindings replaced by `settings` in each of its
+ * workers (the front and the objects' own), written beside it (its modules are embedded by paths
+ * relative to it); the caller removes it.
  */
 function workerdConfig(settings) {
   const text = readFileSync(CAPNP, "utf8");
   const committed = /\n    \(name = "FENCEPOST_[A-Z_]+", text = "[^"]*"\),/g;
-  assert.ok(committed.test(text), "workerd.capnp binds FENCEPOST_KEYS as text");
+  assert.equal(text.match(committed)?.length, 4, "workerd.capnp binds FENCEPOST_KEYS and FENCEPOST_MAX_TTL_MS as text in both workers");
   const lines = Object.entries(settingsEnv(settings)).map(([k, v]) => `\n    (name = ${JSON.stringify(k)}, text = ${JSON.stringify(v)}),`);
+  const ends = /\n  \],\n\);/g;
+  assert.equal(text.match(ends)?.length, 2, "workerd.capnp has two workers whose bindings end the config");
   const path = join(ROOT, `examples/cloudflare/.edge-test-${process.pid}-${configs++}.capnp`);
-  writeFileSync(path, text.replace(committed, "").replace(/\n  \],\n\);\s*$/, `${lines.join("")}\n  ],\n);\n`));
+  writeFileSync(path, text.replace(committed, "").replace(ends, `${lines.join("")}\n  ],\n);`));
   return path;
 }
 

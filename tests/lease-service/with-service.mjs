@@ -1,4 +1,4 @@
-// Runs a command next to a real lease service: starts a host of examples/shared/service.js
+// Runs a command next to a real lease service: starts a host of fencepost/service
 // (workerd or Deno, see host.mjs) on a free port of 127.0.0.1 with fresh storage, runs the command
 // with the service's base URL in FENCEPOST_SERVICE, then stops the host and removes its storage,
 // whatever the command did. Exits with the command's status.

@@ -93,6 +93,7 @@ const config :Workerd.Config = (
     (name = "main", worker = .worker),
     (name = "holder", worker = .holder),
     (name = "leases", worker = Example.leases),
+    (name = "fencepost-objects", worker = Example.objects),
     (name = "do-storage", disk = (writable = true)),
   ],
   sockets = [

@@ -18,6 +18,7 @@ const TESTS: &[&str] = &[
     "lease-client.test.mjs",
     "lease-client.test.cjs",
     "lease-client-browser.test.mjs",
+    "runtimes.test.mjs",
 ];
 
 /// Installs the runtimes; answers tests/edge and the folder of their binaries.

@@ -449,6 +449,8 @@ pub fn dist() -> Result {
             &dist_dir().join("store").join(f),
         )?;
     }
+    // fencepost/service: plain ES modules over the package's own entries, copied as they are.
+    copy_tree(&npm_dir().join("src/service"), &dist_dir().join("service"))?;
     step("assembling npm/dist/client");
     client::assemble(&dist_dir())?;
     println!("npm/dist is ready");
@@ -737,8 +739,8 @@ fn copy_tree(from: &Path, to: &Path) -> Result {
 }
 
 /// The files of tests/lease-service every fixture gets a copy of: the lease round each runtime runs
-/// against the real service, and its checks.
-const FIXTURE_SHARED: &[&str] = &["lease-round.mjs"];
+/// against the real service, and its checks; the HTTP calls of the service's own tests.
+const FIXTURE_SHARED: &[&str] = &["lease-round.mjs", "calls.mjs"];
 
 /// A fresh copy of the fixture project tests/<name> under target/npm-fixtures (its npm dev
 /// dependencies kept between runs while its lock file is unchanged), with the package installed

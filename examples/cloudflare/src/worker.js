@@ -1,110 +1,95 @@
-// A fenced lease service on Cloudflare Workers + Durable Objects.
+// The fenced lease service on Cloudflare Workers + Durable Objects: a thin host of
+// `fencepost/service`.
 //
-// One Durable Object per lock hosts fencepost's lease authority; one per document is a fenced
-// resource. Durable Objects run one request at a time per object and their storage is strongly
-// consistent, so each object is the single, serialised home of its state: that is what makes the
-// rules hold across every machine the Worker runs on.
+// One Durable Object per lock keeps its lease authority (DurableObjectLocks); one per document is
+// a fenced resource (`fencepost/store`'s DurableObjectSqlStore). Durable Objects run one request
+// at a time per object and their storage is strongly consistent, so each object is the single,
+// serialised home of its state: that is what makes the rules hold across every machine the Worker
+// runs on. The front Worker only routes, answers cross-origin preflights and /metrics, and counts
+// what the objects report they did: they run in other isolates, often on other machines, so
+// counters kept inside them would never reach the front's /metrics.
 //
-// Settings (see ../../shared/settings.js) are Worker secrets and variables: FENCEPOST_KEYS (a
-// secret: `wrangler secret put FENCEPOST_KEYS`), FENCEPOST_MAX_TTL_MS, FENCEPOST_WRITE_LOG,
-// FENCEPOST_CORS_ORIGINS.
+// Settings are Worker secrets and variables: FENCEPOST_KEYS (a secret: `wrangler secret put
+// FENCEPOST_KEYS`), FENCEPOST_MAX_TTL_MS, FENCEPOST_IDLE_KEEP_MS, FENCEPOST_WRITE_LOG,
+// FENCEPOST_CORS_ORIGINS (see the package's service/index.d.ts).
 
 import { DurableObject } from "cloudflare:workers";
-import { withCors } from "../../shared/cors.js";
-import { adoptDoc, docGet, docPut, durableObjectDocs, hasDocTable } from "../../shared/documents.js";
-import { answer, HttpError, json, readJson, readText } from "../../shared/http.js";
-import { metricsResponse } from "../../shared/metrics.js";
+import { DurableObjectSqlStore } from "fencepost/store";
 import {
-  deleteAt,
-  idle,
-  loadAuthority,
-  lockOp,
-  lockState,
-  logWrite,
+  adoptDoc,
+  answer,
+  corsOrigins,
+  DurableObjectLocks,
+  HttpError,
+  json,
+  LeaseService,
+  Metrics,
+  readSettings,
   route,
-  signedToken,
-} from "../../shared/service.js";
-import { readSettings } from "../../shared/settings.js";
+  withCors,
+} from "fencepost/service";
 
 /** The settings, read from the first `env` this isolate sees: bindings do not change while it lives. */
 let settings = null;
 
 function settingsOf(env) {
   settings ??= readSettings((name) => env[name]);
-  if (settings.unavailable !== undefined) throw new HttpError(503, settings.unavailable);
   return settings;
 }
 
+/**
+ * A service over `backends` for an object, or null when the settings are refused. Cross-origin
+ * rules apply at the front; an object reports what it counted in its answers (reportCounts).
+ */
+function objectService(env, backends) {
+  const s = settingsOf(env);
+  if (s.unavailable !== undefined) return null;
+  return new LeaseService({ ...s, corsOrigins: [], reportCounts: true, ...backends });
+}
+
+/** What the front counts: the work the objects behind it report in their answers. */
+const metrics = new Metrics();
+
 export default {
   async fetch(request, env) {
-    settings ??= readSettings((name) => env[name]);
-    // Cross-origin rules apply here, at the Worker's edge; the objects behind it never see a preflight.
-    return withCors(settings.corsOrigins, request, (r) => serve(r, env));
+    const s = settingsOf(env);
+    if (s.unavailable !== undefined) return json(503, { error: s.unavailable });
+    return withCors(corsOrigins(s.corsOrigins), request, (r) => front(r, env));
   },
 };
 
-/** Routes a request to the object of its lock or document (or answers it here). */
-function serve(request, env) {
+/** Routes a request to the object of its lock or document, or answers /metrics here. */
+function front(request, env) {
   return answer(async () => {
-    settingsOf(env);
     const r = route(request);
     if (r === null) throw new HttpError(404, "no such endpoint");
-    if (r.kind === "metrics") return metricsResponse();
+    if (r.kind === "metrics") return metrics.response();
     const ns = r.kind === "doc" ? env.DOCS : env.LOCKS;
     const stub = ns.get(ns.idFromName(r.kind === "doc" ? r.key : r.name));
-    return stub.fetch(request);
+    return metrics.takeFrom(await stub.fetch(request));
   });
 }
 
-/**
- * The lease authority of one lock. Its snapshot is persisted before any grant is answered; an
- * alarm deletes it once the lock has been free for a while (see deleteAt in service.js).
- */
+/** The lease authority of one lock; an alarm deletes its state once it has been idle a while. */
 export class LockObject extends DurableObject {
   constructor(ctx, env) {
     super(ctx, env);
-    this.storage = ctx.storage;
-    this.env = env;
+    this.locks = new DurableObjectLocks(ctx.storage);
+    this.service = objectService(env, { locks: this.locks });
   }
 
   async fetch(request) {
-    return answer(async () => {
-      const s = settingsOf(this.env);
-      const r = route(request);
-      // The body first: reading it lets other requests in, so it comes before the lock's state is
-      // read, and from there to the write nothing else runs (the object's input gate).
-      const body = r.kind === "lock" ? await readJson(request) : null;
-      const now = Date.now();
-      const auth = loadAuthority(await this.storage.get("snapshot"), now);
-      try {
-        if (r.kind === "lockState") return lockState(auth, now);
-        const { changed, response, deleteAt } = lockOp(s, auth, r.name, r.action, body, now);
-        // fencepost's contract: the state behind a grant is durable before the grant is returned.
-        if (changed) {
-          await this.storage.put("snapshot", auth.snapshot());
-          await this.storage.setAlarm(deleteAt);
-        }
-        return response;
-      } finally {
-        auth.free();
-      }
-    });
+    if (this.service === null) return json(503, { error: settingsOf(this.env).unavailable });
+    return this.service.fetch(request);
   }
 
-  /** Deletes the lock's state once it has had no lease for the idle time, else looks again later. */
   async alarm() {
-    const now = Date.now();
-    const snapshot = await this.storage.get("snapshot");
-    if (snapshot === undefined) return;
-    const auth = loadAuthority(snapshot, now);
-    try {
-      if (idle(auth, now)) await this.storage.deleteAll();
-      else await this.storage.setAlarm(deleteAt(settingsOf(this.env), auth, now));
-    } finally {
-      auth.free();
-    }
+    await this.locks.sweep(Date.now());
   }
 }
+
+/** The table of a document's object (one object per document, so one row). */
+const TABLE = "document";
 
 /**
  * A fenced document: a row of its object's SQL storage, written through `fencepost/store`'s
@@ -113,11 +98,27 @@ export class LockObject extends DurableObject {
 export class DocObject extends DurableObject {
   constructor(ctx, env) {
     super(ctx, env);
-    this.storage = ctx.storage;
-    this.env = env;
-    this.docs = durableObjectDocs(ctx.storage);
+    this.docs = new DurableObjectSqlStore(ctx.storage, { table: TABLE });
+    // The table is made ready on the first write the service admits to the store (after the token
+    // verified), or looked for on the first read: a refused or reading request stores nothing.
+    const documents = {
+      write: async (key, token, value) => {
+        await this.prepare(key, true);
+        return this.docs.write(key, token, value);
+      },
+      read: async (key) => {
+        await this.prepare(key, false);
+        return this.ready ? this.docs.read(key) : null;
+      },
+    };
+    this.service = objectService(env, { documents });
     /** Whether the table exists and holds what an earlier version stored: checked once an instance. */
     this.ready = false;
+  }
+
+  /** Whether the document's table exists: a GET must not create state. */
+  hasTable() {
+    return this.ctx.storage.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", TABLE).toArray().length > 0;
   }
 
   /**
@@ -130,31 +131,19 @@ export class DocObject extends DurableObject {
     if (this.ready) return;
     await this.ctx.blockConcurrencyWhile(async () => {
       if (this.ready) return;
-      const old = await this.storage.get(["highest", "doc"]);
-      if (!create && !old.has("highest") && !hasDocTable(this.storage)) return;
+      const old = await this.ctx.storage.get(["highest", "doc"]);
+      if (!create && !old.has("highest") && !this.hasTable()) return;
       await this.docs.createTable();
       if (old.has("highest")) {
         await adoptDoc(this.docs, key, old.get("highest"), old.get("doc").data);
-        await this.storage.delete(["highest", "doc"]);
+        await this.ctx.storage.delete(["highest", "doc"]);
       }
       this.ready = true;
     });
   }
 
   async fetch(request) {
-    return answer(async () => {
-      const s = settingsOf(this.env);
-      const { key } = route(request);
-      if (request.method === "GET") {
-        await this.prepare(key, false);
-        return this.ready ? docGet(this.docs, key) : json(404, { error: "no such document" });
-      }
-      const token = signedToken(s, request, key);
-      const data = await readText(request);
-      await this.prepare(key, true);
-      const decision = await docPut(this.docs, key, token, data);
-      logWrite(s, request, key, token, decision.accepted, Date.now());
-      return decision.response;
-    });
+    if (this.service === null) return json(503, { error: settingsOf(this.env).unavailable });
+    return this.service.fetch(request);
   }
 }

@@ -1,7 +1,7 @@
-//! The real lease service the packaging fixtures hold leases from: a host of
-//! `examples/shared/service.js` (workerd or Deno, from tests/edge's pinned npm packages) started
-//! around a fixture's command by `tests/lease-service/with-service.mjs`, which gives the command
-//! its base URL in `FENCEPOST_SERVICE` and stops the host after it.
+//! The real lease service the packaging fixtures hold leases from: a host of `fencepost/service`
+//! (the example on workerd or on Deno, from tests/edge's pinned npm packages) started around a
+//! fixture's command by `tests/lease-service/with-service.mjs`, which gives the command its base
+//! URL in `FENCEPOST_SERVICE` and stops the host after it.
 
 use std::ffi::OsStr;
 

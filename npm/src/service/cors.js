@@ -1,10 +1,10 @@
 // Cross-origin access to the service, for pages served from other origins (a browser app holding
-// a lease through `fencepost/client`). Off unless the deployer lists the exact origins allowed in
-// FENCEPOST_CORS_ORIGINS (see settings.js): a browser then lets those pages, and only those, read
+// a lease through `fencepost/client`). Off unless the deployer lists the exact origins allowed
+// (the service's `corsOrigins`, FENCEPOST_CORS_ORIGINS for a host): a browser then lets those pages, and only those, read
 // the service's answers. Never `*` and never credentials: a lease's secret travels in the request
 // body, not in cookies, so there is nothing ambient a page could borrow.
 
-/** Methods the service answers (see service.js). */
+/** Methods the service answers (see routes.js). */
 const METHODS = "POST, PUT, GET";
 /** Request headers a page may send: JSON bodies, the token, a writer's name for the write log. */
 const HEADERS = "content-type, fencing-token, fencepost-writer";
@@ -12,15 +12,14 @@ const HEADERS = "content-type, fencing-token, fencepost-writer";
 const MAX_AGE = "600";
 
 /**
- * The allowed origins described by FENCEPOST_CORS_ORIGINS: a Set (empty when unset). Each entry
- * must be an origin exactly as a browser sends it: http or https, host, optional port, nothing
- * after; anything else is refused so that a typo cannot open the service wider than meant.
+ * The allowed origins among `entries` (strings): a Set. Each must be an origin exactly as a browser
+ * sends it: http or https, host, optional port, nothing after; anything else is refused (a
+ * TypeError naming `what` and the entry) so that a typo cannot open the service wider than meant.
  */
-export function corsOrigins(text) {
+export function corsOrigins(entries, what = "corsOrigins") {
   const origins = new Set();
-  if (text === undefined || text.trim() === "") return origins;
-  text.split(",").forEach((entry, i) => {
-    const origin = entry.trim();
+  entries.forEach((entry, i) => {
+    const origin = typeof entry === "string" ? entry.trim() : "";
     let parsed = null;
     try {
       parsed = new URL(origin);
@@ -28,7 +27,7 @@ export function corsOrigins(text) {
       // refused below
     }
     if (parsed === null || !["http:", "https:"].includes(parsed.protocol) || parsed.origin !== origin) {
-      throw new Error(`FENCEPOST_CORS_ORIGINS entry ${i + 1} must be an origin like https://app.example.com (scheme, host, optional port, no path or trailing slash)`);
+      throw new TypeError(`${what} entry ${i + 1} must be an origin like https://app.example.com (scheme, host, optional port, no path or trailing slash)`);
     }
     origins.add(origin);
   });

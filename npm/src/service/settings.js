@@ -1,4 +1,5 @@
-// What a deployer sets, read once when a host starts: the signing keys and the limits.
+// What a deployer sets, read once when a host starts: the signing keys and the limits, from the
+// host's environment or bindings. Every host of the service reads the same names:
 //
 //   FENCEPOST_KEYS        required. "<key id>:<secret>", or several separated by commas: the first
 //                         signs, the others only verify (tokens signed before a rotation) until
@@ -8,31 +9,27 @@
 //   FENCEPOST_IDLE_KEEP_MS how long a lock's state is kept after its last lease ended (default
 //                         60000, at least 1000); then it is deleted, and a later acquire starts
 //                         above every token the deleted state issued (see loadAuthority in
-//                         service.js).
+//                         decide.js).
 //   FENCEPOST_WRITE_LOG   "1": log every document write as a JSON line for `fencepost check`.
 //   FENCEPOST_CORS_ORIGINS pages of which origins may call the service from a browser: exact
 //                         origins separated by commas, like "https://app.example.com" (default:
 //                         none; see cors.js).
 //
-// Without FENCEPOST_KEYS a host serves nothing but 503s naming it: a service that cannot sign
-// would hand out tokens anyone can forge.
+// A host without FENCEPOST_KEYS serves nothing but 503s naming it, or refuses to start: a service
+// that cannot sign would hand out tokens anyone can forge.
 
 import { KeyRing } from "fencepost";
-import { corsOrigins } from "./cors.js";
+import { corsOrigins as checkOrigins } from "./cors.js";
+import { DEFAULT_IDLE_KEEP_MS, DEFAULT_MAX_TTL_MS, LONGEST_MS, MIN_IDLE_KEEP_MS } from "./options.js";
 
-/** Default and longest lease a client gets when the deployer sets nothing. */
-export const DEFAULT_TTL_MS = 30_000;
-export const DEFAULT_MAX_TTL_MS = 5 * 60 * 1000;
-/** How long a lock's state is kept after its last lease ended, unless the deployer says. */
-export const DEFAULT_IDLE_KEEP_MS = 60_000;
-/** Upper bound of a duration a deployer may set: a day. */
-const LONGEST_MS = 24 * 60 * 60 * 1000;
+/** The names of the settings, as a host's environment holds them. */
+export const SETTINGS = Object.freeze(["FENCEPOST_KEYS", "FENCEPOST_MAX_TTL_MS", "FENCEPOST_IDLE_KEEP_MS", "FENCEPOST_WRITE_LOG", "FENCEPOST_CORS_ORIGINS"]);
 
 const KEY_ENTRY = /^([0-9]{1,10}):(.+)$/s;
 const encoder = new TextEncoder();
 
 /** The key ring described by FENCEPOST_KEYS (current key first), or the reason it is refused. */
-function keyRing(text) {
+export function keyRingOf(text) {
   const entries = text.split(",").map((entry, i) => {
     const m = KEY_ENTRY.exec(entry.trim());
     const id = m === null ? NaN : Number(m[1]);
@@ -54,9 +51,9 @@ function keyRing(text) {
   return ring;
 }
 
-/** A duration setting in ms: `fallback` when unset, else a whole number from `min` to `max`. */
-function millis(name, text, fallback, min, max) {
-  if (text === undefined || text === "") return fallback;
+/** A duration setting in ms: undefined when unset, else a whole number from `min` to `max`. */
+function millis(name, text, min, max) {
+  if (text === undefined || text === "") return undefined;
   const n = Number(text);
   if (!/^[0-9]+$/.test(text) || n < min || n > max) {
     throw new Error(`${name} must be a whole number of milliseconds from ${min} to ${max}`);
@@ -65,8 +62,9 @@ function millis(name, text, fallback, min, max) {
 }
 
 /**
- * The service's settings from `get(name)` (the host's environment or bindings):
- * `{ ring, maxTtlMs, defaultTtlMs, idleKeepMs, writeLog, corsOrigins }`, or `{ unavailable: "<what is missing or wrong>" }`.
+ * The service's options from `get(name)` (the host's environment or bindings), without its
+ * backends: `{ keys, maxTtlMs, idleKeepMs, writeLog, corsOrigins }`, or `{ unavailable: "<what
+ * is missing or wrong>" }`.
  */
 export function readSettings(get) {
   const keys = get("FENCEPOST_KEYS");
@@ -74,16 +72,14 @@ export function readSettings(get) {
     return { unavailable: "the service has no signing key: set FENCEPOST_KEYS" };
   }
   try {
-    const maxTtlMs = millis("FENCEPOST_MAX_TTL_MS", get("FENCEPOST_MAX_TTL_MS"), DEFAULT_MAX_TTL_MS, 1, LONGEST_MS);
-    // At least a second: a fresh authority's first token comes from the clock in ms, so the
-    // state it replaces must be older than the current millisecond (see loadAuthority in
-    // service.js).
-    const idleKeepMs = millis("FENCEPOST_IDLE_KEEP_MS", get("FENCEPOST_IDLE_KEEP_MS"), DEFAULT_IDLE_KEEP_MS, 1000, LONGEST_MS);
-    const origins = corsOrigins(get("FENCEPOST_CORS_ORIGINS"));
-    const ring = keyRing(keys);
-    const defaultTtlMs = Math.min(DEFAULT_TTL_MS, maxTtlMs);
+    const maxTtlMs = millis("FENCEPOST_MAX_TTL_MS", get("FENCEPOST_MAX_TTL_MS"), 1, LONGEST_MS) ?? DEFAULT_MAX_TTL_MS;
+    const idleKeepMs = millis("FENCEPOST_IDLE_KEEP_MS", get("FENCEPOST_IDLE_KEEP_MS"), MIN_IDLE_KEEP_MS, LONGEST_MS) ?? DEFAULT_IDLE_KEEP_MS;
+    const origins = get("FENCEPOST_CORS_ORIGINS");
+    const corsOrigins = typeof origins === "string" && origins.trim() !== "" ? origins.split(",") : [];
+    // Checked here so that a bad origin is named with its setting, before any key is made.
+    checkOrigins(corsOrigins, "FENCEPOST_CORS_ORIGINS");
     const writeLog = get("FENCEPOST_WRITE_LOG") === "1";
-    return { ring, maxTtlMs, defaultTtlMs, idleKeepMs, writeLog, corsOrigins: origins };
+    return { keys: keyRingOf(keys), maxTtlMs, idleKeepMs, writeLog, corsOrigins };
   } catch (e) {
     return { unavailable: `the service's settings are refused: ${e.message}` };
   }

@@ -1,5 +1,7 @@
-// HTTP plumbing of the fenced lease service: typed refusals, JSON answers and bounded bodies.
-// Nothing here knows about leases or tokens; service.js decides, this file speaks HTTP.
+// HTTP plumbing of the lease service: typed refusals, JSON answers and bounded bodies. Nothing
+// here knows about leases or tokens; the service decides, this file speaks HTTP.
+
+import { BackendUnavailableError } from "./errors.js";
 
 /** Largest request body read, in bytes. */
 export const MAX_BODY = 64 * 1024;
@@ -20,14 +22,15 @@ export function json(status, body) {
 
 /**
  * Runs `handler`, turning thrown HttpErrors into responses. Every input is checked (and refused
- * with an HttpError) before it reaches fencepost or storage, so any other error is the server's:
- * 500, logged for the operator.
+ * with an HttpError) before it reaches fencepost or storage, so an engine that cannot answer is a
+ * 503 the client may retry, and any other error is the server's: 500, logged for the operator.
  */
 export async function answer(handler) {
   try {
     return await handler();
   } catch (e) {
     if (e instanceof HttpError) return json(e.status, { error: e.message });
+    if (e instanceof BackendUnavailableError) return json(503, { error: `the lock store cannot answer now; try again (${e.message})` });
     console.error("fencepost service:", e);
     return json(500, { error: "internal error" });
   }

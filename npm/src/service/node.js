@@ -1,0 +1,80 @@
+// The service on Node's own HTTP server: Node speaks IncomingMessage / ServerResponse, the service
+// speaks Web Request / Response, and this file translates, streaming bodies both ways. Bun and Deno
+// need none of it: they serve `service.fetch` as it is.
+
+import { createServer } from "node:http";
+import { Readable } from "node:stream";
+
+/** The Web Request of a Node request: its method, URL, headers, and its body as a stream. */
+function toRequest(req, signal) {
+  const url = new URL(req.url ?? "/", `http://${req.headers.host ?? "localhost"}`);
+  const headers = new Headers();
+  for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i], req.rawHeaders[i + 1]);
+  const init = { method: req.method, headers, signal };
+  if (req.method !== "GET" && req.method !== "HEAD") {
+    init.body = Readable.toWeb(req);
+    init.duplex = "half";
+  }
+  return new Request(url, init);
+}
+
+/** Writes a Web Response to a Node response, streaming its body. */
+async function send(response, res) {
+  const headers = {};
+  for (const [k, v] of response.headers) headers[k] = k in headers ? `${headers[k]}, ${v}` : v;
+  res.writeHead(response.status, headers);
+  if (response.body === null) {
+    res.end();
+    return;
+  }
+  for await (const chunk of response.body) {
+    if (!res.write(chunk)) await new Promise((r) => res.once("drain", r));
+  }
+  res.end();
+}
+
+/**
+ * A `(req, res)` listener for `node:http` that answers with `handler(request)` (a LeaseService's
+ * `fetch`). A handler that throws is answered 500 and logged; a client that went away aborts the
+ * request's signal.
+ */
+export function nodeListener(handler) {
+  return (req, res) => {
+    const gone = new AbortController();
+    res.once("close", () => {
+      if (!res.writableFinished) gone.abort();
+    });
+    Promise.resolve()
+      .then(() => handler(toRequest(req, gone.signal)))
+      .then((response) => send(response, res))
+      .catch((e) => {
+        if (gone.signal.aborted) return;
+        console.error("fencepost service:", e);
+        if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
+        res.end(res.headersSent ? undefined : JSON.stringify({ error: "internal error" }));
+      });
+  };
+}
+
+/**
+ * Serves `handler` on `port` of `hostname` (default 127.0.0.1). Resolves to `{ server, url,
+ * close() }` once listening; `close()` stops taking connections and resolves once the requests in
+ * flight are answered.
+ */
+export function serveNode(handler, { port = 0, hostname = "127.0.0.1" } = {}) {
+  const server = createServer(nodeListener(handler));
+  // Keep-alive connections that sit idle would hold close() open: they are closed as they idle.
+  return new Promise((ok, fail) => {
+    server.once("error", fail);
+    server.listen(port, hostname, () => {
+      server.off("error", fail);
+      const { port: bound } = server.address();
+      const close = () =>
+        new Promise((done) => {
+          server.close(() => done());
+          server.closeIdleConnections();
+        });
+      ok({ server, url: `http://${hostname}:${bound}`, close });
+    });
+  });
+}

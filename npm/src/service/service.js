@@ -1,0 +1,116 @@
+// The lease service: a Web-standard `fetch(request) -> Response` handler over a lock backend (where
+// each lock's state lives, committed only if unchanged) and a fenced document store. It keeps no
+// state of its own beyond its counters, so any number of instances can serve the same locks over
+// the same engine: a lock's state is read, decided by fencepost's core, and committed only if no
+// other instance changed it meanwhile; the loser of such a race reads again.
+
+import { StoreContentionError } from "fencepost/store";
+import { withCors } from "./cors.js";
+import { adoptDoc, docGet, docPut, signedToken, writeLine } from "./documents.js";
+import { COUNTED, Metrics } from "./metrics.js";
+import { checkOptions } from "./options.js";
+import { answer, HttpError, readJson, readText } from "./http.js";
+import { loadAuthority, lockOp, lockState } from "./decide.js";
+import { route } from "./routes.js";
+
+/** Attempts of a lock operation before it gives up under contention. */
+const MAX_ATTEMPTS = 64;
+
+/** Waits a random while, longer after each lost race, so racing requests spread out. */
+function backoff(attempt) {
+  const ms = Math.random() * Math.min(50, 2 ** attempt);
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+export class LeaseService {
+  #o;
+  /** The counters this object answers at GET /metrics. */
+  metrics = new Metrics();
+
+  /**
+   * @param options `{ keys, locks?, documents?, maxTtlMs?, idleKeepMs?, corsOrigins?, writeLog?,
+   *   maxDocumentBytes?, reportCounts? }`; see service/index.d.ts.
+   */
+  constructor(options) {
+    this.#o = checkOptions(options);
+    // A handler to pass on as it is (`Deno.serve(service.fetch)`, `export default service`).
+    this.fetch = this.fetch.bind(this);
+  }
+
+  /** Answers one HTTP request of the service's API. */
+  async fetch(request) {
+    return withCors(this.#o.corsOrigins, request, (r) => this.#serve(r));
+  }
+
+  /**
+   * Deletes the state of every lock idle for the idle keep time, for a backend that does not
+   * expire states by itself; answers how many. A host calls it now and then (the Node host every
+   * few seconds); a backend without `sweep` answers 0.
+   */
+  async sweep(now = Date.now()) {
+    return typeof this.#o.locks?.sweep === "function" ? await this.#o.locks.sweep(now) : 0;
+  }
+
+  async #serve(request) {
+    const counted = [];
+    const response = await answer(async () => {
+      const r = route(request);
+      if (r === null) throw new HttpError(404, "no such endpoint");
+      if (r.kind === "metrics") return this.metrics.response();
+      if (r.kind === "doc") return await this.#doc(request, r.key, counted);
+      return await this.#lock(request, r, counted);
+    });
+    this.metrics.add(counted);
+    if (this.#o.reportCounts && counted.length > 0) response.headers.set(COUNTED, counted.join(" "));
+    return response;
+  }
+
+  async #lock(request, r, counted) {
+    const locks = this.#o.locks;
+    if (locks === undefined) throw new HttpError(404, "this service keeps no locks");
+    const body = r.kind === "lock" ? await readJson(request) : null;
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      if (attempt > 0) await backoff(attempt);
+      const { snapshot, version } = await locks.read(r.name);
+      const now = Date.now();
+      const auth = loadAuthority(snapshot, now);
+      try {
+        if (r.kind === "lockState") return lockState(auth, now);
+        const op = lockOp(this.#o, auth, r.name, r.action, body, now);
+        if (!op.changed) return op.response;
+        // Committed before the answer goes out, and only if nobody changed the lock meanwhile.
+        if (await locks.commit(r.name, version, auth.snapshot(), op.deleteAt)) {
+          counted.push(...op.counted);
+          return op.response;
+        }
+      } finally {
+        auth.free();
+      }
+    }
+    throw new HttpError(503, "too much contention on this lock; try again");
+  }
+
+  async #doc(request, key, counted) {
+    const docs = this.#o.documents;
+    if (docs === undefined) throw new HttpError(404, "this service keeps no documents");
+    if (request.method === "GET") return await docGet(docs, key);
+    const token = signedToken(this.#o.ring, request, key, counted);
+    const data = await readText(request, this.#o.maxDocumentBytes);
+    let decision;
+    try {
+      // A store retries a lost race itself and ends in a StoreContentionError after its attempts.
+      decision = await docPut(docs, key, token, data, counted);
+    } catch (e) {
+      if (e instanceof StoreContentionError) throw new HttpError(503, "too much contention on this document; try again");
+      throw e;
+    }
+    if (this.#o.writeLog !== null) this.#o.writeLog(writeLine(request, key, token, decision.accepted, Date.now()));
+    return decision.response;
+  }
+
+  /** Moves a document an earlier version stored into the documents store (see adoptDoc). */
+  async adoptDocument(key, highest, data) {
+    if (this.#o.documents === undefined) throw new TypeError("this service keeps no documents");
+    await adoptDoc(this.#o.documents, key, highest, data);
+  }
+}
