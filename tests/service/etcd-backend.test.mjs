@@ -239,3 +239,176 @@ test("a dead endpoint first in the list: the next member answers", async () => {
     await assert.rejects(call, (e) => e instanceof BackendUnavailableError && /no member answered.*connection refused.*connection refused/.test(e.message));
   }
 });
+
+test("an endpoint that answers but is not etcd's gateway: an error of its own, not unavailability", async () => {
+  const b = backend({ endpoints: [`${ENDPOINTS[0]}/elsewhere`, ...ENDPOINTS] });
+  await assert.rejects(
+    b.read("l"),
+    (e) => !(e instanceof BackendUnavailableError) && /^etcd refused \/v3\/kv\/range at http:\/\/127\.0\.0\.1:\d+\/elsewhere: HTTP 404/.test(e.message),
+  );
+});
+
+/** Runs `call`, asserting it settles within `limitMs`; its value, or the BackendUnavailableError it threw. */
+async function within(limitMs, call) {
+  const started = Date.now();
+  try {
+    return await call();
+  } catch (e) {
+    if (!(e instanceof BackendUnavailableError)) throw e;
+    return e;
+  } finally {
+    const took = Date.now() - started;
+    assert.ok(took <= limitMs, `a call took ${took} ms, more than ${limitMs}`);
+  }
+}
+
+test("a paused member: a write sent to it is unknown, never retried elsewhere; the next goes on", async () => {
+  const l = await leader();
+  const follower = members().find((m) => m.name !== l.name);
+  const b = backend({ endpoints: [follower.clientUrl, ...ENDPOINTS.filter((u) => u !== follower.clientUrl)], timeoutMs: 800 });
+  pause(follower);
+  try {
+    const unknown = await within(800 + 400, () => b.commit("p", "0", text("held"), FAR));
+    assert.ok(unknown instanceof BackendUnavailableError);
+    assert.match(unknown.message, /^etcd \/v3\/kv\/txn: the outcome of the write is unknown: http:\/\/127\.0\.0\.1:\d+: no answer in time$/);
+    // The next call starts at the next member, where the held write has not been applied.
+    assert.equal(await b.commit("p", "0", text("after"), FAR), true);
+    assert.deepEqual((await b.read("p")).snapshot, text("after"));
+  } finally {
+    resume(follower);
+  }
+  await healthy();
+  // The held write reaches etcd once the member wakes; its compare ("no state yet") then fails.
+  await sleep(500);
+  assert.deepEqual((await b.read("p")).snapshot, text("after"));
+});
+
+test("a member killed: reads and commits go on through the others; restarted, it has caught up", async () => {
+  const l = await leader();
+  const victim = members().find((m) => m.name !== l.name);
+  const prefix = `kill/${process.pid}/`;
+  const first = (url) => [url, ...ENDPOINTS.filter((u) => u !== url)];
+  const b = new EtcdLocks({ endpoints: first(victim.clientUrl), prefix });
+  assert.equal(await b.commit("k", "0", text("before"), FAR), true);
+  await kill(victim);
+  let { snapshot, version } = await b.read("k");
+  assert.deepEqual(snapshot, text("before"));
+  for (let i = 0; i < 10; i++) {
+    assert.equal(await b.commit("k", version, text(`during ${i}`), FAR), true);
+    ({ version } = await b.read("k"));
+  }
+  // A backend that never reached the dead member before tries it first, too.
+  const fresh = new EtcdLocks({ endpoints: first(victim.clientUrl), prefix });
+  assert.equal(await fresh.commit("k2", "0", text("fresh"), FAR), true);
+  assert.equal(await fresh.sweep(1), 0);
+  const back = await restart(victim);
+  assert.notEqual(back.pid, victim.pid);
+  const only = new EtcdLocks({ endpoints: [back.clientUrl], prefix });
+  assert.deepEqual(await only.read("k"), { snapshot: text("during 9"), version });
+  assert.deepEqual((await only.read("k2")).snapshot, text("fresh"));
+  assert.equal(await only.commit("k", version, text("after"), FAR), true);
+  await healthy();
+});
+
+test("the leader paused 5 s under a stream of commits: right answers or BackendUnavailableError in time", async () => {
+  const timeoutMs = 1000;
+  const limit = timeoutMs + 500;
+  const l = await leader();
+  const b = backend({ endpoints: [l.clientUrl, ...ENDPOINTS.filter((u) => u !== l.clientUrl)], timeoutMs });
+  const decode = (s) => new TextDecoder().decode(s);
+  assert.equal(await b.commit("hot", "0", text("v0"), FAR), true);
+  // `known`: the value of the last commit answered true, or one a read has seen since. `pending`:
+  // commits whose outcome is unknown that may still apply (their compare can still hold).
+  let known = "v0";
+  let pending = [];
+  const refused = new Set();
+  const counts = { reads: 0, stored: 0, refused: 0, unavailable: 0, storedWhilePaused: 0 };
+  const resumeAt = Date.now() + 5000;
+  const endAt = resumeAt + 3000;
+  let resumed = false;
+  pause(l);
+  try {
+    for (let n = 1; Date.now() < endAt; n++) {
+      if (!resumed && Date.now() >= resumeAt) {
+        resume(l);
+        resumed = true;
+      }
+      const r = await within(limit, () => b.read("hot"));
+      if (r instanceof Error) {
+        counts.unavailable++;
+        continue;
+      }
+      counts.reads++;
+      const seen = decode(r.snapshot);
+      assert.ok(!refused.has(seen), `a read saw ${seen}, whose commit answered false`);
+      assert.ok(seen === known || pending.some((p) => p.value === seen), `a read saw ${seen}; known ${known}, pending ${pending.map((p) => p.value)}`);
+      known = seen;
+      // Only a commit that compared against the version just read can still apply.
+      pending = pending.filter((p) => p.version === r.version && p.value !== seen);
+      const value = `v${n}`;
+      const ok = await within(limit, () => b.commit("hot", r.version, text(value), FAR));
+      if (ok instanceof Error) {
+        counts.unavailable++;
+        pending.push({ value, version: r.version });
+      } else if (ok) {
+        counts.stored++;
+        if (!resumed) counts.storedWhilePaused++;
+        known = value;
+        pending = [];
+      } else {
+        counts.refused++;
+        refused.add(value);
+      }
+    }
+  } finally {
+    if (!resumed) resume(l);
+  }
+  await healthy();
+  await sleep(500);
+  const final = decode((await b.read("hot")).snapshot);
+  assert.ok(final === known || pending.some((p) => p.value === final), `final ${final}; known ${known}, pending ${pending.map((p) => p.value)}`);
+  // The paused leader cost at least one call, and the others went on without it.
+  assert.ok(counts.unavailable >= 1, JSON.stringify(counts));
+  assert.ok(counts.storedWhilePaused >= 1, JSON.stringify(counts));
+  console.log(`leader paused: ${JSON.stringify(counts)}`);
+});
+
+test("every member paused, then every member dead: BackendUnavailableError, never a hang", async () => {
+  const timeoutMs = 1000;
+  const b = backend({ timeoutMs });
+  assert.equal(await b.commit("s", "0", text("kept"), FAR), true);
+  const { version } = await b.read("s");
+  const all = members();
+  for (const m of all) pause(m);
+  try {
+    for (const call of [() => b.read("s"), () => b.commit("s", version, text("cut off"), FAR), () => b.sweep(FAR)]) {
+      const e = await within(timeoutMs + 500, call);
+      assert.ok(e instanceof BackendUnavailableError, String(e));
+      assert.match(e.message, /no answer in time/);
+    }
+  } finally {
+    for (const m of all) resume(m);
+  }
+  await healthy();
+  // The cut-off commit reached a member that woke up: it may have been applied since.
+  await sleep(500);
+  const woke = (await b.read("s")).snapshot;
+  assert.ok(["kept", "cut off"].includes(new TextDecoder().decode(woke)));
+  for (const m of all) await kill(m);
+  try {
+    for (const call of [() => b.read("s"), () => b.commit("s", "0", text("none"), FAR), () => b.sweep(FAR)]) {
+      const e = await within(500, call);
+      assert.ok(e instanceof BackendUnavailableError, String(e));
+      // Refused, or reset: a connection pooled before the kill breaks when it is used.
+      const failure = String.raw`http:\/\/127\.0\.0\.1:\d+: (connection refused|the request failed \([^)]*ECONNRESET[^)]*\))`;
+      // A reset write may have been sent: unknown, so no other member is tried.
+      const everyone = String.raw`^etcd \/v3\/kv\/(range|txn): no member answered: ${failure}; ${failure}; ${failure}$`;
+      const reset = String.raw`^etcd \/v3\/kv\/txn: the outcome of the write is unknown: ${failure}$`;
+      assert.match(e.message, new RegExp(`${everyone}|${reset}`));
+    }
+  } finally {
+    for (const m of all) await restart(m, { wait: false });
+    await healthy();
+  }
+  assert.deepEqual((await b.read("s")).snapshot, woke);
+});
