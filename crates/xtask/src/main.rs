@@ -5,6 +5,7 @@
 //! nothing but rustup, cargo and Node.js.
 
 mod edge;
+mod etcd;
 mod memory_layout;
 mod npm;
 mod postgres;
@@ -48,6 +49,9 @@ enum Task {
     /// Only `fencepost/store`'s checks of `test`: SQLite, Postgres (a server started and stopped
     /// for them), Durable Object SQL in workerd, Deno KV in Deno
     TestStore,
+    /// The etcd lock backend of `fencepost/service` against a three-member etcd cluster
+    /// started and stopped for it
+    TestEtcd,
     /// The npm package's Node benchmark (wasm admit vs plain JS, batches, acquire, sim)
     BenchNpm,
     /// Only the visualizer's part of `bench` (load to first timeline, p95 frame time)
@@ -81,6 +85,7 @@ fn main() -> ExitCode {
         Task::TestEdge => edge::test(),
         Task::TestWeb => web::test(),
         Task::TestStore => store::test(),
+        Task::TestEtcd => etcd::test(),
         Task::BenchNpm => npm::bench(None),
         Task::BenchWeb => web::bench(),
         Task::BenchStore => store::bench(),
@@ -474,6 +479,7 @@ mod tests {
                 "test-edge",
                 "test-web",
                 "test-store",
+                "test-etcd",
                 "bench-npm",
                 "bench-web",
                 "bench-store",
@@ -508,7 +514,7 @@ mod tests {
         let text = e.to_string();
         assert!(
             text.contains(
-                "tip: some similar subcommands exist: 'test-store', 'test-edge', 'test-npm', 'test-web', 'test'"
+                "tip: some similar subcommands exist: 'test-store', 'test-edge', 'test-etcd', 'test-npm', 'test-web', 'test'"
             ),
             "{text}"
         );
