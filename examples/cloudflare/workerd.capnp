@@ -52,6 +52,7 @@ const modules :List(Workerd.Worker.Module) = [
   (name = "examples/cloudflare/src/fencepost/backends/deno-kv.js", esModule = embed "../../npm/dist/service/backends/deno-kv.js"),
   (name = "examples/cloudflare/src/fencepost/backends/durable-object.js", esModule = embed "../../npm/dist/service/backends/durable-object.js"),
   (name = "examples/cloudflare/src/fencepost/backends/postgres.js", esModule = embed "../../npm/dist/service/backends/postgres.js"),
+  (name = "examples/cloudflare/src/fencepost/backends/etcd.js", esModule = embed "../../npm/dist/service/backends/etcd.js"),
   (name = "examples/cloudflare/src/fencepost/fencepost", esModule = "export * from \"../fencepost\";"),
   (name = "examples/cloudflare/src/fencepost/fencepost/store", esModule = "export * from \"../store\";"),
 ];

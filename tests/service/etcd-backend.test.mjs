@@ -11,8 +11,7 @@ import { createServer } from "node:http";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 
-import { EtcdLocks } from "../../npm/src/service/backends/etcd.js";
-import { BackendUnavailableError } from "../../npm/src/service/errors.js";
+import { BackendUnavailableError, EtcdLocks } from "fencepost/service";
 import { ENDPOINTS, healthy, kill, leader, members, pause, post, restart, resume } from "./etcd-cluster.mjs";
 
 let prefixes = 0;

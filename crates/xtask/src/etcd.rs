@@ -18,7 +18,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::Result;
-use crate::tools::{Cmd, root, step};
+use crate::tools::{Cmd, step};
 
 /// Members of the cluster: three, the smallest that keeps a quorum with one member down.
 const MEMBERS: usize = 3;
@@ -324,28 +324,6 @@ impl Drop for Etcd {
         }
         let _ = fs::remove_dir_all(&self.dir);
     }
-}
-
-/// `cargo xtask test-etcd`: the etcd lock backend's tests (tests/service, in Node) against a
-/// cluster started here and stopped afterwards.
-pub fn test() -> Result {
-    let started = Instant::now();
-    let etcd = Etcd::start()?;
-    println!(
-        "etcd: {MEMBERS} members answering after {:.1}s: {}",
-        started.elapsed().as_secs_f64(),
-        etcd.endpoints()
-    );
-    step("the etcd lock backend against the cluster (Node)");
-    let run = Instant::now();
-    Cmd::new("node")
-        .args(["--test", "etcd-backend.test.mjs"])
-        .env("ETCD_ENDPOINTS", etcd.endpoints())
-        .env("ETCD_MEMBERS", etcd.members_file())
-        .cwd(root().join("tests/service"))
-        .run()?;
-    println!("etcd backend tests: {:.1}s", run.elapsed().as_secs_f64());
-    Ok(())
 }
 
 #[cfg(test)]

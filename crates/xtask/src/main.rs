@@ -9,6 +9,7 @@ mod etcd;
 mod memory_layout;
 mod npm;
 mod postgres;
+mod service;
 mod sim;
 mod sizes;
 mod store;
@@ -49,9 +50,10 @@ enum Task {
     /// Only `fencepost/store`'s checks of `test`: SQLite, Postgres (a server started and stopped
     /// for them), Durable Object SQL in workerd, Deno KV in Deno
     TestStore,
-    /// The etcd lock backend of `fencepost/service` against a three-member etcd cluster
-    /// started and stopped for it
-    TestEtcd,
+    /// Only `fencepost/service`'s checks of `test`: its etcd backend, and `fencepost serve`
+    /// instances over a three-member etcd cluster and over Postgres (both started and stopped for
+    /// them), under faults
+    TestService,
     /// The npm package's Node benchmark (wasm admit vs plain JS, batches, acquire, sim)
     BenchNpm,
     /// Only the visualizer's part of `bench` (load to first timeline, p95 frame time)
@@ -85,7 +87,7 @@ fn main() -> ExitCode {
         Task::TestEdge => edge::test(),
         Task::TestWeb => web::test(),
         Task::TestStore => store::test(),
-        Task::TestEtcd => etcd::test(),
+        Task::TestService => service::test(),
         Task::BenchNpm => npm::bench(None),
         Task::BenchWeb => web::bench(),
         Task::BenchStore => store::bench(),
@@ -159,6 +161,7 @@ fn test() -> Result {
     sim::wasm_tests()?;
     npm::test()?;
     store::test()?;
+    service::test()?;
     edge::test()?;
     web::test()?;
     tools::step("all tests passed");
@@ -479,7 +482,7 @@ mod tests {
                 "test-edge",
                 "test-web",
                 "test-store",
-                "test-etcd",
+                "test-service",
                 "bench-npm",
                 "bench-web",
                 "bench-store",
@@ -514,7 +517,7 @@ mod tests {
         let text = e.to_string();
         assert!(
             text.contains(
-                "tip: some similar subcommands exist: 'test-store', 'test-edge', 'test-etcd', 'test-npm', 'test-web', 'test'"
+                "tip: some similar subcommands exist: 'test-store', 'test-edge', 'test-npm', 'test-web', 'test'"
             ),
             "{text}"
         );
@@ -527,9 +530,9 @@ mod tests {
         let help = Cli::command().render_help().to_string();
         assert!(help.contains("Usage: cargo xtask <COMMAND>"), "{help}");
         for line in [
-            "  test-npm     Only the npm package's checks of `test` (build, sizes, Node, tsc, workerd, Deno, Chromium)",
-            "  test-store   Only `fencepost/store`'s checks of `test`: SQLite, Postgres (a server started and stopped for them), Durable Object SQL in workerd, Deno KV in Deno",
-            "  fuzz         Run every fuzz target for SECS seconds each",
+            "  test-npm      Only the npm package's checks of `test` (build, sizes, Node, tsc, workerd, Deno, Chromium)",
+            "  test-store    Only `fencepost/store`'s checks of `test`: SQLite, Postgres (a server started and stopped for them), Durable Object SQL in workerd, Deno KV in Deno",
+            "  fuzz          Run every fuzz target for SECS seconds each",
         ] {
             assert!(help.contains(line), "{line}\n{help}");
         }

@@ -119,6 +119,18 @@ impl Postgres {
         &self.dir
     }
 
+    /// The command line that restarts the server (a fast shutdown: open connections are cut, as
+    /// in a failover), for tests that take it down mid-run: JSON, an array of strings.
+    pub fn restart_command(&self) -> String {
+        let cmd = self
+            .tool("pg_ctl")
+            .args(["restart", "-w", "-t", "60", "-m", "fast", "-D"])
+            .arg(self.data())
+            .arg("-l")
+            .arg(self.dir.join("server.log"));
+        serde_json::Value::from(cmd.argv()).to_string()
+    }
+
     /// A server program, run as the `postgres` user when this process is root.
     fn tool(&self, name: &str) -> Cmd {
         let program = self.bin.join(name);

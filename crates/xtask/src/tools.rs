@@ -81,6 +81,14 @@ impl Cmd {
         c
     }
 
+    /// The program and its arguments, as text (lossily, for a child that takes them as JSON).
+    pub fn argv(&self) -> Vec<String> {
+        std::iter::once(&self.program)
+            .chain(&self.args)
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect()
+    }
+
     fn describe(&self) -> String {
         let mut s = self.program.to_string_lossy().into_owned();
         for a in &self.args {

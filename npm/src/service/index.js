@@ -12,6 +12,7 @@ export { route, lockOfDocument } from "./routes.js";
 export { DenoKvLocks } from "./backends/deno-kv.js";
 export { DurableObjectLocks } from "./backends/durable-object.js";
 export { PostgresLocks } from "./backends/postgres.js";
+export { EtcdLocks } from "./backends/etcd.js";
 // For hosts that route requests themselves (a Worker in front of Durable Objects).
 export { withCors, corsOrigins } from "./cors.js";
 export { answer, json } from "./http.js";

@@ -1,0 +1,44 @@
+//! `fencepost/service` against real engines, from the packed tarball in the fixture project
+//! tests/service: its etcd lock backend against a three-member etcd cluster, and many `fencepost
+//! serve` instances over that cluster and over Postgres, with and without faults (members killed
+//! and stopped, instances killed, Postgres restarted). Both engines are started here and stopped
+//! afterwards, whether the tests pass or not.
+
+use crate::Result;
+use crate::etcd::Etcd;
+use crate::npm::{dist, fixture, pack};
+use crate::postgres::Postgres;
+use crate::tools::{Cmd, root, step};
+
+/// The test files of tests/service, run one after another (they share the engines).
+const TESTS: &[&str] = &[
+    "etcd-backend.test.mjs",
+    "instances.test.mjs",
+    "faults.test.mjs",
+];
+
+/// Runs tests/service against a fresh etcd cluster and a fresh Postgres server.
+pub fn test() -> Result {
+    dist()?;
+    let tarball = pack()?;
+    step("the fencepost CLI, for `fencepost check` of the instances' write logs");
+    Cmd::cargo(&["build", "-q", "-p", "fencepost-cli"]).run()?;
+    let dir = fixture("service", &tarball)?;
+    let etcd = Etcd::start()?;
+    let pg = Postgres::start()?;
+    step(
+        "fencepost/service: the etcd backend, and `fencepost serve` instances over etcd and Postgres, under faults",
+    );
+    Cmd::new("node")
+        .args(["--test", "--test-reporter=spec", "--test-concurrency=1"])
+        .args(TESTS)
+        .env("ETCD_ENDPOINTS", etcd.endpoints())
+        .env("ETCD_MEMBERS", etcd.members_file())
+        .env("PGHOST", pg.socket_dir())
+        .env("PGUSER", "postgres")
+        .env("PGDATABASE", "postgres")
+        .env("PG_RESTART", pg.restart_command())
+        .env("FENCEPOST_CLI", root().join("target/debug/fencepost"))
+        .cwd(&dir)
+        .run()
+}
