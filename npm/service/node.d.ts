@@ -3,7 +3,7 @@
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 
 /** A `node:http` request listener that answers with `handler(request)`. */
-export function nodeListener(handler: (request: Request) => Promise<Response>): (req: IncomingMessage, res: ServerResponse) => void;
+export function nodeListener(handler: (request: Request) => Promise<Response>, closing?: () => boolean): (req: IncomingMessage, res: ServerResponse) => void;
 
 /**
  * Serves `handler` on `port` (default 0: any free port) of `hostname` (default 127.0.0.1).

@@ -3,7 +3,8 @@
 // engine cannot answer, requests answer 503 (or wait), never a wrong grant; once it can, grants go on.
 
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import { after, before, describe, test } from "node:test";
 import { join } from "node:path";
 import { acquire, put, release, renew } from "./calls.mjs";
@@ -43,26 +44,37 @@ describe("etcd: three instances over three members", () => {
   test("one member of three killed mid-run: grants go on", async () => {
     const lead = await leader();
     const victim = members().find((m) => m.name !== lead.name);
-    const r = await underFault(instances, { ms: 6000, atMs: 2000, fault: () => kill(victim) });
-    const later = r.grants.filter((g) => g.start > r.faultAt + 500);
-    assert.ok(later.length >= 10, `${later.length} grants after the member died`);
-    assert.equal(r.unavailable, 0);
-    await restart(victim);
+    try {
+      const r = await underFault(instances, { ms: 6000, atMs: 2000, fault: () => kill(victim) });
+      const later = r.grants.filter((g) => g.start > r.faultAt + 500);
+      assert.ok(later.length >= 10, `${later.length} grants after the member died`);
+      // A request in flight to the member as it died may have been applied or not: that one
+      // answers 503. Each client has at most one request in flight; every other goes on.
+      assert.ok(r.unavailable <= 8, `${r.unavailable} requests answered 503`);
+    } finally {
+      await restart(victim);
+    }
   });
 
   test("the leader stopped with SIGSTOP for 5 s: 503 or waiting, never a wrong grant; then grants go on", async () => {
     const lead = await leader();
     assert.ok(lead, "the cluster has a leader");
+    let paused = false;
     const r = await underFault(instances, {
       ms: 11_000,
       atMs: 1500,
       fault: async () => {
         pause(lead);
-        await sleep(5000);
-        resume(lead);
+        paused = true;
+        try {
+          await sleep(5000);
+        } finally {
+          resume(lead);
+          paused = false;
+        }
         return Date.now();
       },
-    });
+    }).finally(() => paused && resume(lead));
     // checkGrants (in underFault) found no overlap and no token out of order; after the leader
     // came back, grants were made again.
     const after = r.grants.filter((g) => g.start > r.healed + 1000);
@@ -103,7 +115,8 @@ describe("Postgres: two instances over one server", () => {
       ms: 9000,
       atMs: 2000,
       fault: async () => {
-        execFileSync(argv[0], argv.slice(1), { stdio: "ignore" });
+        // Not execFileSync: the clients of this process must go on calling while it restarts.
+        await promisify(execFile)(argv[0], argv.slice(1));
         return Date.now();
       },
     });

@@ -12,6 +12,7 @@ use crate::tools::{Cmd, root, step};
 
 /// The test files of tests/service, run one after another (they share the engines).
 const TESTS: &[&str] = &[
+    "cli.test.mjs",
     "etcd-backend.test.mjs",
     "instances.test.mjs",
     "faults.test.mjs",

@@ -4,7 +4,7 @@
 
 import { PostgresStore, SqliteStore } from "fencepost/store";
 import { EtcdLocks } from "./backends/etcd.js";
-import { PostgresLocks, unavailable } from "./backends/postgres.js";
+import { createdByAnyone, PostgresLocks, unavailable } from "./backends/postgres.js";
 import { BackendUnavailableError } from "./errors.js";
 
 /** The table of documents, in SQLite or Postgres. */
@@ -83,7 +83,8 @@ async function openDocuments(where, lockPool) {
   const own = where === "postgres:" ? null : await pool(where, "--documents");
   const p = own ?? lockPool;
   const store = new PostgresStore(p, { table: DOCUMENTS_TABLE });
-  await store.createTable().catch((e) => Promise.reject(unavailable(e)));
+  // Instances starting together race to create the table; see PostgresLocks#createTable.
+  await createdByAnyone(() => store.createTable()).catch((e) => Promise.reject(unavailable(e)));
   return { store, describe: "Postgres", close: async () => own?.end() };
 }
 

@@ -18,10 +18,14 @@ function toRequest(req, signal) {
   return new Request(url, init);
 }
 
-/** Writes a Web Response to a Node response, streaming its body. */
-async function send(response, res) {
+/**
+ * Writes a Web Response to a Node response, streaming its body. A server that is closing says
+ * so (Connection: close), so the client's connection ends with this answer instead of idling.
+ */
+async function send(response, res, closing) {
   const headers = {};
   for (const [k, v] of response.headers) headers[k] = k in headers ? `${headers[k]}, ${v}` : v;
+  if (closing()) headers.connection = "close";
   res.writeHead(response.status, headers);
   if (response.body === null) {
     res.end();
@@ -36,9 +40,9 @@ async function send(response, res) {
 /**
  * A `(req, res)` listener for `node:http` that answers with `handler(request)` (a LeaseService's
  * `fetch`). A handler that throws is answered 500 and logged; a client that went away aborts the
- * request's signal.
+ * request's signal. `closing()`: whether the server is shutting down.
  */
-export function nodeListener(handler) {
+export function nodeListener(handler, closing = () => false) {
   return (req, res) => {
     const gone = new AbortController();
     res.once("close", () => {
@@ -46,7 +50,7 @@ export function nodeListener(handler) {
     });
     Promise.resolve()
       .then(() => handler(toRequest(req, gone.signal)))
-      .then((response) => send(response, res))
+      .then((response) => send(response, res, closing))
       .catch((e) => {
         if (gone.signal.aborted) return;
         console.error("fencepost service:", e);
@@ -62,15 +66,18 @@ export function nodeListener(handler) {
  * flight are answered.
  */
 export function serveNode(handler, { port = 0, hostname = "127.0.0.1" } = {}) {
-  const server = createServer(nodeListener(handler));
-  // Keep-alive connections that sit idle would hold close() open: they are closed as they idle.
+  let closing = false;
+  const server = createServer(nodeListener(handler, () => closing));
   return new Promise((ok, fail) => {
     server.once("error", fail);
     server.listen(port, hostname, () => {
       server.off("error", fail);
       const { port: bound } = server.address();
+      // Idle keep-alive connections would hold close() open: they are closed now, and those
+      // busy with a request are closed by its answer (see send).
       const close = () =>
         new Promise((done) => {
+          closing = true;
           server.close(() => done());
           server.closeIdleConnections();
         });

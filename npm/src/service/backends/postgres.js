@@ -24,6 +24,15 @@ export function unavailable(e) {
   return gone ? new BackendUnavailableError(`Postgres cannot answer: ${e.message}`, { cause: e }) : e;
 }
 
+/** Runs `create` (a CREATE ... IF NOT EXISTS); another session creating the same thing first is success. */
+export async function createdByAnyone(create) {
+  try {
+    await create();
+  } catch (e) {
+    if (e?.code !== "23505" && e?.code !== "42P07") throw e;
+  }
+}
+
 export class PostgresLocks {
   #pool;
   #table;
@@ -46,9 +55,13 @@ export class PostgresLocks {
     }
   }
 
-  /** Creates the table when missing. */
+  /**
+   * Creates the table when missing. Instances starting together may race here: Postgres checks
+   * IF NOT EXISTS before it takes its catalog's locks, so the loser gets a unique violation
+   * (23505) or "already exists" (42P07), and the table is there: that is success.
+   */
   async createTable() {
-    await this.#query(`CREATE TABLE IF NOT EXISTS ${this.#table} (name text PRIMARY KEY, snapshot bytea NOT NULL, version bigint NOT NULL, delete_at bigint NOT NULL)`);
+    await createdByAnyone(() => this.#query(`CREATE TABLE IF NOT EXISTS ${this.#table} (name text PRIMARY KEY, snapshot bytea NOT NULL, version bigint NOT NULL, delete_at bigint NOT NULL)`));
   }
 
   async read(lock) {
