@@ -118,14 +118,34 @@ class Failure {
   }
 }
 
-/** The Failure of a fetch that threw: refused connections never carried the request. */
+/**
+ * Error codes of a connection that was never made, so never carried the request: Node's
+ * (undici's) and Bun's spellings.
+ */
+const NOT_CONNECTED = new Set([
+  "ECONNREFUSED",
+  "ConnectionRefused",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
+
+/** The Failure of a fetch that threw: a connection never made never carried the request. */
 function fetchFailure(endpoint, error) {
   if (error?.name === "TimeoutError" || error?.name === "AbortError") {
     return new Failure(endpoint, UNKNOWN, "no answer in time");
   }
   const code = error?.cause?.code ?? error?.code;
-  if (code === "ECONNREFUSED") return new Failure(endpoint, NOT_APPLIED, "connection refused");
   const detail = [error?.message, code, error?.cause?.message].filter(Boolean).join(", ");
+  if (code === "ECONNREFUSED" || code === "ConnectionRefused") {
+    return new Failure(endpoint, NOT_APPLIED, "connection refused");
+  }
+  // Deno names the phase that failed: "client error (Connect)".
+  if (NOT_CONNECTED.has(code) || /client error \(Connect\)/.test(detail)) {
+    return new Failure(endpoint, NOT_APPLIED, `could not connect (${detail})`);
+  }
   return new Failure(endpoint, UNKNOWN, `the request failed (${detail || describe(error)})`);
 }
 
