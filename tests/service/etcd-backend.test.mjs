@@ -283,6 +283,28 @@ test("a paused member: a write sent to it is unknown, never retried elsewhere; t
   assert.deepEqual((await b.read("p")).snapshot, text("after"));
 });
 
+test("reads are linearizable: a member cut off from the quorum answers none", async () => {
+  const timeoutMs = 1500;
+  const [lone, ...rest] = members();
+  const b = new EtcdLocks({ endpoints: [lone.clientUrl], prefix: `lin/${process.pid}/`, timeoutMs });
+  assert.equal(await b.commit("l", "0", text("stored"), FAR), true);
+  for (const m of rest) await pause(m);
+  try {
+    // The member itself still has the key: a serializable read, from its own copy, answers...
+    const local = await post(lone.clientUrl, "/v3/kv/range", { key: btoa(`lin/${process.pid}/l`), serializable: true });
+    assert.equal(local?.count, "1");
+    // ...but the backend's reads need a leader's word that nothing newer was committed.
+    for (const call of [() => b.read("l"), () => b.commit("l", "0", text("x"), FAR), () => b.sweep(FAR)]) {
+      const e = await within(timeoutMs + 500, call);
+      assert.ok(e instanceof BackendUnavailableError, String(e));
+    }
+  } finally {
+    for (const m of rest) resume(m);
+  }
+  await healthy();
+  assert.deepEqual((await b.read("l")).snapshot, text("stored"));
+});
+
 test("a member killed: reads and commits go on through the others; restarted, it has caught up", async () => {
   const l = await leader();
   const victim = members().find((m) => m.name !== l.name);

@@ -118,7 +118,8 @@ export async function healthy(withinMs = 20_000, which = members()) {
  */
 export async function restart(member, { wait = true } = {}) {
   const log = openSync(member.log, "a");
-  const child = spawn(member.program, member.args, { detached: true, stdio: ["ignore", log, log] });
+  // In our process group, so that an interrupt from the terminal ends it with the others.
+  const child = spawn(member.program, member.args, { stdio: ["ignore", log, log] });
   closeSync(log);
   child.unref();
   save(members().map((m) => (m.name === member.name ? { ...m, pid: child.pid } : m)));
