@@ -28,8 +28,8 @@ const NAME = /^[A-Za-z0-9._~-]{1,128}$/;
 /** A mod_revision as read() answers it: etcd's int64 revision in decimal, "0" for no key. */
 const VERSION = /^(0|[1-9][0-9]{0,18})$/;
 const DELETE_AT_BYTES = 8;
-/** Keys per range of a sweep: bounded so that a page of large states stays far below the
- *  gateway's message limit (4 MiB). */
+/** Keys per range of a sweep: each page arrives as one JSON body of base64 values, so a page
+ *  is kept small enough that large states cannot make one answer huge or slow. */
 const SWEEP_PAGE = 32;
 const MAX_TIMEOUT_MS = 600_000;
 const MAX_PREFIX = 256;
@@ -183,7 +183,8 @@ export class EtcdLocks {
     this.#timeoutMs = timeoutMs;
     const f = o.fetch ?? globalThis.fetch;
     if (typeof f !== "function") throw new TypeError(`options.fetch must be a function, got ${describe(f)}`);
-    this.#fetch = f;
+    // Called bare: workerd and browsers refuse a fetch called with another `this`.
+    this.#fetch = (url, init) => f(url, init);
   }
 
   /** The stored snapshot of `lock` (null: none) and its version (the key's mod_revision). */
