@@ -313,17 +313,23 @@ test("a member killed: reads and commits go on through the others; restarted, it
   const b = new EtcdLocks({ endpoints: first(victim.clientUrl), prefix });
   assert.equal(await b.commit("k", "0", text("before"), FAR), true);
   await kill(victim);
-  let { snapshot, version } = await b.read("k");
-  assert.deepEqual(snapshot, text("before"));
-  for (let i = 0; i < 10; i++) {
-    assert.equal(await b.commit("k", version, text(`during ${i}`), FAR), true);
-    ({ version } = await b.read("k"));
+  let version;
+  let back;
+  try {
+    let snapshot;
+    ({ snapshot, version } = await b.read("k"));
+    assert.deepEqual(snapshot, text("before"));
+    for (let i = 0; i < 10; i++) {
+      assert.equal(await b.commit("k", version, text(`during ${i}`), FAR), true);
+      ({ version } = await b.read("k"));
+    }
+    // A backend that never reached the dead member before tries it first, too.
+    const fresh = new EtcdLocks({ endpoints: first(victim.clientUrl), prefix });
+    assert.equal(await fresh.commit("k2", "0", text("fresh"), FAR), true);
+    assert.equal(await fresh.sweep(1), 0);
+  } finally {
+    back = await restart(victim);
   }
-  // A backend that never reached the dead member before tries it first, too.
-  const fresh = new EtcdLocks({ endpoints: first(victim.clientUrl), prefix });
-  assert.equal(await fresh.commit("k2", "0", text("fresh"), FAR), true);
-  assert.equal(await fresh.sweep(1), 0);
-  const back = await restart(victim);
   assert.notEqual(back.pid, victim.pid);
   const only = new EtcdLocks({ endpoints: [back.clientUrl], prefix });
   assert.deepEqual(await only.read("k"), { snapshot: text("during 9"), version });
