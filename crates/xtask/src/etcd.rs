@@ -250,6 +250,18 @@ impl Etcd {
         Ok(())
     }
 
+    /// The end of every member's log (on stderr), for a failed run.
+    pub fn print_logs(&self) {
+        for m in &self.members {
+            eprintln!(
+                "--- etcd member {} ({}):\n{}",
+                m.plan.name,
+                m.plan.log.display(),
+                log_tail(&m.plan.log)
+            );
+        }
+    }
+
     /// Pids in `members.json` that are not our children: members a test started again. Only
     /// those whose command line names our directory, so a pid the system reused is left alone.
     fn restarted_pids(&self) -> Vec<u32> {
@@ -338,12 +350,17 @@ pub fn test() -> Result {
     );
     step("the etcd lock backend against the cluster (Node)");
     let run = Instant::now();
-    Cmd::new("node")
+    let result = Cmd::new("node")
         .args(["--test", "etcd-backend.test.mjs"])
         .env("ETCD_ENDPOINTS", etcd.endpoints())
         .env("ETCD_MEMBERS", etcd.members_file())
         .cwd(root().join("tests/service"))
-        .run()?;
+        .run();
+    if result.is_err() {
+        // The logs go with the cluster's directory when it is dropped: show them first.
+        etcd.print_logs();
+    }
+    result?;
     println!("etcd backend tests: {:.1}s", run.elapsed().as_secs_f64());
     Ok(())
 }
