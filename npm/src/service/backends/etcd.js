@@ -15,9 +15,10 @@
 // Failures. The endpoints are tried in turn, starting with the one that last answered, all
 // within one budget of timeoutMs per call. A read that fails on one member is tried on the next:
 // reads change nothing. A write is tried on the next member only when it certainly never reached
-// etcd (the connection was refused) or etcd refused it before proposing it (no leader); after a
+// etcd (no connection was made) or etcd refused it before proposing it (no leader); after a
 // timeout, a reset or any other failure it may still be applied later, so its outcome is unknown
-// and the call throws BackendUnavailableError at once. Answering false there would be a lie the
+// and the call throws BackendUnavailableError at once. (workerd reports a refused connection
+// and a broken one alike, so there a write never moves on after either.) Answering false there would be a lie the
 // service would act on; trying the next member would turn our own applied write into an
 // apparent lost race.
 
