@@ -4,7 +4,7 @@
 // kills it with the others when it stops the cluster.
 
 import { spawn } from "node:child_process";
-import { openSync, closeSync, readFileSync, renameSync, writeFileSync, existsSync } from "node:fs";
+import { closeSync, openSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 
 const FILE = process.env.ETCD_MEMBERS;
@@ -48,14 +48,29 @@ export async function leader() {
   return null;
 }
 
+/** The state letter of a process or thread from its /proc stat file (after "(comm) "), or null. */
+function state(statFile) {
+  try {
+    const stat = readFileSync(statFile, "utf8");
+    return stat[stat.lastIndexOf(") ") + 2] ?? null;
+  } catch {
+    return null;
+  }
+}
+
 /** Whether the process `pid` is gone (or a zombie: dead, its parent not yet told). */
 function dead(pid) {
-  const stat = `/proc/${pid}/stat`;
-  if (!existsSync(stat)) return true;
+  const s = state(`/proc/${pid}/stat`);
+  return s === null || s === "Z";
+}
+
+/** Whether every thread of `pid` is stopped. */
+function stopped(pid) {
   try {
-    return readFileSync(stat, "utf8").split(") ")[1]?.startsWith("Z") ?? true;
+    // A thread that exited meanwhile (null) runs no more either.
+    return readdirSync(`/proc/${pid}/task`).every((t) => [null, "T"].includes(state(`/proc/${pid}/task/${t}/stat`)));
   } catch {
-    return true;
+    return false;
   }
 }
 
@@ -66,8 +81,14 @@ export async function kill(member) {
   if (!dead(member.pid)) throw new Error(`etcd member ${member.name} (${member.pid}) survived SIGKILL`);
 }
 
-export function pause(member) {
+/**
+ * SIGSTOPs a member and waits until every thread of it has stopped: the kernel stops a process's
+ * threads one by one, and until the last has, the member can still answer a request.
+ */
+export async function pause(member) {
   process.kill(member.pid, "SIGSTOP");
+  for (let i = 0; i < 500 && !stopped(member.pid); i++) await sleep(2);
+  if (!stopped(member.pid)) throw new Error(`etcd member ${member.name} (${member.pid}) did not stop on SIGSTOP`);
 }
 
 export function resume(member) {
@@ -97,7 +118,8 @@ export async function healthy(withinMs = 20_000, which = members()) {
  */
 export async function restart(member, { wait = true } = {}) {
   const log = openSync(member.log, "a");
-  const child = spawn(member.program, member.args, { detached: true, stdio: ["ignore", log, log] });
+  // In our process group, so that an interrupt from the terminal ends it with the others.
+  const child = spawn(member.program, member.args, { stdio: ["ignore", log, log] });
   closeSync(log);
   child.unref();
   save(members().map((m) => (m.name === member.name ? { ...m, pid: child.pid } : m)));

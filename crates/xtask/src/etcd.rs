@@ -250,6 +250,18 @@ impl Etcd {
         Ok(())
     }
 
+    /// The end of every member's log (on stderr), for a failed run.
+    pub fn print_logs(&self) {
+        for m in &self.members {
+            eprintln!(
+                "--- etcd member {} ({}):\n{}",
+                m.plan.name,
+                m.plan.log.display(),
+                log_tail(&m.plan.log)
+            );
+        }
+    }
+
     /// Pids in `members.json` that are not our children: members a test started again. Only
     /// those whose command line names our directory, so a pid the system reused is left alone.
     fn restarted_pids(&self) -> Vec<u32> {

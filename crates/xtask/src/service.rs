@@ -27,10 +27,8 @@ pub fn test() -> Result {
     let dir = fixture("service", &tarball)?;
     let etcd = Etcd::start()?;
     let pg = Postgres::start()?;
-    step(
-        "fencepost/service: the etcd backend, and `fencepost serve` instances over etcd and Postgres, under faults",
-    );
-    Cmd::new("node")
+    step("fencepost/service: its etcd backend, and instances over etcd and Postgres, under faults");
+    let result = Cmd::new("node")
         .args(["--test", "--test-reporter=spec", "--test-concurrency=1"])
         .args(TESTS)
         .env("ETCD_ENDPOINTS", etcd.endpoints())
@@ -41,5 +39,10 @@ pub fn test() -> Result {
         .env("PG_RESTART", pg.restart_command())
         .env("FENCEPOST_CLI", root().join("target/debug/fencepost"))
         .cwd(&dir)
-        .run()
+        .run();
+    if result.is_err() {
+        // The members' logs go with the cluster's directory when it is dropped: show them first.
+        etcd.print_logs();
+    }
+    result
 }

@@ -15,9 +15,10 @@
 // Failures. The endpoints are tried in turn, starting with the one that last answered, all
 // within one budget of timeoutMs per call. A read that fails on one member is tried on the next:
 // reads change nothing. A write is tried on the next member only when it certainly never reached
-// etcd (the connection was refused) or etcd refused it before proposing it (no leader); after a
+// etcd (no connection was made) or etcd refused it before proposing it (no leader); after a
 // timeout, a reset or any other failure it may still be applied later, so its outcome is unknown
-// and the call throws BackendUnavailableError at once. Answering false there would be a lie the
+// and the call throws BackendUnavailableError at once. (workerd reports a refused connection
+// and a broken one alike, so there a write never moves on after either.) Answering false there would be a lie the
 // service would act on; trying the next member would turn our own applied write into an
 // apparent lost race.
 
@@ -28,8 +29,8 @@ const NAME = /^[A-Za-z0-9._~-]{1,128}$/;
 /** A mod_revision as read() answers it: etcd's int64 revision in decimal, "0" for no key. */
 const VERSION = /^(0|[1-9][0-9]{0,18})$/;
 const DELETE_AT_BYTES = 8;
-/** Keys per range of a sweep: bounded so that a page of large states stays far below the
- *  gateway's message limit (4 MiB). */
+/** Keys per range of a sweep: each page arrives as one JSON body of base64 values, so a page
+ *  is kept small enough that large states cannot make one answer huge or slow. */
 const SWEEP_PAGE = 32;
 const MAX_TIMEOUT_MS = 600_000;
 const MAX_PREFIX = 256;
@@ -118,14 +119,34 @@ class Failure {
   }
 }
 
-/** The Failure of a fetch that threw: refused connections never carried the request. */
+/**
+ * Error codes of a connection that was never made, so never carried the request: Node's
+ * (undici's) and Bun's spellings.
+ */
+const NOT_CONNECTED = new Set([
+  "ECONNREFUSED",
+  "ConnectionRefused",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
+
+/** The Failure of a fetch that threw: a connection never made never carried the request. */
 function fetchFailure(endpoint, error) {
   if (error?.name === "TimeoutError" || error?.name === "AbortError") {
     return new Failure(endpoint, UNKNOWN, "no answer in time");
   }
   const code = error?.cause?.code ?? error?.code;
-  if (code === "ECONNREFUSED") return new Failure(endpoint, NOT_APPLIED, "connection refused");
   const detail = [error?.message, code, error?.cause?.message].filter(Boolean).join(", ");
+  if (code === "ECONNREFUSED" || code === "ConnectionRefused") {
+    return new Failure(endpoint, NOT_APPLIED, "connection refused");
+  }
+  // Deno names the phase that failed: "client error (Connect)".
+  if (NOT_CONNECTED.has(code) || /client error \(Connect\)/.test(detail)) {
+    return new Failure(endpoint, NOT_APPLIED, `could not connect (${detail})`);
+  }
   return new Failure(endpoint, UNKNOWN, `the request failed (${detail || describe(error)})`);
 }
 
@@ -163,7 +184,8 @@ export class EtcdLocks {
     this.#timeoutMs = timeoutMs;
     const f = o.fetch ?? globalThis.fetch;
     if (typeof f !== "function") throw new TypeError(`options.fetch must be a function, got ${describe(f)}`);
-    this.#fetch = f;
+    // Called bare: workerd and browsers refuse a fetch called with another `this`.
+    this.#fetch = (url, init) => f(url, init);
   }
 
   /** The stored snapshot of `lock` (null: none) and its version (the key's mod_revision). */
