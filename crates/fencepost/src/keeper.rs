@@ -14,6 +14,9 @@
 //! newer answer gave (safe-until is the maximum over answers). Once the lease is lost it stays
 //! lost: an answer that arrives after safe-until has passed revives nothing, because the holder
 //! may already have stopped, and a late renewal cannot tell whether another holder came between.
+//! Every answer is judged at the time it arrives, and what the call returns is the state at that
+//! time: a first grant that arrives at or after the safe-until it gives is lost as it arrives
+//! (its token stays known, so the holder can give the lease back and ask again).
 //!
 //! Every request of one lease asks for the same TTL ([`Keeper::ttl_ms`]). That is what makes the
 //! maximum safe: the authority sets the expiry to "when it processed the request + TTL", so
@@ -376,7 +379,8 @@ impl Keeper {
     }
 
     /// A successful answer to `ticket`, received at `now`. An answer after the lease is lost
-    /// changes nothing; one for another token is refused.
+    /// changes nothing; one for another token is refused; one that leaves `now` at or past the
+    /// deadline loses the lease (for a first grant: answered too late to act on).
     pub fn granted(
         &mut self,
         ticket: Ticket,
@@ -412,6 +416,10 @@ impl Keeper {
             self.failing = None;
         }
         self.settle(ticket);
+        // The answer is judged at the time it arrived, like everything else: a first grant
+        // whose deadline passed on the way, or a renewal granting less than was counted on, can
+        // leave nothing to act on. The host acts on what this call returns.
+        self.expire_if_due(now);
         Ok(self.state_at(now))
     }
 
@@ -498,14 +506,26 @@ impl Keeper {
         // clamped time stands still while real time passes, so a deadline counted in the old
         // readings would be reached late. Once a request is out, the holder must assume the
         // worst and give the lease up, as if it ran out.
-        let stepped_back = seen.clamped_by > 0;
+        if seen.clamped_by > 0 {
+            self.expire();
+        }
         // Expiry first: whatever arrives at or after the deadline finds the lease already lost.
-        let expired = self.success.is_some_and(|s| now >= s.safe_until);
-        if self.lost.is_none() && (stepped_back || expired) {
+        self.expire_if_due(now);
+        now
+    }
+
+    /// The lease is lost at `now` if `now` is at or past the deadline of the grants so far.
+    fn expire_if_due(&mut self, now: u64) {
+        if self.success.is_some_and(|s| now >= s.safe_until) {
+            self.expire();
+        }
+    }
+
+    fn expire(&mut self) {
+        if self.lost.is_none() {
             self.lost = Some(Loss::Expired);
             self.in_flight = None;
         }
-        now
     }
 
     fn known(&self, ticket: Ticket) -> Result<(), KeeperError> {

@@ -112,6 +112,47 @@ fn expiry_is_final_even_if_a_renewal_answer_arrives_after_it() {
 }
 
 #[test]
+fn a_first_grant_answered_after_its_own_deadline_is_lost_as_it_arrives() {
+    let lost = LeaseState::Lost {
+        token: Some(t(5)),
+        why: Loss::Expired,
+    };
+    let mut k = Keeper::new(plain(), 3_000, 0).unwrap();
+    let a = k.send(0);
+    // Counted from the send, the grant is safe until 3_000; it arrives at 3_200.
+    assert_eq!(k.granted(a, answer(5, 3_000), 3_200), Ok(lost));
+    assert_eq!(k.state(3_200), lost);
+    assert_eq!(k.next_send(), None);
+    // The token and its deadline stay known: the holder gives the lease back by its token.
+    assert_eq!(k.token(), Some(t(5)));
+    assert_eq!(k.safe_until(), Some(3_000));
+    // The deadline itself is already too late; a millisecond before it, the lease is held.
+    let mut k = Keeper::new(plain(), 3_000, 0).unwrap();
+    let a = k.send(0);
+    assert_eq!(k.granted(a, answer(5, 3_000), 3_000), Ok(lost));
+    let mut k = Keeper::new(plain(), 3_000, 0).unwrap();
+    let a = k.send(0);
+    assert_eq!(k.granted(a, answer(5, 3_000), 2_999), Ok(held(5, 3_000)));
+}
+
+#[test]
+fn a_renewal_that_cuts_the_deadline_to_before_its_arrival_loses_the_lease() {
+    let mut k = Keeper::new(plain(), 3_000, 0).unwrap();
+    let a = k.send(0);
+    k.granted(a, answer(5, 3_000), 10).unwrap();
+    let r = k.send(1_000);
+    // The authority capped the renewal at 1 s, so every request may have been: the lease is
+    // safe until 2_000 at most, and the answer arrives at 2_100.
+    let lost = LeaseState::Lost {
+        token: Some(t(5)),
+        why: Loss::Expired,
+    };
+    assert_eq!(k.granted(r, answer(5, 1_000), 2_100), Ok(lost));
+    assert_eq!(k.state(2_100), lost);
+    assert_eq!(k.safe_until(), Some(2_000));
+}
+
+#[test]
 fn failing_renewals_make_it_uncertain_until_one_succeeds() {
     let mut k = Keeper::new(plain(), 3_000, 0).unwrap();
     let a = k.send(0);
