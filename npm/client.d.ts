@@ -65,7 +65,11 @@ export interface Lease {
 /** Holds leases of one fencepost lease service. */
 export declare class LeaseClient {
   constructor(options: LeaseClientOptions);
-  /** A held lease; `null` only with `ifAvailable` when the lock is held. */
+  /**
+   * A held lease; `null` only with `ifAvailable` when the lock is held. A grant that arrives after
+   * its own safe-until is given back and asked again while `waitMs` lasts (after it, the acquire
+   * rejects with a {@link LeaseServiceError}).
+   */
   acquire(name: string, options: AcquireOptions & { ifAvailable: true }): Promise<Lease | null>;
   acquire(name: string, options?: AcquireOptions & { ifAvailable?: false }): Promise<Lease>;
   acquire(name: string, options: AcquireOptions): Promise<Lease | null>;

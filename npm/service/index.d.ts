@@ -147,7 +147,8 @@ export class PostgresLocks implements LockBackend {
 
 /** Locks in etcd v3, through its JSON gateway with plain fetch: each commit one txn comparing the key's revision. */
 export class EtcdLocks implements LockBackend {
-  constructor(options: { endpoints: string | string[]; prefix?: string; timeoutMs?: number });
+  /** `fetch`: the fetch to call etcd with (default the global one; in a Worker, a binding's). */
+  constructor(options: { endpoints: string | string[]; prefix?: string; timeoutMs?: number; fetch?: (input: string, init?: RequestInit) => Promise<Response> });
   read(lock: string): Promise<{ snapshot: Uint8Array | null; version: unknown }>;
   commit(lock: string, version: unknown, snapshot: Uint8Array, deleteAt: number): Promise<boolean>;
   sweep(now: number): Promise<number>;

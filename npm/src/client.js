@@ -229,14 +229,18 @@ export class LeaseClient {
    * Acquires lock `name`: a Lease, renewed in the background until released or lost; null when
    * `ifAvailable` and the lock is held. A held lock is tried again with jittered exponential
    * backoff until `waitMs` passes (then LockHeldError, or the last error reaching the service) or
-   * `signal` aborts (its reason). A service that cannot be reached is tried the same way.
+   * `signal` aborts (its reason). A service that cannot be reached is tried the same way, and so
+   * is a grant that arrives after its own safe-until, once it is given back.
    */
   async acquire(name, options) {
     const lock = lockName(name);
     const { ttlMs, ifAvailable, waitMs, signal } = acquireOptions(options);
     const deadline = now() + waitMs;
-    /** Why the last try failed: the lock was held (null), or the service could not be reached. */
-    let unreachable = null;
+    /**
+     * Why the last try failed: the lock was held (null), the service could not be reached, or its
+     * grant came too late to act on.
+     */
+    let failure = null;
     for (let attempt = 0; ; attempt++) {
       signal?.throwIfAborted();
       const keeper = new LeaseKeeper({ ttlMs, ...this.#judge }, now());
@@ -250,22 +254,25 @@ export class LeaseClient {
             kept = true;
             return new Lease(this.#service, lock, ttlMs, keeper, answer.grant, s);
           }
-          // Answered too late to act on: give it back, and ask again.
+          // Answered too late to act on: give it back, so that it does not keep the lock from
+          // anyone (this client included) until it runs out at the service, and ask again.
           await releaseCall(this.#service, lock, answer.grant);
+          const said = `the service granted lock ${JSON.stringify(lock)} too late to act on`;
+          failure = new LeaseServiceError(`${said}: the answer came after its safe-until`, 200);
         } else if (answer.kind === "held") {
           keeper.failed(ticket, "refused", now());
-          unreachable = null;
+          failure = null;
           if (ifAvailable) return null;
         } else {
           keeper.failed(ticket, "transient", now());
-          unreachable = answer.error;
+          failure = answer.error;
           if (ifAvailable) throw answer.error;
         }
       } finally {
         if (!kept) keeper.free();
       }
       const left = deadline - now();
-      if (left <= 0) throw unreachable ?? new LockHeldError(lock, waitMs);
+      if (left <= 0) throw failure ?? new LockHeldError(lock, waitMs);
       await sleep(Math.min(backoff(attempt), left), signal);
     }
   }

@@ -13,12 +13,13 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { ROOT, freePort, hostFixture, sleep } from "./hosts.mjs";
 import { acquire, getDoc, lockState, metrics, release, wantedHosts } from "./client.mjs";
-import { LeaseClient, LeaseLostError, LockHeldError } from "../../npm/dist/client/node.mjs";
+import { LeaseClient, LeaseLostError, LeaseServiceError, LockHeldError } from "../../npm/dist/client/node.mjs";
 
 const wanted = wantedHosts();
 
@@ -36,6 +37,38 @@ function tap() {
     return response;
   };
   return { fetch: f, seen };
+}
+
+/**
+ * A real HTTP hop in front of the service at `target` that holds the answer to the first acquire
+ * for `holdMs` before passing it on (a stalled proxy or network): a grant that reaches the client
+ * late. Records each request's path and body and the service's status and answer, in order.
+ */
+async function holdingProxy(target, holdMs) {
+  const seen = [];
+  let holding = true;
+  const server = createServer(async (req, res) => {
+    const chunks = [];
+    for await (const c of req) chunks.push(c);
+    const body = Buffer.concat(chunks).toString();
+    const url = new URL(req.url, target);
+    const init = { method: req.method, headers: { "content-type": req.headers["content-type"] ?? "text/plain" } };
+    const answer = await fetch(url, req.method === "GET" ? init : { ...init, body });
+    const text = await answer.text();
+    seen.push({ path: url.pathname, body: body === "" ? null : JSON.parse(body), status: answer.status, json: JSON.parse(text) });
+    if (holding && url.pathname.endsWith("/acquire")) {
+      holding = false;
+      await sleep(holdMs);
+    }
+    res.writeHead(answer.status, { "content-type": answer.headers.get("content-type") });
+    res.end(text);
+  });
+  await new Promise((ok) => server.listen(0, "127.0.0.1", ok));
+  const close = () => {
+    server.closeAllConnections();
+    return new Promise((ok) => server.close(ok));
+  };
+  return { base: `http://127.0.0.1:${server.address().port}/`, seen, close };
 }
 
 /**
@@ -176,6 +209,71 @@ for (const name of wanted) {
       assert.equal(await lease.release(), false);
       await sleep(600);
       assert.equal(seen.length, sent);
+    });
+
+    // A 2 s lease judged with a 1 s margin is safe for 998 ms after the acquire is sent; the
+    // proxy holds the grant 1.3 s, so it arrives too late to act on, while the service still
+    // holds it for the client (until 2 s after it granted it).
+    const late = { ttlMs: 2_000, holdMs: 1_300, marginMs: 1_000 };
+
+    test("a grant that arrives after its safe-until is released, and a fresh lease acquired within waitMs", async () => {
+      const base = host.server.base;
+      const proxy = await holdingProxy(base, late.holdMs);
+      try {
+        const client = new LeaseClient({ url: proxy.base, marginMs: late.marginMs });
+        const t0 = performance.now();
+        const lease = await client.acquire("late", { ttlMs: late.ttlMs, waitMs: 5_000 });
+        const took = performance.now() - t0;
+        const seen = proxy.seen.slice(0, 3);
+        assert.deepEqual(
+          seen.map((r) => [r.path, r.status]),
+          [
+            ["/locks/late/acquire", 200],
+            ["/locks/late/release", 200],
+            ["/locks/late/acquire", 200],
+          ],
+        );
+        // The late grant is given back by its own lease id and token, and the service frees it.
+        const [first, given, second] = seen;
+        assert.deepEqual(given.body, { leaseId: first.json.leaseId, token: first.json.token });
+        assert.deepEqual(given.json, { released: "free", depth: 0 });
+        // The lease handed out is the second grant, the next token, held with its safe-until ahead.
+        assert.equal(BigInt(second.json.token), BigInt(first.json.token) + 1n);
+        assert.equal(lease.token, BigInt(second.json.token));
+        assert.equal(lease.state, "held");
+        assert.equal(lease.signal.aborted, false);
+        assert.ok(lease.safeUntil > performance.now(), `${lease.safeUntil}`);
+        assert.ok(took >= late.holdMs && took < 5_000, `${took} ms`);
+        assert.equal((await lockState(base, "late")).json.state, "held");
+        assert.equal(await lease.release(), true);
+        assert.deepEqual((await lockState(base, "late")).json, { state: "free" });
+      } finally {
+        await proxy.close();
+      }
+    });
+
+    test("a grant that arrives after its safe-until and after waitMs is released, and the acquire fails", async () => {
+      const base = host.server.base;
+      const proxy = await holdingProxy(base, late.holdMs);
+      try {
+        const client = new LeaseClient({ url: proxy.base, marginMs: late.marginMs });
+        await assert.rejects(client.acquire("late-wait", { ttlMs: late.ttlMs, waitMs: 500 }), (e) => {
+          assert.ok(e instanceof LeaseServiceError);
+          assert.equal(e.message, 'the service granted lock "late-wait" too late to act on: the answer came after its safe-until');
+          assert.equal(e.status, 200);
+          return true;
+        });
+        assert.deepEqual(
+          proxy.seen.map((r) => [r.path, r.status]),
+          [
+            ["/locks/late-wait/acquire", 200],
+            ["/locks/late-wait/release", 200],
+          ],
+        );
+        assert.deepEqual((await lockState(base, "late-wait")).json, { state: "free" });
+      } finally {
+        await proxy.close();
+      }
     });
 
     test("lease.fetch sends the exact header, and the service admits it", async () => {

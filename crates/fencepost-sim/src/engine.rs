@@ -1204,34 +1204,7 @@ impl<'s> Sim<'s> {
     fn worker_handles(&mut self, w: u16, id: u32, m: InFlight) {
         let phase = self.workers[usize::from(w)].phase;
         match (m.what, phase) {
-            (Msg::Granted { .. }, Phase::Acquiring) => {
-                let ws = &mut self.workers[usize::from(w)];
-                let local = ws.clock.local(self.now);
-                ws.belief.answered(None, m.token.unwrap_or(0), local);
-                let until = self.believed_until(w);
-                self.workers[usize::from(w)].believed = Some(until);
-                self.emit(
-                    Actor::Worker(w),
-                    m.token,
-                    self.deliver_detail(id, &m, Some(until)),
-                );
-                let job = self.sc.workers[usize::from(w)].job;
-                let ws = &mut self.workers[usize::from(w)];
-                ws.lease = Some(Lease {
-                    token: m.token.unwrap_or(0),
-                    ordinal: m.ordinal,
-                });
-                ws.lease_gen += 1;
-                ws.phase = Phase::Working;
-                let lease = ws.lease_gen;
-                if let Some(every) = job.renew_every_ms {
-                    self.worker_timer(w, every, Timer::RenewTick { lease });
-                }
-                self.watch_safe_until(w);
-                if !self.point(w, Point::AfterAcquire, 1) {
-                    self.start_work(w, 1);
-                }
-            }
+            (Msg::Granted { .. }, Phase::Acquiring) => self.granted(w, id, &m),
             (Msg::Denied { retry_at }, Phase::Acquiring) => {
                 self.emit(Actor::Worker(w), None, self.deliver_detail(id, &m, None));
                 if retry_at != u64::MAX {
@@ -1296,6 +1269,40 @@ impl<'s> Sim<'s> {
                 // A late or duplicate answer the worker no longer waits for: it still arrives.
                 self.emit(Actor::Worker(w), m.token, self.deliver_detail(id, &m, None));
             }
+        }
+    }
+
+    /// The grant of an acquire reaches worker `w`, which starts its job. A grant that arrived
+    /// after the safe-until it gives (held on the way, or waiting for a paused worker) is lost
+    /// as it arrives, and the trace says so there; the worker carries on regardless, as it does
+    /// when its deadline passes later, so that what the fence alone stops stays visible.
+    fn granted(&mut self, w: u16, id: u32, m: &InFlight) {
+        let ws = &mut self.workers[usize::from(w)];
+        let local = ws.clock.local(self.now);
+        ws.belief.answered(None, m.token.unwrap_or(0), local);
+        let until = self.believed_until(w);
+        self.workers[usize::from(w)].believed = Some(until);
+        self.emit(
+            Actor::Worker(w),
+            m.token,
+            self.deliver_detail(id, m, Some(until)),
+        );
+        let job = self.sc.workers[usize::from(w)].job;
+        let ws = &mut self.workers[usize::from(w)];
+        ws.lease = Some(Lease {
+            token: m.token.unwrap_or(0),
+            ordinal: m.ordinal,
+        });
+        ws.lease_gen += 1;
+        ws.phase = Phase::Working;
+        let lease = ws.lease_gen;
+        self.tell_if_lost(w);
+        if let Some(every) = job.renew_every_ms {
+            self.worker_timer(w, every, Timer::RenewTick { lease });
+        }
+        self.watch_safe_until(w);
+        if !self.point(w, Point::AfterAcquire, 1) {
+            self.start_work(w, 1);
         }
     }
 

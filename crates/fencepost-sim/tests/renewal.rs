@@ -1,5 +1,5 @@
 //! Renewal in the trace: what a worker's keeper counts as it renews, and the moment it knows the
-//! lease is lost. The two renewal stories, asserted event by event.
+//! lease is lost. The two renewal stories, and the losses a keeper tells, asserted event by event.
 
 use fencepost_sim::trace::{JobEnd, LossWhy, RejectReason};
 use fencepost_sim::{
@@ -321,6 +321,68 @@ fn a_refused_renewal_is_the_moment_a_slow_clock_learns() {
     // Up to the refusal A believed it held 33; from then on it does not.
     assert_eq!(t.beliefs_after(29).workers[0].holds, Some(33));
     assert_eq!(t.beliefs_after(30).workers[0].holds, None);
+}
+
+#[test]
+fn a_grant_delivered_after_its_ttl_is_lost_as_it_arrives() {
+    // A's acquire reaches the lock service at 50 ms, but the grant is cut off with A until
+    // 10.1 s: it arrives at 10.15 s, after the 10 s the lease gives counted from the acquire's
+    // send. By then the lock service let the lease go (10.05 s) and granted B token 34.
+    let s = Scenario::from_json(
+        r#"{
+  "version": 1, "name": "late-grant", "seed": 1,
+  "lease_ttl_ms": 10000, "first_token": 33, "latency_ms": { "min": 50, "max": 50 },
+  "workers": [
+    { "name": "A", "start_ms": 0, "job": { "work_ms": 1000 } },
+    { "name": "B", "start_ms": 10000, "job": { "work_ms": 500 } }
+  ],
+  "faults": [ { "kind": "partition", "worker": "A", "from": 40, "to": 10100 } ]
+}"#,
+    )
+    .unwrap();
+    let t = run_with(&s, RunOptions::default());
+    assert!(t.verdict.ok);
+    let grant = &t.events[10];
+    assert_eq!(
+        (grant.t_ms, grant.actor, grant.token),
+        (10_150, Actor::Worker(A), Some(33))
+    );
+    assert!(matches!(
+        grant.detail,
+        Detail::Deliver {
+            what: Msg::Granted { .. },
+            sent_at: 50,
+            ..
+        }
+    ));
+    // The keeper says the lease is lost the moment the grant arrives, not at some later look.
+    assert_eq!(
+        losses(&t),
+        [(
+            11,
+            10_150,
+            Actor::Worker(A),
+            Some(33),
+            Detail::LeaseLost {
+                why: LossWhy::Expired,
+                believed_until: Some(10_150)
+            }
+        )]
+    );
+    // After the grant (the first 11 events) A believes it holds 33; after the loss it does not.
+    assert_eq!(t.beliefs_after(11).workers[0].holds, Some(33));
+    assert_eq!(t.beliefs_after(12).workers[0].holds, None);
+    // A carries on regardless, as any worker whose deadline passed: the fence refuses it.
+    assert_eq!(
+        t.events[23].detail,
+        Detail::WriteRejected {
+            writer: A,
+            op: 1,
+            reason: RejectReason::Stale,
+            highest: Some(34)
+        }
+    );
+    assert_eq!(document(&t), [(B, 34, 1)]);
 }
 
 #[test]

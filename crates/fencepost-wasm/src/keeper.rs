@@ -289,6 +289,20 @@ mod tests {
     }
 
     #[test]
+    fn a_grant_answered_after_its_safe_until_answers_lost_with_its_token() {
+        let _turn = serial();
+        let k = defaults(0.0);
+        let sent = keeper_call(op::SEND, k, 0, 0, 0.0, 0.0);
+        // Safe until 29_870 counted from the send; the answer comes at 30_000.
+        assert_eq!(
+            keeper_call(op::GRANTED, k, sent, 33, 30_000.0, 30_000.0),
+            state::LOST
+        );
+        assert_eq!(out(), (33, 29_870.0, -1.0, loss::EXPIRED));
+        free(kind::KEEPER, k);
+    }
+
+    #[test]
     fn failures_make_it_uncertain_and_a_refusal_loses_it() {
         let _turn = serial();
         let k = keeper_new(3_000.0, 0.0, 0.0, 0.0, -1.0, 100.0);

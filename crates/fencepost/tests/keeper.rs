@@ -7,7 +7,9 @@
 //! * whenever the keeper says the lease is safe (held or uncertain) at `now`, the authority really
 //!   has it granted to that holder, with that token, until after `now + margin`;
 //! * the keeper's safe-until never moves back, and `now` is always before it while safe;
-//! * once lost, the keeper stays lost for the same reason.
+//! * once lost, the keeper stays lost for the same reason;
+//! * what each call of the keeper returns (a grant, a failure, a release) is what it says of
+//!   the lease at that same instant: an answer is judged at the time it arrives.
 
 use fencepost::{
     Answer, Authority, Config, Failure, Keeper, KeeperConfig, KeeperError, LeaseState, Ticket,
@@ -97,14 +99,14 @@ impl World {
             };
             self.queue.remove(0);
             self.now = at;
-            self.handle(e);
+            self.handle(e)?;
             self.check()?;
         }
         self.now = until;
         self.check()
     }
 
-    fn handle(&mut self, e: Event) {
+    fn handle(&mut self, e: Event) -> Result<(), TestCaseError> {
         match e {
             Event::Arrive {
                 ticket,
@@ -150,11 +152,27 @@ impl World {
                 // ran out, with another token; the keeper keeps the lease it holds and refuses
                 // the other answer, changing nothing. Nothing else may be refused.
                 match state {
-                    Ok(_) | Err(KeeperError::OtherToken { .. }) => {}
+                    Ok(state) => self.same_as_now(state, "the answer")?,
+                    Err(KeeperError::OtherToken { .. }) => {}
                     Err(e) => panic!("an answer of this lease was refused: {e}"),
                 }
             }
         }
+        Ok(())
+    }
+
+    /// A host acts on what a call returned, not on a later look: it must be the state now.
+    fn same_as_now(&mut self, returned: LeaseState, call: &str) -> Result<(), TestCaseError> {
+        let now = self.now;
+        let state = self.keeper.state(now);
+        prop_assert_eq!(
+            returned,
+            state,
+            "at {}, {} returned another state than state() at the same instant",
+            now,
+            call
+        );
+        Ok(())
     }
 
     fn check(&mut self) -> Result<(), TestCaseError> {
@@ -255,7 +273,10 @@ proptest! {
                 Op::Look => w.check()?,
             }
         }
-        // Drain everything still in flight.
+        // The holder lets go, and answers still in flight arrive after: they revive nothing.
+        let released = w.keeper.released(w.now);
+        w.same_as_now(released, "the release")?;
+        w.check()?;
         w.run_until(w.now + 10_000)?;
     }
 
@@ -272,7 +293,8 @@ proptest! {
         let mut a = Authority::new(Config::new(ttl_ms)).unwrap();
         let first = k.send(0);
         let g = a.try_acquire_for(&"holder", ttl_ms, delay).unwrap();
-        k.granted(first, Answer { token: g.token, ttl_ms }, 2 * delay).unwrap();
+        let state = k.granted(first, Answer { token: g.token, ttl_ms }, 2 * delay).unwrap();
+        prop_assert_eq!(state, k.state(2 * delay));
         let mut now = 2 * delay;
         for _ in 0..50 {
             // Due already (the answer came after the due time) means: send now.
@@ -284,6 +306,7 @@ proptest! {
             now = at + 2 * delay;
             let state = k.granted(t, Answer { token: r.token, ttl_ms }, now).unwrap();
             prop_assert!(matches!(state, LeaseState::Held { .. }), "{:?}", state);
+            prop_assert_eq!(state, k.state(now));
         }
     }
 }
