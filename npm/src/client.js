@@ -235,7 +235,9 @@ export class LeaseClient {
   async acquire(name, options) {
     const lock = lockName(name);
     const { ttlMs, ifAvailable, waitMs, signal } = acquireOptions(options);
-    const deadline = now() + waitMs;
+    // Rounded up: `now()` is whole milliseconds rounded down, so a deadline counted from it could
+    // give up to a millisecond before `waitMs` has really passed.
+    const deadline = Math.ceil(performance.now()) + waitMs;
     /**
      * Why the last try failed: the lock was held (null), the service could not be reached, or its
      * grant came too late to act on.
