@@ -8,7 +8,6 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join, resolve } from "node:path";
 
 export const ROOT = resolve(import.meta.dirname, "../..");
@@ -17,18 +16,10 @@ const CAPNP = join(ROOT, "examples/cloudflare/workerd.capnp");
 /** The development key of the committed configs (workerd.capnp, the Deno task). */
 export const DEV_KEYS = "1:dev-only-key-never-deploy-this-0000";
 
+export { freePort } from "./ports.mjs";
+
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-export function freePort() {
-  return new Promise((ok, fail) => {
-    const s = createServer();
-    s.once("error", fail);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => ok(port));
-    });
-  });
-}
 
 /** The settings a host is started with, as environment variables (undefined: not set). */
 function settingsEnv(settings) {

@@ -6,13 +6,16 @@
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 export const BIN = join(import.meta.dirname, "node_modules/.bin/fencepost");
 /** The development key the example configs use; every instance of a test shares it. */
 export const KEYS = "1:dev-only-key-never-deploy-this-0000";
+
+import { freePort } from "./ports.mjs";
+
+export { freePort };
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -27,16 +30,6 @@ export function etcdEndpoints() {
   return process.env.ETCD_ENDPOINTS;
 }
 
-export function freePort() {
-  return new Promise((ok, fail) => {
-    const s = createServer();
-    s.once("error", fail);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => ok(port));
-    });
-  });
-}
 
 const running = new Set();
 process.on("exit", () => {

@@ -739,8 +739,8 @@ fn copy_tree(from: &Path, to: &Path) -> Result {
 }
 
 /// The files of tests/lease-service every fixture gets a copy of: the lease round each runtime runs
-/// against the real service, and its checks; the HTTP calls of the service's own tests.
-const FIXTURE_SHARED: &[&str] = &["lease-round.mjs", "calls.mjs"];
+/// against the real service, and its checks; the HTTP calls of the service's own tests; a free port.
+const FIXTURE_SHARED: &[&str] = &["lease-round.mjs", "calls.mjs", "ports.mjs"];
 
 /// A fresh copy of the fixture project tests/<name> under target/npm-fixtures (its npm dev
 /// dependencies kept between runs while its lock file is unchanged), with the package installed
