@@ -29,7 +29,14 @@ pub fn test() -> Result {
     let pg = Postgres::start()?;
     step("fencepost/service: its etcd backend, and instances over etcd and Postgres, under faults");
     let result = Cmd::new("node")
-        .args(["--test", "--test-reporter=spec", "--test-concurrency=1"])
+        // A test that hangs (a server that never answers, a child that never exits) fails after
+        // three minutes instead of holding the run until CI's limit.
+        .args([
+            "--test",
+            "--test-reporter=spec",
+            "--test-concurrency=1",
+            "--test-timeout=180000",
+        ])
         .args(TESTS)
         .env("ETCD_ENDPOINTS", etcd.endpoints())
         .env("ETCD_MEMBERS", etcd.members_file())
