@@ -167,11 +167,28 @@ export function storeOptions(options, { sql }) {
   return out;
 }
 
-/** A key: a string of at most MAX_KEY characters. */
+/** U+0000, or a surrogate that is not half of a pair. */
+const INEXACT = /\0|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * `text` itself, or a TypeError naming what in it some engine cannot store exactly: Postgres
+ * refuses U+0000 in text, and an unpaired surrogate has no UTF-8 form (pg and Deno KV store it as
+ * U+FFFD, so two different keys would share one row). Every store refuses both, so a key works
+ * the same on every engine.
+ */
+function exact(argName, text) {
+  const found = INEXACT.exec(text);
+  if (found === null) return text;
+  const code = found[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0");
+  const what = code === "0000" ? "U+0000" : `an unpaired surrogate (U+${code})`;
+  throw new TypeError(`${argName} holds ${what} at index ${found.index}, which not every engine can store exactly; nothing was written or read`);
+}
+
+/** A key: a string of at most MAX_KEY characters that every engine stores exactly. */
 export function keyOf(key) {
   if (typeof key !== "string") throw new TypeError(`key must be a string, got ${describe(key)}`);
   if (key.length === 0 || key.length > MAX_KEY) throw new RangeError(`key must be 1 to ${MAX_KEY} characters, got ${key.length}`);
-  return key;
+  return exact("key", key);
 }
 
 const WRITE_KEYS = ["idempotencyKey"];
@@ -184,7 +201,7 @@ export function opOf(options) {
   if (idempotencyKey.length === 0 || idempotencyKey.length > MAX_OP_KEY) {
     throw new RangeError(`options.idempotencyKey must be 1 to ${MAX_OP_KEY} characters, got ${idempotencyKey.length}`);
   }
-  return idempotencyKey;
+  return exact("options.idempotencyKey", idempotencyKey);
 }
 
 /** The JSON text of a value (what the value column holds). */
