@@ -247,6 +247,44 @@ export function writeArgs(config, key, tokenOrHeader, value, options) {
   return typeof token === "bigint" ? { key: k, op, text, token } : token;
 }
 
+/** What an accepted write answers (the core's own answer is the same shape). */
+export const ACCEPTED = Object.freeze({ ok: true });
+
+/**
+ * The write's parameters for the SQL statements (see sql.js): key, value text, mark, and the
+ * idempotency key as JSON text (the form its entry holds it in), or null.
+ */
+export function sqlParams({ key, op, text, token }) {
+  return [key, text, markText(token), op === undefined ? null : JSON.stringify(op)];
+}
+
+/**
+ * What a write that the statement did not apply answers: the core's decision over the row the
+ * statement read (`row`: its `fence`, `fence_ops` and `sound`; undefined when there was none). A
+ * row the statement found unsound is a StoreDamageError, named by the part the core's reading
+ * finds damaged. Null when the core would admit the write over that row: the row was not the one
+ * the statement decided on.
+ */
+export function refusal(token, op, row, where) {
+  if (row !== undefined && !row.sound) {
+    markOf(row.fence, `${where} fence`);
+    opsOf(row.fence_ops, `${where} fence_ops`);
+    throw new StoreDamageError(`${where} fence_ops`, row.fence_ops, "idempotency entries");
+  }
+  const { verdict } = decide(token, op, row?.fence ?? null, row?.fence_ops ?? null, where);
+  return verdict.ok ? null : verdict;
+}
+
+/**
+ * An error for a statement that refused a write the core admits over the very row it read: the
+ * SQL and the core disagree, which the differential test exists to rule out. Nothing was written.
+ */
+export function disagreement(key, token, row) {
+  return new Error(
+    `fencepost/store: the statement refused the write of ${token} to ${describe(key)}, which the core admits over the row it read (fence ${describe(row?.fence ?? null)}, fence_ops ${describe(row?.fence_ops ?? null)}); nothing was written`,
+  );
+}
+
 /**
  * What the core says of writing `token` over a row whose stored mark and idempotency entries
  * were read as `mark` and `opsText`: `{ verdict, ops }`, the new entries' text when accepted.

@@ -1,0 +1,146 @@
+// The core's rule for a stored write (decide_stored in crates/fencepost/src/ledger.rs), restated
+// in SQL so that one statement compares the presented token with the row's mark and writes only
+// what the core would admit. The restatement is checked, not trusted: tests/store's differential
+// test sends random sequences of writes to real engines and compares every answer and the final
+// row with decideStoredWrite fed the same sequence.
+//
+// For a row holding mark M (fence) and idempotency entries E (fence_ops), a write of token T with
+// idempotency key K (or none):
+//   1. T = 0 is invalid. The core answers it before any statement runs (it never reaches SQL).
+//   2. A row no fenced write could have left (M not 20 digits, E not a list of [key, mark]) is not
+//      written; the store reports it as a StoreDamageError.
+//   3. K given and E holding [K, T]: a retry of an operation already applied, not written.
+//   4. No M, or M <= T (20-digit text compares in token order): written, with M := T and E := E
+//      without K's entry, then [K, T], the last 16 kept (E unchanged without K).
+//   5. Anything else is stale, not written.
+// Only whether to write is decided here. What a refused write answers ("duplicate", or "stale"
+// with the highest token) is the core's decision over the row the statement read.
+//
+// Parameters, in both dialects: 1 the key, 2 the value's JSON text, 3 the token as 20 digits,
+// 4 the idempotency key as JSON text (JSON.stringify of it; null without one). Entries are matched
+// by that JSON text, the form the stores have always written them in, so no engine has to decode
+// a stored key (Postgres cannot decode "\u0000" in JSON to text).
+
+/** JSON whitespace, and one JSON string (its escapes checked, no raw control characters). */
+const WS = "[ \\t\\n\\r]*";
+const STRING = '"(?:[^"\\\\\\x01-\\x1f]|\\\\(?:["\\\\/bfnrt]|u[0-9A-Fa-f]{4}))*"';
+/** One idempotency entry, capturing its key's JSON text and its mark's digits. */
+const ENTRY = `\\[${WS}(${STRING})${WS},${WS}"([0-9]{20})"${WS}\\]`;
+const ENTRY_ANY = ENTRY.replace(/\((?!\?)/g, "(?:");
+/** The whole of a sound fence_ops: a JSON array of entries. */
+const ENTRIES = `^${WS}\\[${WS}(?:${ENTRY_ANY}(?:${WS},${WS}${ENTRY_ANY})*)?${WS}\\]${WS}$`;
+
+/** A Postgres string constant that no setting reads escapes in. */
+const dollar = (text) => `$re$${text}$re$`;
+
+/** Postgres: whether the row aliased `r` is one a fenced write could have left. */
+function pgSound(r) {
+  return `((${r}.fence IS NULL OR ${r}.fence ~ '^[0-9]{20}$') AND (${r}.fence_ops IS NULL OR ${r}.fence_ops ~ ${dollar(ENTRIES)}))`;
+}
+
+/** Postgres: the entries of row `r` in order, as (key, mark, n); only for a sound row. */
+function pgEntries(r) {
+  return `regexp_matches(coalesce(${r}.fence_ops, '[]'), ${dollar(ENTRY)}, 'g') WITH ORDINALITY AS e(m, n)`;
+}
+
+/** Postgres: row `r`'s entries without key $4, then [$4, $3], the last 16, as JSON text. */
+function pgEntriesAfter(r) {
+  return `CASE WHEN $4 IS NULL THEN ${r}.fence_ops ELSE (
+      SELECT '[' || string_agg(entry, ',' ORDER BY n) || ']' FROM (
+        SELECT entry, n FROM (
+          SELECT '[' || e.m[1] || ',"' || e.m[2] || '"]' AS entry, e.n FROM ${pgEntries(r)} WHERE e.m[1] <> $4
+          UNION ALL SELECT '[' || $4 || ',"' || $3 || '"]', 9223372036854775807
+        ) AS candidates ORDER BY n DESC LIMIT 16) AS kept) END`;
+}
+
+/** Postgres: whether the rule admits writing $3 (key $4) over row `r` (points 2 to 5 above). */
+function pgAdmits(r) {
+  return `CASE
+      WHEN NOT ${pgSound(r)} THEN false
+      WHEN $4 IS NOT NULL AND EXISTS (SELECT FROM ${pgEntries(r)} WHERE e.m[1] = $4 AND e.m[2] = $3) THEN false
+      ELSE ${r}.fence IS NULL OR ${r}.fence COLLATE "C" <= $3 END`;
+}
+
+/**
+ * The Postgres statement of a write: one round trip, its own transaction. `prev` locks the row
+ * (under READ COMMITTED, FOR UPDATE waits for a writer holding it and then reads the newest
+ * version), so the rule is checked against the very row the answer reports. The insert makes the
+ * row when there is none; its DO UPDATE writes only what the rule admits, and a refused write
+ * leaves the row as it was (no new version, no trigger). It answers whether it wrote, and the row
+ * it locked with whether it is sound. The insert reads `prev` (the count), so the lock comes first.
+ */
+export function postgresWrite(table, key, value) {
+  return `WITH prev AS (SELECT fence, fence_ops, true AS here FROM ${table} WHERE ${key} = $1 FOR UPDATE),
+  w AS (
+    INSERT INTO ${table} AS r (${key}, ${value}, fence, fence_ops)
+    SELECT $1, $2, $3, '[[' || $4 || ',"' || $3 || '"]]' FROM (SELECT count(*) FROM prev) AS locked
+    ON CONFLICT (${key}) DO UPDATE SET ${value} = excluded.${value}, fence = excluded.fence, fence_ops = ${pgEntriesAfter("r")}
+    WHERE ${pgAdmits("r")}
+    RETURNING 1)
+  SELECT EXISTS (SELECT FROM w) AS written, p.here IS NOT NULL AS found,
+    p.fence, p.fence_ops, ${pgSound("p")} AS sound
+  FROM (SELECT) AS one LEFT JOIN prev AS p ON true`;
+}
+
+/** SQLite: whether the row `r` is one a fenced write could have left (as pgSound). */
+function sqliteSound(r) {
+  // CASE, not AND: only an array's value is JSON text that json_* may be asked about.
+  const entryOk = `CASE WHEN e.type <> 'array' THEN 0
+        ELSE json_array_length(e.value) = 2 AND json_type(e.value, '$[0]') = 'text' AND json_type(e.value, '$[1]') = 'text'
+          AND length(e.value ->> 1) = 20 AND (e.value ->> 1) NOT GLOB '*[^0-9]*' END`;
+  return `(CASE
+      WHEN ${r}.fence IS NOT NULL AND NOT (typeof(${r}.fence) = 'text' AND length(${r}.fence) = 20 AND ${r}.fence NOT GLOB '*[^0-9]*') THEN 0
+      WHEN ${r}.fence_ops IS NULL THEN 1
+      WHEN typeof(${r}.fence_ops) <> 'text' THEN 0
+      WHEN NOT json_valid(${r}.fence_ops) THEN 0
+      WHEN json_type(${r}.fence_ops) <> 'array' THEN 0
+      ELSE NOT EXISTS (SELECT 1 FROM json_each(${r}.fence_ops) AS e WHERE NOT (${entryOk})) END)`;
+}
+
+/** SQLite: row `r`'s entries without key ?4, then [?4, ?3], the last 16, as JSON text. */
+function sqliteEntriesAfter(r) {
+  return `CASE WHEN ?4 IS NULL THEN ${r}.fence_ops ELSE (
+      SELECT '[' || group_concat(entry, ',' ORDER BY n) || ']' FROM (
+        SELECT entry, n FROM (
+          SELECT '[' || (e.value -> 0) || ',"' || (e.value ->> 1) || '"]' AS entry, e.key AS n
+            FROM json_each(${r}.fence_ops) AS e WHERE (e.value -> 0) <> ?4
+          UNION ALL SELECT '[' || ?4 || ',"' || ?3 || '"]', 9223372036854775807
+        ) ORDER BY n DESC LIMIT 16)) END`;
+}
+
+/** SQLite: whether the rule admits writing ?3 (key ?4) over row `r` (as pgAdmits). */
+function sqliteAdmits(r) {
+  return `CASE
+      WHEN NOT ${sqliteSound(r)} THEN 0
+      WHEN ?4 IS NOT NULL AND EXISTS (SELECT 1 FROM json_each(${r}.fence_ops) AS e WHERE (e.value -> 0) = ?4 AND (e.value ->> 1) = ?3) THEN 0
+      ELSE ${r}.fence IS NULL OR ${r}.fence COLLATE BINARY <= ?3 END`;
+}
+
+/**
+ * The SQLite statement of a write (SQLite and Durable Object SQL): the row made when there is
+ * none, written over when the rule admits it, left as it is otherwise (it then counts no change,
+ * and RETURNING, where asked for, answers no row).
+ */
+export function sqliteWrite(table, key, value, returning = "") {
+  return `INSERT INTO ${table} (${key}, ${value}, fence, fence_ops) VALUES (?1, ?2, ?3, '[[' || ?4 || ',"' || ?3 || '"]]')
+  ON CONFLICT (${key}) DO UPDATE SET ${value} = excluded.${value}, fence = excluded.fence, fence_ops = ${sqliteEntriesAfter(table)}
+  WHERE ${sqliteAdmits(table)}${returning}`;
+}
+
+/**
+ * A SQLite statement with `?1`..`?4` as plain `?` placeholders (what every driver binds: neither
+ * better-sqlite3 nor Durable Object SQL takes numbered ones), and which parameter each stands for.
+ */
+export function positional(sql) {
+  const order = [];
+  const text = sql.replace(/\?([1-4])/g, (_, n) => {
+    order.push(Number(n) - 1);
+    return "?";
+  });
+  return { text, order };
+}
+
+/** SQLite: the row a refused write reports, with whether it is sound. */
+export function sqliteRead(table, key) {
+  return `SELECT fence, fence_ops, ${sqliteSound(table)} AS sound FROM ${table} WHERE ${key} = ?`;
+}
