@@ -29,13 +29,14 @@ pub fn test() -> Result {
     let cli = root().join("target/debug/fencepost");
     let dir = fixture("store", &tarball)?;
     let pg = Postgres::start()?;
-    step("fencepost/store: SQLite and Postgres in Node, Durable Object SQL in workerd, the README");
+    step("fencepost/store: SQLite and Postgres in Node, Durable Object SQL in workerd, the SQL against the core, the README");
     node(&pg, &dir)
         .args([
             "--test",
             "sqlite.test.mjs",
             "postgres.test.mjs",
             "do.test.mjs",
+            "differential.test.mjs",
             "readme.test.mjs",
         ])
         .env("FENCEPOST_CLI", &cli)
