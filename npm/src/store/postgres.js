@@ -2,9 +2,9 @@
 // takes a connection of its own) or a Client (writes take turns on it: a connection runs one
 // statement at a time).
 //
-// A write is one statement, in one round trip (see postgresWrite in sql.js): it locks the row,
-// writes it only when the fence rule admits the token, and answers what it did with the row it
-// locked, from which the core decides what a refused write answers. A serialization failure or
+// A write is one statement, in one round trip (see postgresWrite in sql.js): it writes the row
+// only when the fence rule admits the token, and answers a refused write with the row it locked,
+// from which the core decides what the refusal says. A serialization failure or
 // deadlock (possible under stricter isolation than the default) is a lost race, and so is a row
 // another writer made between the statement's snapshot and its insert: the write is tried again,
 // up to ATTEMPTS times.
@@ -39,7 +39,7 @@ export class PostgresStore {
   #pool;
   #config;
   #retries = 0;
-  /** The write statement, prepared once per connection by name. */
+  /** The write statements (with an idempotency key and without), prepared once per connection by name. */
   #write;
   /** With a Client: the end of the queue of writes taking turns on it. */
   #turn = Promise.resolve();
@@ -59,8 +59,11 @@ export class PostgresStore {
     this.#pool = pool;
     this.#config = storeOptions(options, { sql: true });
     const { table, key, value } = this.#config;
-    const text = postgresWrite(table, key, value);
-    this.#write = { name: statementName(text), text };
+    const statement = (keyed) => {
+      const text = postgresWrite(table, key, value, keyed);
+      return { name: statementName(text), text };
+    };
+    this.#write = { plain: statement(false), keyed: statement(true) };
   }
 
   /**
@@ -107,21 +110,24 @@ export class PostgresStore {
     const { key: k, op, token } = args;
     // Token 0 is refused whatever the row holds: the core says so without reading it.
     if (token === 0n) return decideStoredWrite(null, token);
-    const query = { ...this.#write, values: sqlParams(args) };
+    const params = sqlParams(args);
+    const query = op === undefined ? { ...this.#write.plain, values: params.slice(0, 3) } : { ...this.#write.keyed, values: params };
     return untilSettled(k, () => this.#retries++, async () => {
-      let row;
+      let rows;
       try {
-        row = (await this.#session((db) => db.query(query))).rows[0];
+        ({ rows } = await this.#session((db) => db.query(query)));
       } catch (error) {
         if (!RETRY.has(error?.code)) throw error;
         return lost(error);
       }
-      if (row.written) return ACCEPTED;
-      const verdict = refusal(token, op, row.found ? row : undefined, `row ${describe(k)}`);
+      // No row: written.
+      if (rows.length === 0) return ACCEPTED;
+      const row = rows[0];
+      const verdict = refusal(token, op, row.here ? row : undefined, `row ${describe(k)}`);
       if (verdict !== null) return verdict;
-      // Nothing to lock: another writer made the row after this statement's snapshot, and the
-      // rule refused the write over it. Read and decided again, it meets that row.
-      if (!row.found) return lost(undefined);
+      // No row to read: another writer made it after this statement began, and the rule refused
+      // the write over that one. Tried again, the statement meets it.
+      if (!row.here) return lost(undefined);
       throw disagreement(k, token, row);
     });
   }

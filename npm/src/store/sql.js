@@ -24,62 +24,77 @@
 /** JSON whitespace, and one JSON string (its escapes checked, no raw control characters). */
 const WS = "[ \\t\\n\\r]*";
 const STRING = '"(?:[^"\\\\\\x01-\\x1f]|\\\\(?:["\\\\/bfnrt]|u[0-9A-Fa-f]{4}))*"';
-/** One idempotency entry, capturing its key's JSON text and its mark's digits. */
-const ENTRY = `\\[${WS}(${STRING})${WS},${WS}"([0-9]{20})"${WS}\\]`;
-const ENTRY_ANY = ENTRY.replace(/\((?!\?)/g, "(?:");
+/** One idempotency entry: [key, mark]. */
+const ENTRY = `\\[${WS}${STRING}${WS},${WS}"[0-9]{20}"${WS}\\]`;
 /** The whole of a sound fence_ops: a JSON array of entries. */
-const ENTRIES = `^${WS}\\[${WS}(?:${ENTRY_ANY}(?:${WS},${WS}${ENTRY_ANY})*)?${WS}\\]${WS}$`;
+const ENTRIES = `^${WS}\\[${WS}(?:${ENTRY}(?:${WS},${WS}${ENTRY})*)?${WS}\\]${WS}$`;
 
 /** A Postgres string constant that no setting reads escapes in. */
 const dollar = (text) => `$re$${text}$re$`;
 
 /** Postgres: whether the row aliased `r` is one a fenced write could have left. */
 function pgSound(r) {
-  return `((${r}.fence IS NULL OR ${r}.fence ~ '^[0-9]{20}$') AND (${r}.fence_ops IS NULL OR ${r}.fence_ops ~ ${dollar(ENTRIES)}))`;
+  // String functions for the mark, which every write checks; a pattern only for the entries.
+  return `((${r}.fence IS NULL OR (octet_length(${r}.fence) = 20 AND ltrim(${r}.fence, '0123456789') = ''))
+      AND (${r}.fence_ops IS NULL OR ${r}.fence_ops ~ ${dollar(ENTRIES)}))`;
 }
 
-/** Postgres: the entries of row `r` in order, as (key, mark, n); only for a sound row. */
+/**
+ * Postgres: the entries of row `r` in order, as (k, m, n): each entry's key as JSON text, its
+ * mark's 20 digits and its place. Only for a sound row (the cast cannot fail then). An entry is
+ * `[ "key" , "<20 digits>" ]`: with the brackets and the blanks around it trimmed, the mark is
+ * its last 22 characters, and the key what is left before the comma.
+ */
 function pgEntries(r) {
-  return `regexp_matches(coalesce(${r}.fence_ops, '[]'), ${dollar(ENTRY)}, 'g') WITH ORDINALITY AS e(m, n)`;
+  return `(SELECT rtrim(left(t, -22), E', \\t\\n\\r') AS k, substr(right(t, 21), 1, 20) AS m, n
+      FROM json_array_elements(coalesce(${r}.fence_ops, '[]')::json) WITH ORDINALITY AS e(v, n),
+      LATERAL btrim(e.v::text, E'[] \\t\\n\\r') AS t) AS e`;
 }
 
 /** Postgres: row `r`'s entries without key $4, then [$4, $3], the last 16, as JSON text. */
 function pgEntriesAfter(r) {
-  return `CASE WHEN $4 IS NULL THEN ${r}.fence_ops ELSE (
-      SELECT '[' || string_agg(entry, ',' ORDER BY n) || ']' FROM (
+  return `(SELECT '[' || string_agg(entry, ',' ORDER BY n) || ']' FROM (
         SELECT entry, n FROM (
-          SELECT '[' || e.m[1] || ',"' || e.m[2] || '"]' AS entry, e.n FROM ${pgEntries(r)} WHERE e.m[1] <> $4
+          SELECT '[' || e.k || ',"' || e.m || '"]' AS entry, e.n FROM ${pgEntries(r)} WHERE e.k <> $4
           UNION ALL SELECT '[' || $4 || ',"' || $3 || '"]', 9223372036854775807
-        ) AS candidates ORDER BY n DESC LIMIT 16) AS kept) END`;
+        ) AS candidates ORDER BY n DESC LIMIT 16) AS kept)`;
 }
 
-/** Postgres: whether the rule admits writing $3 (key $4) over row `r` (points 2 to 5 above). */
-function pgAdmits(r) {
+/**
+ * Postgres: whether the rule admits writing $3 over row `r` (points 2 to 5 above), with
+ * idempotency key $4 when `keyed`.
+ */
+function pgAdmits(r, keyed) {
+  const retry = keyed ? `\n      WHEN ${r}.fence_ops IS NOT NULL AND EXISTS (SELECT FROM ${pgEntries(r)} WHERE e.k = $4 AND e.m = $3) THEN false` : "";
   return `CASE
-      WHEN NOT ${pgSound(r)} THEN false
-      WHEN $4 IS NOT NULL AND EXISTS (SELECT FROM ${pgEntries(r)} WHERE e.m[1] = $4 AND e.m[2] = $3) THEN false
+      WHEN NOT ${pgSound(r)} THEN false${retry}
       ELSE ${r}.fence IS NULL OR ${r}.fence COLLATE "C" <= $3 END`;
 }
 
 /**
- * The Postgres statement of a write: one round trip, its own transaction. `prev` locks the row
- * (under READ COMMITTED, FOR UPDATE waits for a writer holding it and then reads the newest
- * version), so the rule is checked against the very row the answer reports. The insert makes the
- * row when there is none; its DO UPDATE writes only what the rule admits, and a refused write
- * leaves the row as it was (no new version, no trigger). It answers whether it wrote, and the row
- * it locked with whether it is sound. The insert reads `prev` (the count), so the lock comes first.
+ * The Postgres statement of a write: one round trip, its own transaction. The insert makes the
+ * row when there is none; its DO UPDATE locks the row (under READ COMMITTED, waiting for a writer
+ * holding it, then taking the newest version) and writes it only when the rule admits the token;
+ * a refused write leaves the row as it was (no new version, no trigger), still locked. Only for
+ * a refused write does `prev` then read the row: FOR UPDATE follows it to its newest version, the
+ * one the rule was checked against, so the answer is about the very row decided on.
+ *
+ * An accepted write answers no row, a refused one a row: the row (`here` null when there was none
+ * to read: another writer made it after the statement began) with whether it is sound. A write
+ * with an idempotency key (`keyed`, parameter 4) has a statement of its own: the work on the
+ * entries makes a plan that every execution would set up, and a write without one has no use for
+ * it.
  */
-export function postgresWrite(table, key, value) {
-  return `WITH prev AS (SELECT fence, fence_ops, true AS here FROM ${table} WHERE ${key} = $1 FOR UPDATE),
-  w AS (
-    INSERT INTO ${table} AS r (${key}, ${value}, fence, fence_ops)
-    SELECT $1, $2, $3, '[[' || $4 || ',"' || $3 || '"]]' FROM (SELECT count(*) FROM prev) AS locked
-    ON CONFLICT (${key}) DO UPDATE SET ${value} = excluded.${value}, fence = excluded.fence, fence_ops = ${pgEntriesAfter("r")}
-    WHERE ${pgAdmits("r")}
-    RETURNING 1)
-  SELECT EXISTS (SELECT FROM w) AS written, p.here IS NOT NULL AS found,
-    p.fence, p.fence_ops, ${pgSound("p")} AS sound
-  FROM (SELECT) AS one LEFT JOIN prev AS p ON true`;
+export function postgresWrite(table, key, value, keyed) {
+  const ops = keyed ? `'[[' || $4 || ',"' || $3 || '"]]'` : "NULL";
+  return `WITH w AS (
+    INSERT INTO ${table} AS r (${key}, ${value}, fence, fence_ops) VALUES ($1, $2, $3, ${ops})
+    ON CONFLICT (${key}) DO UPDATE SET ${value} = excluded.${value}, fence = excluded.fence${keyed ? `, fence_ops = ${pgEntriesAfter("r")}` : ""}
+    WHERE ${pgAdmits("r", keyed)}
+    RETURNING 1),
+  prev AS (SELECT fence, fence_ops, true AS here FROM ${table} WHERE ${key} = $1 FOR UPDATE)
+  SELECT p.here, p.fence, p.fence_ops, ${pgSound("p")} AS sound
+  FROM (SELECT) AS one LEFT JOIN prev AS p ON true WHERE NOT EXISTS (SELECT FROM w)`;
 }
 
 /** SQLite: whether the row `r` is one a fenced write could have left (as pgSound). */
