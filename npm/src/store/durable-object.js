@@ -1,7 +1,7 @@
 // A fenced table in a Durable Object's SQL storage (`ctx.storage`, a class with SQL enabled).
 //
 // A write is one statement (see sqliteWrite in sql.js): it writes the row only when the fence
-// rule admits the token, and answers no row when it does not; only a refused write reads the
+// rule admits the token, and writes no row when it does not; only a refused write reads the
 // row, for the core to decide what it answers. A Durable Object runs one request's synchronous
 // code at a time, so nothing comes between the statement and that read, and a statement is
 // atomic: a failure leaves nothing half-written. No race can be lost, so nothing is retried.
@@ -24,7 +24,11 @@ export class DurableObjectSqlStore {
     this.#storage = storage;
     this.#config = storeOptions(options, { sql: true });
     const { table, key, value } = this.#config;
-    this.#sql = { write: positional(sqliteWrite(table, key, value, " RETURNING 1")), refused: sqliteRead(table, key) };
+    this.#sql = {
+      plain: positional(sqliteWrite(table, key, value, false)),
+      keyed: positional(sqliteWrite(table, key, value, true)),
+      refused: sqliteRead(table, key),
+    };
   }
 
   #exec(sql, ...params) {
@@ -55,10 +59,11 @@ export class DurableObjectSqlStore {
     const { key: k, op, token } = args;
     // Token 0 is refused whatever the row holds: the core says so without reading it.
     if (token === 0n) return decideStoredWrite(null, token);
-    const { write, refused } = this.#sql;
     const params = sqlParams(args);
-    if (this.#exec(write.text, ...write.order.map((i) => params[i])).toArray().length === 1) return ACCEPTED;
-    const row = this.#exec(refused, k).toArray()[0];
+    const write = op === undefined ? this.#sql.plain : this.#sql.keyed;
+    // An upsert the rule refused wrote no row.
+    if (this.#exec(write.text, ...write.order.map((i) => params[i])).rowsWritten > 0) return ACCEPTED;
+    const row = this.#exec(this.#sql.refused, k).toArray()[0];
     const verdict = refusal(token, op, row, `row ${describe(k)}`);
     if (verdict === null) throw disagreement(k, token, row);
     return verdict;

@@ -114,32 +114,33 @@ function sqliteSound(r) {
 
 /** SQLite: row `r`'s entries without key ?4, then [?4, ?3], the last 16, as JSON text. */
 function sqliteEntriesAfter(r) {
-  return `CASE WHEN ?4 IS NULL THEN ${r}.fence_ops ELSE (
-      SELECT '[' || group_concat(entry, ',' ORDER BY n) || ']' FROM (
+  return `(SELECT '[' || group_concat(entry, ',' ORDER BY n) || ']' FROM (
         SELECT entry, n FROM (
           SELECT '[' || (e.value -> 0) || ',"' || (e.value ->> 1) || '"]' AS entry, e.key AS n
             FROM json_each(${r}.fence_ops) AS e WHERE (e.value -> 0) <> ?4
           UNION ALL SELECT '[' || ?4 || ',"' || ?3 || '"]', 9223372036854775807
-        ) ORDER BY n DESC LIMIT 16)) END`;
+        ) ORDER BY n DESC LIMIT 16))`;
 }
 
-/** SQLite: whether the rule admits writing ?3 (key ?4) over row `r` (as pgAdmits). */
-function sqliteAdmits(r) {
+/** SQLite: whether the rule admits writing ?3 over row `r` (as pgAdmits), with key ?4 when `keyed`. */
+function sqliteAdmits(r, keyed) {
+  const retry = keyed ? `\n      WHEN EXISTS (SELECT 1 FROM json_each(${r}.fence_ops) AS e WHERE (e.value -> 0) = ?4 AND (e.value ->> 1) = ?3) THEN 0` : "";
   return `CASE
-      WHEN NOT ${sqliteSound(r)} THEN 0
-      WHEN ?4 IS NOT NULL AND EXISTS (SELECT 1 FROM json_each(${r}.fence_ops) AS e WHERE (e.value -> 0) = ?4 AND (e.value ->> 1) = ?3) THEN 0
+      WHEN NOT ${sqliteSound(r)} THEN 0${retry}
       ELSE ${r}.fence IS NULL OR ${r}.fence COLLATE BINARY <= ?3 END`;
 }
 
 /**
  * The SQLite statement of a write (SQLite and Durable Object SQL): the row made when there is
- * none, written over when the rule admits it, left as it is otherwise (it then counts no change,
- * and RETURNING, where asked for, answers no row).
+ * none, written over when the rule admits it, left as it is otherwise (it then counts no change).
+ * As on Postgres, a write with an idempotency key (`keyed`, parameter 4) has a statement of its
+ * own, and one without uses parameters 1 to 3 only.
  */
-export function sqliteWrite(table, key, value, returning = "") {
-  return `INSERT INTO ${table} (${key}, ${value}, fence, fence_ops) VALUES (?1, ?2, ?3, '[[' || ?4 || ',"' || ?3 || '"]]')
-  ON CONFLICT (${key}) DO UPDATE SET ${value} = excluded.${value}, fence = excluded.fence, fence_ops = ${sqliteEntriesAfter(table)}
-  WHERE ${sqliteAdmits(table)}${returning}`;
+export function sqliteWrite(table, key, value, keyed) {
+  const ops = keyed ? `'[[' || ?4 || ',"' || ?3 || '"]]'` : "NULL";
+  return `INSERT INTO ${table} (${key}, ${value}, fence, fence_ops) VALUES (?1, ?2, ?3, ${ops})
+  ON CONFLICT (${key}) DO UPDATE SET ${value} = excluded.${value}, fence = excluded.fence${keyed ? `, fence_ops = ${sqliteEntriesAfter(table)}` : ""}
+  WHERE ${sqliteAdmits(table, keyed)}`;
 }
 
 /**

@@ -52,12 +52,15 @@ export class SqliteStore {
   #prepared() {
     if (this.#statements === null) {
       const { table, key, value } = this.#config;
-      const write = positional(sqliteWrite(table, key, value));
+      const write = (keyed) => {
+        const { text, order } = positional(sqliteWrite(table, key, value, keyed));
+        return { statement: this.#db.prepare(text), order };
+      };
       this.#statements = {
         begin: this.#db.prepare("BEGIN IMMEDIATE"),
         commit: this.#db.prepare("COMMIT"),
-        write: this.#db.prepare(write.text),
-        order: write.order,
+        plain: write(false),
+        keyed: write(true),
         refused: this.#db.prepare(sqliteRead(table, key)),
         read: this.#db.prepare(`SELECT ${value} AS value, fence FROM ${table} WHERE ${key} = ?`),
       };
@@ -74,7 +77,8 @@ export class SqliteStore {
     if (token === 0n) return decideStoredWrite(null, token);
     const st = this.#prepared();
     const params = sqlParams(args);
-    const bound = st.order.map((i) => params[i]);
+    const write = op === undefined ? st.plain : st.keyed;
+    const bound = write.order.map((i) => params[i]);
     return untilSettled(k, () => this.#retries++, async () => {
       try {
         st.begin.run();
@@ -85,7 +89,7 @@ export class SqliteStore {
       }
       try {
         let verdict = ACCEPTED;
-        if (st.write.run(...bound).changes === 0) {
+        if (write.statement.run(...bound).changes === 0) {
           const row = st.refused.get(k);
           verdict = refusal(token, op, row, `row ${describe(k)}`);
           // Inside the transaction nothing came between the statement and this read.
