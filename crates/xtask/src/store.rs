@@ -29,7 +29,7 @@ pub fn test() -> Result {
     let cli = root().join("target/debug/fencepost");
     let dir = fixture("store", &tarball)?;
     let pg = Postgres::start()?;
-    step("fencepost/store: SQLite and Postgres in Node, Durable Object SQL in workerd, the SQL against the core, the README");
+    step("fencepost/store: SQLite and Postgres in Node, Durable Object SQL in workerd, the README");
     node(&pg, &dir)
         .args([
             "--test",

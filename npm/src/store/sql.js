@@ -97,34 +97,38 @@ export function postgresWrite(table, key, value, keyed) {
   FROM (SELECT) AS one LEFT JOIN prev AS p ON true WHERE NOT EXISTS (SELECT FROM w)`;
 }
 
+/**
+ * SQLite: the text of an entry `[ "key" , "<20 digits>" ]` as json_each renders it (minified,
+ * the key's escapes as written): `["key","<20 digits>"]`, so its key's JSON text is what lies
+ * between its first character and its last 24. String functions read it: JSON functions would
+ * parse it again for every question asked.
+ */
+const sqliteKey = (entry) => `substr(${entry}, 2, length(${entry}) - 25)`;
+
 /** SQLite: whether the row `r` is one a fenced write could have left (as pgSound). */
 function sqliteSound(r) {
-  // CASE, not AND: only an array's value is JSON text that json_* may be asked about.
-  const entryOk = `CASE WHEN e.type <> 'array' THEN 0
-        ELSE json_array_length(e.value) = 2 AND json_type(e.value, '$[0]') = 'text' AND json_type(e.value, '$[1]') = 'text'
-          AND length(e.value ->> 1) = 20 AND (e.value ->> 1) NOT GLOB '*[^0-9]*' END`;
   return `(CASE
       WHEN ${r}.fence IS NOT NULL AND NOT (typeof(${r}.fence) = 'text' AND length(${r}.fence) = 20 AND ${r}.fence NOT GLOB '*[^0-9]*') THEN 0
       WHEN ${r}.fence_ops IS NULL THEN 1
-      WHEN typeof(${r}.fence_ops) <> 'text' THEN 0
-      WHEN NOT json_valid(${r}.fence_ops) THEN 0
+      WHEN typeof(${r}.fence_ops) <> 'text' OR NOT json_valid(${r}.fence_ops) THEN 0
       WHEN json_type(${r}.fence_ops) <> 'array' THEN 0
-      ELSE NOT EXISTS (SELECT 1 FROM json_each(${r}.fence_ops) AS e WHERE NOT (${entryOk})) END)`;
+      ELSE NOT EXISTS (SELECT 1 FROM json_each(${r}.fence_ops) AS e
+        WHERE e.type <> 'array' OR NOT (substr(e.value, 1, 2) = '["' AND substr(e.value, -24, 2) = ',"' AND substr(e.value, -2) = '"]'
+          AND substr(e.value, -22, 20) NOT GLOB '*[^0-9]*' AND json_array_length(e.value) = 2)) END)`;
 }
 
 /** SQLite: row `r`'s entries without key ?4, then [?4, ?3], the last 16, as JSON text. */
 function sqliteEntriesAfter(r) {
   return `(SELECT '[' || group_concat(entry, ',' ORDER BY n) || ']' FROM (
         SELECT entry, n FROM (
-          SELECT '[' || (e.value -> 0) || ',"' || (e.value ->> 1) || '"]' AS entry, e.key AS n
-            FROM json_each(${r}.fence_ops) AS e WHERE (e.value -> 0) <> ?4
+          SELECT e.value AS entry, e.key AS n FROM json_each(${r}.fence_ops) AS e WHERE ${sqliteKey("e.value")} <> ?4
           UNION ALL SELECT '[' || ?4 || ',"' || ?3 || '"]', 9223372036854775807
         ) ORDER BY n DESC LIMIT 16))`;
 }
 
 /** SQLite: whether the rule admits writing ?3 over row `r` (as pgAdmits), with key ?4 when `keyed`. */
 function sqliteAdmits(r, keyed) {
-  const retry = keyed ? `\n      WHEN EXISTS (SELECT 1 FROM json_each(${r}.fence_ops) AS e WHERE (e.value -> 0) = ?4 AND (e.value ->> 1) = ?3) THEN 0` : "";
+  const retry = keyed ? `\n      WHEN EXISTS (SELECT 1 FROM json_each(${r}.fence_ops) AS e WHERE e.value = '[' || ?4 || ',"' || ?3 || '"]') THEN 0` : "";
   return `CASE
       WHEN NOT ${sqliteSound(r)} THEN 0${retry}
       ELSE ${r}.fence IS NULL OR ${r}.fence COLLATE BINARY <= ?3 END`;
