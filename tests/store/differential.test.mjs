@@ -2,8 +2,9 @@
 // restates the core's rule (npm/src/store/sql.js); this test keeps the two in step. Random
 // sequences of writes (tokens equal to the mark, lower, higher, at u64 edges and 0; idempotency
 // keys reused across tokens, retried, and more than 16 of them on one row) go to real Postgres
-// and real SQLite, and every answer and every final row is compared with decideStoredWrite fed
-// the same sequence (differential.mjs). Then concurrent writers on one row: each answer must be
+// and real SQLite (and Durable Object SQL in workerd, whose SQLite runs the same statement), and
+// every answer and every final row is compared with decideStoredWrite fed the same sequence
+// (differential.mjs). Then concurrent writers on one row: each answer must be
 // the core's over some state the row went through while the write was under way, every accepted
 // write the core's choice at its place in the order the engine applied them (a trigger's log),
 // and the final row the one that order leads to.
@@ -18,6 +19,8 @@ import Database from "better-sqlite3";
 import pg from "pg";
 import { PostgresStore, SqliteStore } from "fencepost/store";
 import { KEYS, Model, concurrentWrite, nextWrite, random, show } from "./differential.mjs";
+import { post, remote } from "./runtime.mjs";
+import { configure, startWorkerd } from "./workerd.mjs";
 
 const SEQUENCES = 40;
 const WRITES = 150;
@@ -32,7 +35,11 @@ const dir = mkdtempSync(join(tmpdir(), "fencepost-differential-"));
 const file = join(dir, "store.db");
 const db = new Database(file);
 db.pragma("journal_mode = WAL");
+// Durable Object SQL runs the SQLite statement on workerd's own SQLite.
+configure(dir);
+const workerd = await startWorkerd(dir);
 after(async () => {
+  await workerd.stop();
   db.close();
   rmSync(dir, { recursive: true, force: true });
   await pool.end();
@@ -72,6 +79,13 @@ const engines = {
       }
     },
     log: async (name) => db.prepare(`SELECT key, value FROM "${name}_log" ORDER BY seq`).all(),
+  },
+  "Durable Object SQL": {
+    async make(name) {
+      await post(workerd.base, name, "/open", { table: name });
+      return remote(workerd.base, name);
+    },
+    row: async (name, key) => (await post(workerd.base, name, "/sql", { sql: `SELECT value, fence, fence_ops FROM "${name}" WHERE key = ?`, params: [key] }))[0],
   },
 };
 
