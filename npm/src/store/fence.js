@@ -52,12 +52,13 @@ export class StoreDamageError extends Error {
  * lost the race answers `lost(cause, { pause })` and is tried again (after a short random wait
  * that grows with each attempt when `pause` is set: a driver that fails at once would otherwise
  * spend every attempt in microseconds, and contenders spread out). `counted()` is told of every
- * lost race. After the last one: a StoreContentionError.
+ * lost race. After the last one: a StoreContentionError. `first`, when given, is the outcome of
+ * a first attempt already made (a store that can settle a write without waiting makes it so).
  */
-export async function untilSettled(key, counted, attempt) {
+export async function untilSettled(key, counted, attempt, first) {
   let cause;
   for (let n = 0; n < ATTEMPTS; n++) {
-    const outcome = await attempt();
+    const outcome = n === 0 && first !== undefined ? first : await attempt();
     if (!(outcome instanceof Lost)) return outcome;
     cause = outcome.cause ?? cause;
     counted();
@@ -76,6 +77,11 @@ class Lost {
 /** What an attempt of `untilSettled` answers when it lost the race for its key. */
 export function lost(cause, { pause = false } = {}) {
   return new Lost(cause, pause);
+}
+
+/** Whether an attempt's outcome is a lost race. */
+export function isLost(outcome) {
+  return outcome instanceof Lost;
 }
 
 /**

@@ -11,7 +11,7 @@
 // times.
 
 import { decideStoredWrite } from "fencepost";
-import { ACCEPTED, disagreement, entry, keyOf, lost, refusal, sqlParams, storeOptions, untilSettled, writeArgs } from "./fence.js";
+import { ACCEPTED, disagreement, entry, isLost, keyOf, lost, refusal, sqlParams, storeOptions, untilSettled, writeArgs } from "./fence.js";
 import { positional, sqliteRead, sqliteWrite } from "./sql.js";
 import { describe } from "../common.js";
 
@@ -79,7 +79,8 @@ export class SqliteStore {
     const params = sqlParams(args);
     const write = op === undefined ? st.plain : st.keyed;
     const bound = write.order.map((i) => params[i]);
-    return untilSettled(k, () => this.#retries++, async () => {
+    // Synchronous: a write that finds the database free is settled without waiting.
+    const attempt = () => {
       try {
         st.begin.run();
       } catch (error) {
@@ -106,7 +107,9 @@ export class SqliteStore {
         }
         throw error;
       }
-    });
+    };
+    const first = attempt();
+    return isLost(first) ? untilSettled(k, () => this.#retries++, attempt, first) : first;
   }
 
   /** How many times a write lost the race for its key and was read and decided again. */
