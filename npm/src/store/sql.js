@@ -105,30 +105,34 @@ export function postgresWrite(table, key, value, keyed) {
  */
 const sqliteKey = (entry) => `substr(${entry}, 2, length(${entry}) - 25)`;
 
-/** SQLite: whether the row `r` is one a fenced write could have left (as pgSound). */
+/**
+ * SQLite: whether the row `r` is one a fenced write could have left (as pgSound). SQLite's
+ * statement names the table itself (an upsert cannot alias it), so names inside are made
+ * unlike a table's: `entry_`.
+ */
 function sqliteSound(r) {
   return `(CASE
       WHEN ${r}.fence IS NOT NULL AND NOT (typeof(${r}.fence) = 'text' AND length(${r}.fence) = 20 AND ${r}.fence NOT GLOB '*[^0-9]*') THEN 0
       WHEN ${r}.fence_ops IS NULL THEN 1
       WHEN typeof(${r}.fence_ops) <> 'text' OR NOT json_valid(${r}.fence_ops) THEN 0
       WHEN json_type(${r}.fence_ops) <> 'array' THEN 0
-      ELSE NOT EXISTS (SELECT 1 FROM json_each(${r}.fence_ops) AS e
-        WHERE e.type <> 'array' OR NOT (substr(e.value, 1, 2) = '["' AND substr(e.value, -24, 2) = ',"' AND substr(e.value, -2) = '"]'
-          AND substr(e.value, -22, 20) NOT GLOB '*[^0-9]*' AND json_array_length(e.value) = 2)) END)`;
+      ELSE NOT EXISTS (SELECT 1 FROM json_each(${r}.fence_ops) AS entry_
+        WHERE entry_.type <> 'array' OR NOT (substr(entry_.value, 1, 2) = '["' AND substr(entry_.value, -24, 2) = ',"' AND substr(entry_.value, -2) = '"]'
+          AND substr(entry_.value, -22, 20) NOT GLOB '*[^0-9]*' AND json_array_length(entry_.value) = 2)) END)`;
 }
 
 /** SQLite: row `r`'s entries without key ?4, then [?4, ?3], the last 16, as JSON text. */
 function sqliteEntriesAfter(r) {
   return `(SELECT '[' || group_concat(entry, ',' ORDER BY n) || ']' FROM (
         SELECT entry, n FROM (
-          SELECT e.value AS entry, e.key AS n FROM json_each(${r}.fence_ops) AS e WHERE ${sqliteKey("e.value")} <> ?4
+          SELECT entry_.value AS entry, entry_.key AS n FROM json_each(${r}.fence_ops) AS entry_ WHERE ${sqliteKey("entry_.value")} <> ?4
           UNION ALL SELECT '[' || ?4 || ',"' || ?3 || '"]', 9223372036854775807
         ) ORDER BY n DESC LIMIT 16))`;
 }
 
 /** SQLite: whether the rule admits writing ?3 over row `r` (as pgAdmits), with key ?4 when `keyed`. */
 function sqliteAdmits(r, keyed) {
-  const retry = keyed ? `\n      WHEN EXISTS (SELECT 1 FROM json_each(${r}.fence_ops) AS e WHERE e.value = '[' || ?4 || ',"' || ?3 || '"]') THEN 0` : "";
+  const retry = keyed ? `\n      WHEN EXISTS (SELECT 1 FROM json_each(${r}.fence_ops) AS entry_ WHERE entry_.value = '[' || ?4 || ',"' || ?3 || '"]') THEN 0` : "";
   return `CASE
       WHEN NOT ${sqliteSound(r)} THEN 0${retry}
       ELSE ${r}.fence IS NULL OR ${r}.fence COLLATE BINARY <= ?3 END`;
