@@ -2,9 +2,11 @@
 //
 // Every store keeps, beside a key's value, its high-water mark (`fence`: the token as 20
 // zero-padded digits, since a u64 does not fit a signed 64-bit column) and its last 16
-// idempotency keys with their tokens (`fence_ops`). A write reads both, lets the core decide, and
-// writes value and mark in one atomic step. Refusals are results; misuse and malformed tokens
-// throw (TypeError / RangeError, with the core's wording); a write that keeps losing the race for
+// idempotency keys with their tokens (`fence_ops`). Value and mark are written in one atomic step,
+// only when the core's rule admits the token: on the SQL engines one statement compares and writes,
+// in Deno KV the entry is read, decided by the core and committed if unchanged. Refusals are
+// results; misuse and malformed tokens throw (TypeError / RangeError, with the core's wording; a
+// key holding U+0000 or an unpaired surrogate is a TypeError); a write that keeps losing the race for
 // its key ends in a StoreContentionError, and a row no fenced write could have left (a damaged mark,
 // or a foreign entry under the key) in a StoreDamageError, with nothing written.
 
@@ -64,7 +66,7 @@ export interface PgQueryable {
   query(text: string, values?: readonly unknown[]): Promise<{ rows: any[] }>;
 }
 
-/** Postgres through `pg`: each write is one transaction with `SELECT ... FOR UPDATE`. */
+/** Postgres through `pg`: each write is one statement, in one round trip, accepted or refused. */
 export class PostgresStore implements FencedTable {
   constructor(poolOrClient: PgQueryable, options: SqlStoreOptions);
   createTable(): Promise<void>;
@@ -80,7 +82,7 @@ export interface SqliteDatabase {
   exec(sql: string): unknown;
 }
 
-/** SQLite: each write runs inside `BEGIN IMMEDIATE`, without yielding. */
+/** SQLite: each write is one upsert that compares in its `WHERE`, inside `BEGIN IMMEDIATE`, without yielding. */
 export class SqliteStore implements FencedTable {
   constructor(database: SqliteDatabase, options: SqlStoreOptions);
   createTable(): Promise<void>;
@@ -96,7 +98,7 @@ export interface DurableObjectSqlStorage {
   transactionSync<T>(closure: () => T): T;
 }
 
-/** Durable Object SQL: each write runs inside `transactionSync`, without yielding. */
+/** Durable Object SQL: each write is one upsert that compares in its `WHERE`, without yielding. */
 export class DurableObjectSqlStore implements FencedTable {
   constructor(storage: DurableObjectSqlStorage, options: SqlStoreOptions);
   createTable(): Promise<void>;

@@ -139,6 +139,36 @@ export function cases(engine, make, raw, damage) {
     assert.equal(await store.read("k"), null);
   });
 
+  test(`${engine}: a key or idempotency key holding U+0000 or an unpaired surrogate is a TypeError, and nothing is written`, async () => {
+    const store = await make("inexact");
+    const refused = (what, index, arg = "key") => ({
+      name: "TypeError",
+      message: `${arg} holds ${what} at index ${index}, which not every engine can store exactly; nothing was written or read`,
+    });
+    // Postgres cannot hold U+0000 in text at all.
+    await assert.rejects(store.write("a\u0000b", 1n, "x"), refused("U+0000", 1));
+    await assert.rejects(store.read("a\u0000b"), refused("U+0000", 1));
+    // Two keys that differ only in an unpaired surrogate: stored as U+FFFD (as pg and Deno KV
+    // encode them) they would share one row, and one owner's token would fence the other's key.
+    await assert.rejects(store.write("doc\uD800", 1n, "first"), refused("an unpaired surrogate (U+D800)", 3));
+    await assert.rejects(store.write("doc\uDC00", 2n, "second"), refused("an unpaired surrogate (U+DC00)", 3));
+    await assert.rejects(store.read("doc\uDC00"), refused("an unpaired surrogate (U+DC00)", 3));
+    await assert.rejects(store.write("\uDC00\uD83D", 1n, "x"), refused("an unpaired surrogate (U+DC00)", 0));
+    await assert.rejects(store.write("k", 1n, "x", { idempotencyKey: "op\u0000" }), refused("U+0000", 2, "options.idempotencyKey"));
+    await assert.rejects(store.write("k", 1n, "x", { idempotencyKey: "\uD800op" }), refused("an unpaired surrogate (U+D800)", 0, "options.idempotencyKey"));
+    // Nothing of it reached the store.
+    assert.equal(await store.read("doc\uFFFD"), null);
+    assert.equal(await store.read("k"), null);
+    // A surrogate pair is a character like any other, U+FFFD too, and each key has its own row.
+    assert.deepEqual(await store.write("doc\uD83D\uDE00", 1n, "pair", { idempotencyKey: "\uD83D\uDE00" }), { ok: true });
+    assert.deepEqual(await store.write("doc\uFFFD", 2n, "replacement"), { ok: true });
+    assert.deepEqual(await store.read("doc\uD83D\uDE00"), { value: "pair", token: 1n });
+    assert.deepEqual(await store.read("doc\uFFFD"), { value: "replacement", token: 2n });
+    // A value is JSON text, where both are escapes: it is stored exactly.
+    assert.deepEqual(await store.write("k", 3n, "a\u0000b\uD800"), { ok: true });
+    assert.deepEqual(await store.read("k"), { value: "a\u0000b\uD800", token: 3n });
+  });
+
   test(`${engine}: with a signer, only tokens signed for the key's lock move the mark`, async () => {
     const signer = new TokenSigner(new TextEncoder().encode(SIGNING_KEY));
     const store = await make("signed", { signer, lock: lockOf });

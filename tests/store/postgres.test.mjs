@@ -89,13 +89,16 @@ test("Postgres: concurrent writes through one Client take turns on it", async ()
   }
 });
 
-/** Keeps every applied write to `table`, in the order Postgres applied them, in `<table>_log`. */
+/**
+ * Keeps every applied write to `table`, in the order Postgres applied them, in `<table>_log`: the
+ * first write to a key inserts its row, every later one updates it.
+ */
 async function logTable(table) {
   await pool.query(`
     CREATE TABLE "${table}_log" (seq bigserial PRIMARY KEY, key text, value text, fence text);
     CREATE FUNCTION "${table}_logged"() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN INSERT INTO "${table}_log" (key, value, fence) VALUES (NEW.key, NEW.value, NEW.fence); RETURN NEW; END $$;
-    CREATE TRIGGER "${table}_logged" AFTER UPDATE ON "${table}" FOR EACH ROW EXECUTE FUNCTION "${table}_logged"();`);
+    CREATE TRIGGER "${table}_logged" AFTER INSERT OR UPDATE ON "${table}" FOR EACH ROW EXECUTE FUNCTION "${table}_logged"();`);
 }
 
 
@@ -140,47 +143,53 @@ test("Postgres: under SERIALIZABLE, lost races are read again and decided again,
   }
 });
 
-/** A Client whose transaction freezes before COMMIT until `go` resolves. */
-function freezingBeforeCommit(client, reached, go) {
-  return {
-    // One connection, as a Client is: the store runs its transaction on it.
-    processID: client.processID,
-    async query(text, params) {
-      if (text === "COMMIT") {
-        reached();
-        await go;
-      }
-      return client.query(text, params);
-    },
-  };
+/** Waits (at most 10 s) until backend `pid` waits for a lock of `kind` (pg_stat_activity's wait_event). */
+async function waitsFor(pid, kind) {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const { rows } = await pool.query(`SELECT wait_event_type, wait_event FROM pg_stat_activity WHERE pid = $1`, [pid]);
+    if (rows[0]?.wait_event_type === "Lock" && (kind === undefined || rows[0].wait_event === kind)) return;
+    assert.ok(Date.now() < deadline, `backend ${pid} never waited for a lock${kind ? ` (${kind})` : ""}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
 }
 
 test("Postgres: a connection killed between its write and its COMMIT loses nothing and lets nothing stale in", async () => {
   const store = new PostgresStore(pool, { table: "crash" });
   await store.createTable();
   assert.deepEqual(await store.write("k", 40n, "committed by 40", { idempotencyKey: "op-40" }), { ok: true });
+  // A write is one statement, committed as it ends. To hold it after the row is written and
+  // before its COMMIT, a trigger that runs once the row is written waits for a lock this test holds.
+  await pool.query(`
+    CREATE FUNCTION crash_held() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN PERFORM pg_advisory_xact_lock(4242); RETURN NEW; END $$;
+    CREATE TRIGGER crash_held AFTER UPDATE ON crash FOR EACH ROW EXECUTE FUNCTION crash_held();`);
+  const holder = await pool.connect();
+  await holder.query("BEGIN");
+  await holder.query("SELECT pg_advisory_xact_lock(4242)");
   const victim = new pg.Client({ database });
   victim.on("error", () => {}); // the kill is expected
   await victim.connect();
-  let reached;
-  let go;
-  const atCommit = new Promise((r) => (reached = r));
-  const released = new Promise((r) => (go = r));
-  const frozen = new PostgresStore(freezingBeforeCommit(victim, reached, released), { table: "crash" });
-  const write = frozen.write("k", 50n, "written by 50", { idempotencyKey: "op-50" });
-  // Whatever fails below, the frozen write is let go and its connection closed: a connection
-  // left open would keep the pool's end (and the run) waiting instead of failing.
+  // Its failure is taken as soon as it comes: it may come before the test looks.
+  const failed = new PostgresStore(victim, { table: "crash" }).write("k", 50n, "written by 50", { idempotencyKey: "op-50" }).then(
+    (r) => assert.fail(`the killed write answered ${JSON.stringify(r, (_, v) => (typeof v === "bigint" ? `${v}` : v))}`),
+    (e) => e,
+  );
+  // Whatever fails below, the lock is let go, the trigger dropped and the connection closed: a
+  // connection left open would keep the pool's end (and the run) waiting instead of failing.
   try {
-    await atCommit;
+    await waitsFor(victim.processID, "advisory");
     // Its row is written and locked, uncommitted: other sessions still see 40.
     assert.deepEqual(await store.read("k"), { value: "committed by 40", token: 40n });
     const { rows } = await pool.query("SELECT pg_terminate_backend($1) AS killed", [victim.processID]);
     assert.deepEqual(rows, [{ killed: true }]);
-    go();
-    await assert.rejects(write, (e) => e.name !== "StoreContentionError" && /terminat|Connection/i.test(e.message));
+    const e = await failed;
+    assert.ok(e.name !== "StoreContentionError" && /terminat|Connection/i.test(e.message), e.message);
   } finally {
-    go();
     await victim.end().catch(() => {});
+    await holder.query("ROLLBACK").catch(() => {});
+    holder.release();
+    await pool.query("DROP TRIGGER crash_held ON crash; DROP FUNCTION crash_held()");
   }
   // Nothing of 50 stayed; 40 stands, nothing older gets in.
   assert.deepEqual(await store.read("k"), { value: "committed by 40", token: 40n });

@@ -1,10 +1,12 @@
 // The README's "Fencing your own table" examples (its ```javascript blocks), run as written against
 // the real engines (SQLite in memory, Postgres on PGHOST), with every `// → value` claim compared
-// with what the statement before it resolves to.
+// with what the statement before it resolves to; and its Postgres statement compared with the one
+// the store runs.
 import assert from "node:assert/strict";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { test } from "node:test";
+import { pathToFileURL } from "node:url";
 
 const require = createRequire(import.meta.url);
 const README = readFileSync(require.resolve("fencepost/package.json").replace(/package\.json$/, "README.md"), "utf8");
@@ -53,3 +55,13 @@ for (const [k, block] of blocks.entries()) {
   });
 }
 
+
+test("the README's Postgres statement is the one the store runs", async () => {
+  const sqlBlocks = [...section.matchAll(/```sql\n([\s\S]*?)```/g)].map((m) => m[1]);
+  assert.equal(sqlBlocks.length, 1);
+  const dist = require.resolve("fencepost/package.json").replace(/package\.json$/, "dist/store/sql.js");
+  const { postgresWrite } = await import(pathToFileURL(dist));
+  // The README names the entries' pattern instead of spelling it out.
+  const run = postgresWrite("orders", "key", "value", false).replace(/\$re\$.*?\$re\$/g, "ENTRIES");
+  assert.equal(sqlBlocks[0].trimEnd(), run);
+});

@@ -93,6 +93,7 @@ const SOURCES: &[&str] = &[
 const STORE_SOURCES: &[&str] = &[
     "index.js",
     "fence.js",
+    "sql.js",
     "postgres.js",
     "sqlite.js",
     "durable-object.js",

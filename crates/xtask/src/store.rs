@@ -36,6 +36,7 @@ pub fn test() -> Result {
             "sqlite.test.mjs",
             "postgres.test.mjs",
             "do.test.mjs",
+            "differential.test.mjs",
             "readme.test.mjs",
         ])
         .env("FENCEPOST_CLI", &cli)

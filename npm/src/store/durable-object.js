@@ -1,16 +1,21 @@
 // A fenced table in a Durable Object's SQL storage (`ctx.storage`, a class with SQL enabled).
 //
-// A Durable Object runs one request's synchronous code at a time, and `transactionSync` makes
-// what runs inside it atomic: the read, the core's decision and the write happen there without
-// yielding, so no other write to the object can come between them, and a failure leaves nothing
-// half-written. No race can be lost, so nothing is retried.
+// A write is one statement (see sqliteWrite in sql.js): it writes the row only when the fence
+// rule admits the token, and writes no row when it does not; only a refused write reads the
+// row, for the core to decide what it answers. A Durable Object runs one request's synchronous
+// code at a time, so nothing comes between the statement and that read, and a statement is
+// atomic: a failure leaves nothing half-written. No race can be lost, so nothing is retried.
 
-import { decide, entry, keyOf, markText, storeOptions, writeArgs } from "./fence.js";
+import { decideStoredWrite } from "fencepost";
+import { ACCEPTED, disagreement, entry, keyOf, refusal, sqlParams, storeOptions, writeArgs } from "./fence.js";
+import { positional, sqliteRead, sqliteWrite } from "./sql.js";
 import { describe } from "../common.js";
 
 export class DurableObjectSqlStore {
   #storage;
   #config;
+  /** The statements of a write, as `sql.exec` takes them. */
+  #sql;
 
   constructor(storage, options) {
     if (typeof storage?.sql?.exec !== "function" || typeof storage?.transactionSync !== "function") {
@@ -18,6 +23,12 @@ export class DurableObjectSqlStore {
     }
     this.#storage = storage;
     this.#config = storeOptions(options, { sql: true });
+    const { table, key, value } = this.#config;
+    this.#sql = {
+      plain: positional(sqliteWrite(table, key, value, false)),
+      keyed: positional(sqliteWrite(table, key, value, true)),
+      refused: sqliteRead(table, key),
+    };
   }
 
   #exec(sql, ...params) {
@@ -45,23 +56,17 @@ export class DurableObjectSqlStore {
   async write(key, tokenOrHeader, value, options) {
     const args = writeArgs(this.#config, key, tokenOrHeader, value, options);
     if (args.ok === false) return args;
-    const { key: k, op, text, token } = args;
-    const { table, key: keyCol, value: valueCol } = this.#config;
-    return this.#storage.transactionSync(() => {
-      const row = this.#exec(`SELECT fence, fence_ops FROM ${table} WHERE ${keyCol} = ?`, k).toArray()[0];
-      const { verdict, ops } = decide(token, op, row?.fence, row?.fence_ops, `row ${describe(k)}`);
-      if (verdict.ok) {
-        this.#exec(
-          `INSERT INTO ${table} (${keyCol}, ${valueCol}, fence, fence_ops) VALUES (?, ?, ?, ?) ` +
-            `ON CONFLICT (${keyCol}) DO UPDATE SET ${valueCol} = excluded.${valueCol}, fence = excluded.fence, fence_ops = excluded.fence_ops`,
-          k,
-          text,
-          markText(token),
-          ops,
-        );
-      }
-      return verdict;
-    });
+    const { key: k, op, token } = args;
+    // Token 0 is refused whatever the row holds: the core says so without reading it.
+    if (token === 0n) return decideStoredWrite(null, token);
+    const params = sqlParams(args);
+    const write = op === undefined ? this.#sql.plain : this.#sql.keyed;
+    // An upsert the rule refused wrote no row.
+    if (this.#exec(write.text, ...write.order.map((i) => params[i])).rowsWritten > 0) return ACCEPTED;
+    const row = this.#exec(this.#sql.refused, k).toArray()[0];
+    const verdict = refusal(token, op, row, `row ${describe(k)}`);
+    if (verdict === null) throw disagreement(k, token, row);
+    return verdict;
   }
 
   /** No race is ever lost inside a Durable Object: always 0. */

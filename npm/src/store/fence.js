@@ -52,12 +52,13 @@ export class StoreDamageError extends Error {
  * lost the race answers `lost(cause, { pause })` and is tried again (after a short random wait
  * that grows with each attempt when `pause` is set: a driver that fails at once would otherwise
  * spend every attempt in microseconds, and contenders spread out). `counted()` is told of every
- * lost race. After the last one: a StoreContentionError.
+ * lost race. After the last one: a StoreContentionError. `first`, when given, is the outcome of
+ * a first attempt already made (a store that can settle a write without waiting makes it so).
  */
-export async function untilSettled(key, counted, attempt) {
+export async function untilSettled(key, counted, attempt, first) {
   let cause;
   for (let n = 0; n < ATTEMPTS; n++) {
-    const outcome = await attempt();
+    const outcome = n === 0 && first !== undefined ? first : await attempt();
     if (!(outcome instanceof Lost)) return outcome;
     cause = outcome.cause ?? cause;
     counted();
@@ -76,6 +77,11 @@ class Lost {
 /** What an attempt of `untilSettled` answers when it lost the race for its key. */
 export function lost(cause, { pause = false } = {}) {
   return new Lost(cause, pause);
+}
+
+/** Whether an attempt's outcome is a lost race. */
+export function isLost(outcome) {
+  return outcome instanceof Lost;
 }
 
 /**
@@ -167,11 +173,28 @@ export function storeOptions(options, { sql }) {
   return out;
 }
 
-/** A key: a string of at most MAX_KEY characters. */
+/** U+0000, or a surrogate that is not half of a pair. */
+const INEXACT = /\0|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * `text` itself, or a TypeError naming what in it some engine cannot store exactly: Postgres
+ * refuses U+0000 in text, and an unpaired surrogate has no UTF-8 form (pg and Deno KV store it as
+ * U+FFFD, so two different keys would share one row). Every store refuses both, so a key works
+ * the same on every engine.
+ */
+function exact(argName, text) {
+  const found = INEXACT.exec(text);
+  if (found === null) return text;
+  const code = found[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0");
+  const what = code === "0000" ? "U+0000" : `an unpaired surrogate (U+${code})`;
+  throw new TypeError(`${argName} holds ${what} at index ${found.index}, which not every engine can store exactly; nothing was written or read`);
+}
+
+/** A key: a string of at most MAX_KEY characters that every engine stores exactly. */
 export function keyOf(key) {
   if (typeof key !== "string") throw new TypeError(`key must be a string, got ${describe(key)}`);
   if (key.length === 0 || key.length > MAX_KEY) throw new RangeError(`key must be 1 to ${MAX_KEY} characters, got ${key.length}`);
-  return key;
+  return exact("key", key);
 }
 
 const WRITE_KEYS = ["idempotencyKey"];
@@ -184,7 +207,7 @@ export function opOf(options) {
   if (idempotencyKey.length === 0 || idempotencyKey.length > MAX_OP_KEY) {
     throw new RangeError(`options.idempotencyKey must be 1 to ${MAX_OP_KEY} characters, got ${idempotencyKey.length}`);
   }
-  return idempotencyKey;
+  return exact("options.idempotencyKey", idempotencyKey);
 }
 
 /** The JSON text of a value (what the value column holds). */
@@ -228,6 +251,44 @@ export function writeArgs(config, key, tokenOrHeader, value, options) {
   const text = valueText(value);
   const token = presented(config, k, tokenOrHeader);
   return typeof token === "bigint" ? { key: k, op, text, token } : token;
+}
+
+/** What an accepted write answers (the core's own answer is the same shape). */
+export const ACCEPTED = Object.freeze({ ok: true });
+
+/**
+ * The write's parameters for the SQL statements (see sql.js): key, value text, mark, and the
+ * idempotency key as JSON text (the form its entry holds it in), or null.
+ */
+export function sqlParams({ key, op, text, token }) {
+  return [key, text, markText(token), op === undefined ? null : JSON.stringify(op)];
+}
+
+/**
+ * What a write that the statement did not apply answers: the core's decision over the row the
+ * statement read (`row`: its `fence`, `fence_ops` and `sound`; undefined when there was none). A
+ * row the statement found unsound is a StoreDamageError, named by the part the core's reading
+ * finds damaged. Null when the core would admit the write over that row: the row was not the one
+ * the statement decided on.
+ */
+export function refusal(token, op, row, where) {
+  if (row !== undefined && !row.sound) {
+    markOf(row.fence, `${where} fence`);
+    opsOf(row.fence_ops, `${where} fence_ops`);
+    throw new StoreDamageError(`${where} fence_ops`, row.fence_ops, "idempotency entries");
+  }
+  const { verdict } = decide(token, op, row?.fence ?? null, row?.fence_ops ?? null, where);
+  return verdict.ok ? null : verdict;
+}
+
+/**
+ * An error for a statement that refused a write the core admits over the very row it read: the
+ * SQL and the core disagree, which the differential test exists to rule out. Nothing was written.
+ */
+export function disagreement(key, token, row) {
+  return new Error(
+    `fencepost/store: the statement refused the write of ${token} to ${describe(key)}, which the core admits over the row it read (fence ${describe(row?.fence ?? null)}, fence_ops ${describe(row?.fence_ops ?? null)}); nothing was written`,
+  );
 }
 
 /**

@@ -1,24 +1,46 @@
 // A fenced table in Postgres, through the `pg` driver the caller passes in: a Pool (each write
 // takes a connection of its own) or a Client (writes take turns on it: a connection runs one
-// transaction at a time).
+// statement at a time).
 //
-// A write is one transaction: the row is made if missing (so there is a row to lock), read with
-// `SELECT ... FOR UPDATE` (every other writer of the key waits here until this one commits or
-// rolls back), decided by the core, and written only when admitted. The mark read is the one the
-// row keeps until COMMIT. A serialization failure or deadlock (possible under stricter isolation
-// than the default) is a lost race: the write is tried again, up to ATTEMPTS times.
+// A write is one statement, in one round trip (see postgresWrite in sql.js): it writes the row
+// only when the fence rule admits the token, and answers a refused write with the row it locked,
+// from which the core decides what the refusal says. A serialization failure or
+// deadlock (possible under stricter isolation than the default) is a lost race, and so is a row
+// another writer made between the statement's snapshot and its insert: the write is tried again,
+// up to ATTEMPTS times.
 
-import { StoreDamageError, decide, entry, keyOf, lost, markText, storeOptions, untilSettled, writeArgs } from "./fence.js";
+import { decideStoredWrite } from "fencepost";
+import { ACCEPTED, disagreement, entry, keyOf, lost, refusal, sqlParams, storeOptions, untilSettled, writeArgs } from "./fence.js";
+import { postgresWrite } from "./sql.js";
 import { describe } from "../common.js";
 
 /** SQLSTATEs of a transaction that lost a race and may simply run again. */
 const RETRY = new Set(["40001", "40P01"]);
+
+/**
+ * A name for a prepared statement of `text`: the same text gets the same name on every store, so
+ * a connection prepares it once, whichever store of the table sent it first.
+ */
+function statementName(text) {
+  // Two 32-bit FNV-1a lanes of different offsets: distinct texts get distinct names (pg refuses
+  // one name for two texts, and Postgres cuts names at 63 bytes, so a table's name cannot be it).
+  let a = 0x811c9dc5;
+  let b = 0x01000193;
+  for (let i = 0; i < text.length; i++) {
+    a = Math.imul(a ^ text.charCodeAt(i), 0x01000193);
+    b = Math.imul(b ^ text.charCodeAt(i), 0x01000193);
+  }
+  const hex = (h) => (h >>> 0).toString(16).padStart(8, "0");
+  return `fencepost_write_${hex(a)}${hex(b)}`;
+}
 
 export class PostgresStore {
   #db;
   #pool;
   #config;
   #retries = 0;
+  /** The write statements (with an idempotency key and without), prepared once per connection by name. */
+  #write;
   /** With a Client: the end of the queue of writes taking turns on it. */
   #turn = Promise.resolve();
 
@@ -27,8 +49,8 @@ export class PostgresStore {
       throw new TypeError(`poolOrClient must be a pg Pool or Client, got ${describe(poolOrClient)}`);
     }
     // A pg Pool counts its idle clients; a Client has a backend process id (null until it
-    // connects). Anything else is refused: taken for a Client, a pool would run BEGIN, the row
-    // lock and COMMIT on different connections, with no transaction and no error.
+    // connects). Anything else is refused: what it is decides how writes share it, and a wrapper
+    // that hid a pool's connections would hide a prepared statement's too.
     const pool = typeof poolOrClient.connect === "function" && typeof poolOrClient.idleCount === "number";
     if (!pool && !("processID" in poolOrClient)) {
       throw new TypeError(`poolOrClient must be a pg Pool or Client, got ${describe(poolOrClient)}`);
@@ -36,6 +58,12 @@ export class PostgresStore {
     this.#db = poolOrClient;
     this.#pool = pool;
     this.#config = storeOptions(options, { sql: true });
+    const { table, key, value } = this.#config;
+    const statement = (keyed) => {
+      const text = postgresWrite(table, key, value, keyed);
+      return { name: statementName(text), text };
+    };
+    this.#write = { plain: statement(false), keyed: statement(true) };
   }
 
   /**
@@ -62,9 +90,9 @@ export class PostgresStore {
       try {
         return await work(client);
       } catch (error) {
-        // A transaction that lost a race, or found a damaged row, was rolled back and its
-        // connection is fine; after any other failure the connection is not handed to anyone else.
-        if (!RETRY.has(error?.code) && !(error instanceof StoreDamageError)) broken = error;
+        // A statement that lost a race was rolled back and its connection is fine; after any
+        // other failure the connection is not handed to anyone else.
+        if (!RETRY.has(error?.code)) broken = error;
         throw error;
       } finally {
         client.release(broken);
@@ -79,32 +107,28 @@ export class PostgresStore {
   async write(key, tokenOrHeader, value, options) {
     const args = writeArgs(this.#config, key, tokenOrHeader, value, options);
     if (args.ok === false) return args;
-    const { key: k, op, text, token } = args;
-    const { table, key: keyCol, value: valueCol } = this.#config;
+    const { key: k, op, token } = args;
+    // Token 0 is refused whatever the row holds: the core says so without reading it.
+    if (token === 0n) return decideStoredWrite(null, token);
+    const params = sqlParams(args);
+    const query = op === undefined ? { ...this.#write.plain, values: params.slice(0, 3) } : { ...this.#write.keyed, values: params };
     return untilSettled(k, () => this.#retries++, async () => {
+      let rows;
       try {
-        return await this.#session(async (db) => {
-          await db.query("BEGIN");
-          try {
-            await db.query(`INSERT INTO ${table} (${keyCol}) VALUES ($1) ON CONFLICT (${keyCol}) DO NOTHING`, [k]);
-            const { rows } = await db.query(`SELECT fence, fence_ops FROM ${table} WHERE ${keyCol} = $1 FOR UPDATE`, [k]);
-            const { verdict, ops } = decide(token, op, rows[0].fence, rows[0].fence_ops, `row ${describe(k)}`);
-            if (!verdict.ok) {
-              await db.query("ROLLBACK");
-              return verdict;
-            }
-            await db.query(`UPDATE ${table} SET ${valueCol} = $2, fence = $3, fence_ops = $4 WHERE ${keyCol} = $1`, [k, text, markText(token), ops]);
-            await db.query("COMMIT");
-            return verdict;
-          } catch (error) {
-            await db.query("ROLLBACK").catch(() => {});
-            throw error;
-          }
-        });
+        ({ rows } = await this.#session((db) => db.query(query)));
       } catch (error) {
         if (!RETRY.has(error?.code)) throw error;
         return lost(error);
       }
+      // No row: written.
+      if (rows.length === 0) return ACCEPTED;
+      const row = rows[0];
+      const verdict = refusal(token, op, row.here ? row : undefined, `row ${describe(k)}`);
+      if (verdict !== null) return verdict;
+      // No row to read: another writer made it after this statement began, and the rule refused
+      // the write over that one. Tried again, the statement meets it.
+      if (!row.here) return lost(undefined);
+      throw disagreement(k, token, row);
     });
   }
 
@@ -117,8 +141,8 @@ export class PostgresStore {
   async read(key) {
     const k = keyOf(key);
     const { table, key: keyCol, value: valueCol } = this.#config;
-    // In its turn on a Client: between another write's BEGIN and COMMIT it would read that
-    // write's uncommitted row.
+    // In its turn on a Client, like every statement of this store: reads and writes answer in
+    // the order they were asked.
     const { rows } = await this.#session((db) => db.query(`SELECT ${valueCol} AS value, fence FROM ${table} WHERE ${keyCol} = $1`, [k]));
     return rows.length === 0 ? null : entry(rows[0].value, rows[0].fence, `row ${describe(k)}`);
   }

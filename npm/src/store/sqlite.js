@@ -1,13 +1,18 @@
 // A fenced table in SQLite, through any driver with synchronous prepared statements
 // (better-sqlite3, node:sqlite, bun:sqlite): `prepare(sql)` with `get(...params)` and
-// `run(...params)`, and `exec(sql)`.
+// `run(...params)` (answering `changes`), and `exec(sql)`.
 //
-// A write runs start to end without yielding, inside `BEGIN IMMEDIATE`: SQLite takes the write
-// lock before the read, so no other connection can change the mark between the read the core
-// decides on and the write. Another connection holding that lock makes BEGIN fail with "busy"
-// (after the driver's busy timeout); that is the lost race, tried again up to ATTEMPTS times.
+// A write is one statement (see sqliteWrite in sql.js): it writes the row only when the fence
+// rule admits the token, and counts no change when it does not; only a refused write reads the
+// row, for the core to decide what it answers. Both run start to end without yielding, inside
+// `BEGIN IMMEDIATE`: the read is of the very row the statement left, and a process that dies
+// before COMMIT leaves nothing. Another connection holding the write lock makes BEGIN fail with
+// "busy" (after the driver's busy timeout); that is the lost race, tried again up to ATTEMPTS
+// times.
 
-import { decide, entry, keyOf, lost, markText, storeOptions, untilSettled, writeArgs } from "./fence.js";
+import { decideStoredWrite } from "fencepost";
+import { ACCEPTED, disagreement, entry, isLost, keyOf, lost, refusal, sqlParams, storeOptions, untilSettled, writeArgs } from "./fence.js";
+import { positional, sqliteRead, sqliteWrite } from "./sql.js";
 import { describe } from "../common.js";
 
 function busy(error) {
@@ -47,12 +52,17 @@ export class SqliteStore {
   #prepared() {
     if (this.#statements === null) {
       const { table, key, value } = this.#config;
+      const write = (keyed) => {
+        const { text, order } = positional(sqliteWrite(table, key, value, keyed));
+        return { statement: this.#db.prepare(text), order };
+      };
       this.#statements = {
-        read: this.#db.prepare(`SELECT ${value} AS value, fence, fence_ops FROM ${table} WHERE ${key} = ?`),
-        write: this.#db.prepare(
-          `INSERT INTO ${table} (${key}, ${value}, fence, fence_ops) VALUES (?, ?, ?, ?) ` +
-            `ON CONFLICT (${key}) DO UPDATE SET ${value} = excluded.${value}, fence = excluded.fence, fence_ops = excluded.fence_ops`,
-        ),
+        begin: this.#db.prepare("BEGIN IMMEDIATE"),
+        commit: this.#db.prepare("COMMIT"),
+        plain: write(false),
+        keyed: write(true),
+        refused: this.#db.prepare(sqliteRead(table, key)),
+        read: this.#db.prepare(`SELECT ${value} AS value, fence FROM ${table} WHERE ${key} = ?`),
       };
     }
     return this.#statements;
@@ -62,21 +72,31 @@ export class SqliteStore {
   async write(key, tokenOrHeader, value, options) {
     const args = writeArgs(this.#config, key, tokenOrHeader, value, options);
     if (args.ok === false) return args;
-    const { key: k, op, text, token } = args;
+    const { key: k, op, token } = args;
+    // Token 0 is refused whatever the row holds: the core says so without reading it.
+    if (token === 0n) return decideStoredWrite(null, token);
     const st = this.#prepared();
-    return untilSettled(k, () => this.#retries++, async () => {
+    const params = sqlParams(args);
+    const write = op === undefined ? st.plain : st.keyed;
+    const bound = write.order.map((i) => params[i]);
+    // Synchronous: a write that finds the database free is settled without waiting.
+    const attempt = () => {
       try {
-        this.#db.exec("BEGIN IMMEDIATE");
+        st.begin.run();
       } catch (error) {
         if (!busy(error)) throw error;
         // A driver without a busy timeout fails at once: pause before the next attempt.
         return lost(error, { pause: true });
       }
       try {
-        const row = st.read.get(k);
-        const { verdict, ops } = decide(token, op, row?.fence, row?.fence_ops, `row ${describe(k)}`);
-        if (verdict.ok) st.write.run(k, text, markText(token), ops);
-        this.#db.exec(verdict.ok ? "COMMIT" : "ROLLBACK");
+        let verdict = ACCEPTED;
+        if (write.statement.run(...bound).changes === 0) {
+          const row = st.refused.get(k);
+          verdict = refusal(token, op, row, `row ${describe(k)}`);
+          // Inside the transaction nothing came between the statement and this read.
+          if (verdict === null) throw disagreement(k, token, row);
+        }
+        st.commit.run();
         return verdict;
       } catch (error) {
         // Nothing half-written stays: the transaction is rolled back (SQLite may have done so).
@@ -87,7 +107,9 @@ export class SqliteStore {
         }
         throw error;
       }
-    });
+    };
+    const first = attempt();
+    return isLost(first) ? untilSettled(k, () => this.#retries++, attempt, first) : first;
   }
 
   /** How many times a write lost the race for its key and was read and decided again. */

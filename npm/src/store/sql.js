@@ -1,0 +1,170 @@
+// The core's rule for a stored write (decide_stored in crates/fencepost/src/ledger.rs), restated
+// in SQL so that one statement compares the presented token with the row's mark and writes only
+// what the core would admit. The restatement is checked, not trusted: tests/store's differential
+// test sends random sequences of writes to real engines and compares every answer and the final
+// row with decideStoredWrite fed the same sequence.
+//
+// For a row holding mark M (fence) and idempotency entries E (fence_ops), a write of token T with
+// idempotency key K (or none):
+//   1. T = 0 is invalid. The core answers it before any statement runs (it never reaches SQL).
+//   2. A row no fenced write could have left (M not 20 digits, E not a list of [key, mark]) is not
+//      written; the store reports it as a StoreDamageError.
+//   3. K given and E holding [K, T]: a retry of an operation already applied, not written.
+//   4. No M, or M <= T (20-digit text compares in token order): written, with M := T and E := E
+//      without K's entry, then [K, T], the last 16 kept (E unchanged without K).
+//   5. Anything else is stale, not written.
+// Only whether to write is decided here. What a refused write answers ("duplicate", or "stale"
+// with the highest token) is the core's decision over the row the statement read.
+//
+// Parameters, in both dialects: 1 the key, 2 the value's JSON text, 3 the token as 20 digits,
+// 4 the idempotency key as JSON text (JSON.stringify of it; null without one). Entries are matched
+// by that JSON text, the form the stores have always written them in, so no engine has to decode
+// a stored key (Postgres cannot decode "\u0000" in JSON to text).
+
+/** JSON whitespace, and one JSON string (its escapes checked, no raw control characters). */
+const WS = "[ \\t\\n\\r]*";
+const STRING = '"(?:[^"\\\\\\x01-\\x1f]|\\\\(?:["\\\\/bfnrt]|u[0-9A-Fa-f]{4}))*"';
+/** One idempotency entry: [key, mark]. */
+const ENTRY = `\\[${WS}${STRING}${WS},${WS}"[0-9]{20}"${WS}\\]`;
+/** The whole of a sound fence_ops: a JSON array of entries. */
+const ENTRIES = `^${WS}\\[${WS}(?:${ENTRY}(?:${WS},${WS}${ENTRY})*)?${WS}\\]${WS}$`;
+
+/** A Postgres string constant that no setting reads escapes in. */
+const dollar = (text) => `$re$${text}$re$`;
+
+/** Postgres: whether the row aliased `r` is one a fenced write could have left. */
+function pgSound(r) {
+  // String functions for the mark, which every write checks; a pattern only for the entries.
+  return `((${r}.fence IS NULL OR (octet_length(${r}.fence) = 20 AND ltrim(${r}.fence, '0123456789') = ''))
+      AND (${r}.fence_ops IS NULL OR ${r}.fence_ops ~ ${dollar(ENTRIES)}))`;
+}
+
+/**
+ * Postgres: the entries of row `r` in order, as (k, m, n): each entry's key as JSON text, its
+ * mark's 20 digits and its place. Only for a sound row (the cast cannot fail then). An entry is
+ * `[ "key" , "<20 digits>" ]`: with the brackets and the blanks around it trimmed, the mark is
+ * its last 22 characters, and the key what is left before the comma.
+ */
+function pgEntries(r) {
+  return `(SELECT rtrim(left(t, -22), E', \\t\\n\\r') AS k, substr(right(t, 21), 1, 20) AS m, n
+      FROM json_array_elements(coalesce(${r}.fence_ops, '[]')::json) WITH ORDINALITY AS e(v, n),
+      LATERAL btrim(e.v::text, E'[] \\t\\n\\r') AS t) AS e`;
+}
+
+/** Postgres: row `r`'s entries without key $4, then [$4, $3], the last 16, as JSON text. */
+function pgEntriesAfter(r) {
+  return `(SELECT '[' || string_agg(entry, ',' ORDER BY n) || ']' FROM (
+        SELECT entry, n FROM (
+          SELECT '[' || e.k || ',"' || e.m || '"]' AS entry, e.n FROM ${pgEntries(r)} WHERE e.k <> $4
+          UNION ALL SELECT '[' || $4 || ',"' || $3 || '"]', 9223372036854775807
+        ) AS candidates ORDER BY n DESC LIMIT 16) AS kept)`;
+}
+
+/**
+ * Postgres: whether the rule admits writing $3 over row `r` (points 2 to 5 above), with
+ * idempotency key $4 when `keyed`.
+ */
+function pgAdmits(r, keyed) {
+  const retry = keyed ? `\n      WHEN ${r}.fence_ops IS NOT NULL AND EXISTS (SELECT FROM ${pgEntries(r)} WHERE e.k = $4 AND e.m = $3) THEN false` : "";
+  return `CASE
+      WHEN NOT ${pgSound(r)} THEN false${retry}
+      ELSE ${r}.fence IS NULL OR ${r}.fence COLLATE "C" <= $3 END`;
+}
+
+/**
+ * The Postgres statement of a write: one round trip, its own transaction. The insert makes the
+ * row when there is none; its DO UPDATE locks the row (under READ COMMITTED, waiting for a writer
+ * holding it, then taking the newest version) and writes it only when the rule admits the token;
+ * a refused write leaves the row as it was (no new version, no trigger), still locked. Only for
+ * a refused write does `prev` then read the row: FOR UPDATE follows it to its newest version, the
+ * one the rule was checked against, so the answer is about the very row decided on.
+ *
+ * An accepted write answers no row, a refused one a row: the row (`here` null when there was none
+ * to read: another writer made it after the statement began) with whether it is sound. A write
+ * with an idempotency key (`keyed`, parameter 4) has a statement of its own: the work on the
+ * entries makes a plan that every execution would set up, and a write without one has no use for
+ * it.
+ */
+export function postgresWrite(table, key, value, keyed) {
+  const ops = keyed ? `'[[' || $4 || ',"' || $3 || '"]]'` : "NULL";
+  return `WITH w AS (
+    INSERT INTO ${table} AS r (${key}, ${value}, fence, fence_ops) VALUES ($1, $2, $3, ${ops})
+    ON CONFLICT (${key}) DO UPDATE SET ${value} = excluded.${value}, fence = excluded.fence${keyed ? `, fence_ops = ${pgEntriesAfter("r")}` : ""}
+    WHERE ${pgAdmits("r", keyed)}
+    RETURNING 1),
+  prev AS (SELECT fence, fence_ops, true AS here FROM ${table} WHERE ${key} = $1 FOR UPDATE)
+  SELECT p.here, p.fence, p.fence_ops, ${pgSound("p")} AS sound
+  FROM (SELECT) AS one LEFT JOIN prev AS p ON true WHERE NOT EXISTS (SELECT FROM w)`;
+}
+
+/**
+ * SQLite: the text of an entry `[ "key" , "<20 digits>" ]` as json_each renders it (minified,
+ * the key's escapes as written): `["key","<20 digits>"]`, so its key's JSON text is what lies
+ * between its first character and its last 24. String functions read it: JSON functions would
+ * parse it again for every question asked.
+ */
+const sqliteKey = (entry) => `substr(${entry}, 2, length(${entry}) - 25)`;
+
+/**
+ * SQLite: whether the row `r` is one a fenced write could have left (as pgSound). SQLite's
+ * statement names the table itself (an upsert cannot alias it), so names inside are made
+ * unlike a table's: `entry_`.
+ */
+function sqliteSound(r) {
+  return `(CASE
+      WHEN ${r}.fence IS NOT NULL AND NOT (typeof(${r}.fence) = 'text' AND length(${r}.fence) = 20 AND ${r}.fence NOT GLOB '*[^0-9]*') THEN 0
+      WHEN ${r}.fence_ops IS NULL THEN 1
+      WHEN typeof(${r}.fence_ops) <> 'text' OR NOT json_valid(${r}.fence_ops) THEN 0
+      WHEN json_type(${r}.fence_ops) <> 'array' THEN 0
+      ELSE NOT EXISTS (SELECT 1 FROM json_each(${r}.fence_ops) AS entry_
+        WHERE entry_.type <> 'array' OR NOT (substr(entry_.value, 1, 2) = '["' AND substr(entry_.value, -24, 2) = ',"' AND substr(entry_.value, -2) = '"]'
+          AND substr(entry_.value, -22, 20) NOT GLOB '*[^0-9]*' AND json_array_length(entry_.value) = 2)) END)`;
+}
+
+/** SQLite: row `r`'s entries without key ?4, then [?4, ?3], the last 16, as JSON text. */
+function sqliteEntriesAfter(r) {
+  return `(SELECT '[' || group_concat(entry, ',' ORDER BY n) || ']' FROM (
+        SELECT entry, n FROM (
+          SELECT entry_.value AS entry, entry_.key AS n FROM json_each(${r}.fence_ops) AS entry_ WHERE ${sqliteKey("entry_.value")} <> ?4
+          UNION ALL SELECT '[' || ?4 || ',"' || ?3 || '"]', 9223372036854775807
+        ) ORDER BY n DESC LIMIT 16))`;
+}
+
+/** SQLite: whether the rule admits writing ?3 over row `r` (as pgAdmits), with key ?4 when `keyed`. */
+function sqliteAdmits(r, keyed) {
+  const retry = keyed ? `\n      WHEN EXISTS (SELECT 1 FROM json_each(${r}.fence_ops) AS entry_ WHERE entry_.value = '[' || ?4 || ',"' || ?3 || '"]') THEN 0` : "";
+  return `CASE
+      WHEN NOT ${sqliteSound(r)} THEN 0${retry}
+      ELSE ${r}.fence IS NULL OR ${r}.fence COLLATE BINARY <= ?3 END`;
+}
+
+/**
+ * The SQLite statement of a write (SQLite and Durable Object SQL): the row made when there is
+ * none, written over when the rule admits it, left as it is otherwise (it then counts no change).
+ * As on Postgres, a write with an idempotency key (`keyed`, parameter 4) has a statement of its
+ * own, and one without uses parameters 1 to 3 only.
+ */
+export function sqliteWrite(table, key, value, keyed) {
+  const ops = keyed ? `'[[' || ?4 || ',"' || ?3 || '"]]'` : "NULL";
+  return `INSERT INTO ${table} (${key}, ${value}, fence, fence_ops) VALUES (?1, ?2, ?3, ${ops})
+  ON CONFLICT (${key}) DO UPDATE SET ${value} = excluded.${value}, fence = excluded.fence${keyed ? `, fence_ops = ${sqliteEntriesAfter(table)}` : ""}
+  WHERE ${sqliteAdmits(table, keyed)}`;
+}
+
+/**
+ * A SQLite statement with `?1`..`?4` as plain `?` placeholders (what every driver binds: neither
+ * better-sqlite3 nor Durable Object SQL takes numbered ones), and which parameter each stands for.
+ */
+export function positional(sql) {
+  const order = [];
+  const text = sql.replace(/\?([1-4])/g, (_, n) => {
+    order.push(Number(n) - 1);
+    return "?";
+  });
+  return { text, order };
+}
+
+/** SQLite: the row a refused write reports, with whether it is sound. */
+export function sqliteRead(table, key) {
+  return `SELECT fence, fence_ops, ${sqliteSound(table)} AS sound FROM ${table} WHERE ${key} = ?`;
+}
