@@ -28,18 +28,21 @@ function unexpected(what, r) {
 }
 
 /**
- * A contender over `hosts` (`[{ base, writes(), stop() }]`). `retryMs`: the longest random wait
- * before a held lock is asked again (the service answers a held lock at once; it has no queue).
+ * A contender over `hosts` (`[{ base, writes(), stop() }]`). `retryMs(attempt)`: how long to wait
+ * before asking again for a held lock (the service answers a held lock at once; it has no queue).
  */
 function overHttp(hosts, ttlMs, retryMs) {
   const bases = hosts.map((h) => h.base);
-  return {
+  const c = {
+    /** Acquires answered "held", asked again. */
+    polls: 0,
     async acquire(lock) {
-      for (;;) {
+      for (let attempt = 0; ; attempt++) {
         const r = await retrying(bases, (base) => acquire(base, lock, ttlMs));
         if (r.status === 200) return r.json;
         if (r.status !== 409 || r.json?.error !== "held") throw unexpected(`acquire ${lock}`, r);
-        await sleep(Math.random() * retryMs);
+        c.polls++;
+        await sleep(retryMs(attempt));
       }
     },
     /** True when the store accepted the write, false when it refused it as stale. */
@@ -58,6 +61,7 @@ function overHttp(hosts, ttlMs, retryMs) {
     writeLog: () => mergedWrites(hosts),
     stop: () => Promise.all(hosts.map((h) => h.stop())),
   };
+  return c;
 }
 
 /** `count` instances of `fencepost serve` with `args`, started one after another. */
