@@ -1,6 +1,6 @@
 //! The edge services (examples/cloudflare, examples/deno), tested over HTTP in real workerd and
-//! real Deno, and put under load. Both runtimes come from their npm packages, pinned in
-//! tests/edge/package-lock.json.
+//! real Deno, and the lease client's benchmark. Both runtimes come from their npm packages, pinned
+//! in tests/edge/package-lock.json.
 
 use std::path::{Path, PathBuf};
 
@@ -64,18 +64,10 @@ pub fn test() -> Result {
         .run()
 }
 
-/// Drives each host with 64 clients for a fixed time (the package in npm/dist, built first), then
-/// checks its write log with `fencepost check`: throughput, p50/p99, stale writes accepted.
+/// The lease client's benchmark (the package in npm/dist, built first). The hosts themselves are
+/// put under load by `service_bench`, in one table with the Node hosts and the other locks.
 pub fn bench() -> Result {
-    step("edge services under load: building the fencepost CLI that checks their write logs");
-    Cmd::cargo(&["build", "--release", "-q", "-p", "fencepost-cli"]).run()?;
     let (dir, bin) = runtimes()?;
-    step("edge services under load: 64 clients, 16 locks, acquire -> signed PUT -> release");
-    node(&dir, &bin)
-        .arg("bench.mjs")
-        .env("FENCEPOST_CLI", root().join("target/release/fencepost"))
-        .env("BENCH_OUT", root().join("target/edge-bench"))
-        .run()?;
     step("the lease client: lease.fetch against plain fetch, a keeper round, 1,000 leases held");
     node(&dir, &bin).arg("client-bench.mjs").run()
 }

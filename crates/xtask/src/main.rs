@@ -9,7 +9,9 @@ mod etcd;
 mod memory_layout;
 mod npm;
 mod postgres;
+mod redis;
 mod service;
+mod service_bench;
 mod sim;
 mod sizes;
 mod store;
@@ -61,6 +63,9 @@ enum Task {
     /// Only `fencepost/store`'s part of `bench` (fenced vs plain writes per engine, 16
     /// concurrent writers to one key)
     BenchStore,
+    /// Only the lease service's part of `bench`: its hosts under load beside etcd's own lock and
+    /// redlock on Redis (cycles/s, p50, p99), and the stale writes each accepts from paused holders
+    BenchService,
     /// Build the npm package into npm/dist (wasm, bindings, entry points)
     Dist,
     /// Write npm/src/abi.js, the numbers the core module and its JavaScript share, from their
@@ -91,6 +96,7 @@ fn main() -> ExitCode {
         Task::BenchNpm => npm::bench(None),
         Task::BenchWeb => web::bench(),
         Task::BenchStore => store::bench(),
+        Task::BenchService => service_bench::bench(),
         Task::Dist => npm::dist(),
         Task::Abi => npm::abi(),
         Task::Size => {
@@ -291,6 +297,7 @@ fn bench() -> Result {
     sim::bench()?;
     npm::bench(native_runs(&native))?;
     edge::bench()?;
+    service_bench::bench()?;
     store::bench()?;
     web::bench()
 }
@@ -486,6 +493,7 @@ mod tests {
                 "bench-npm",
                 "bench-web",
                 "bench-store",
+                "bench-service",
                 "dist",
                 "abi",
                 "size",
@@ -498,6 +506,7 @@ mod tests {
         assert!(matches!(parse(&["test-edge"]), Ok(Task::TestEdge)));
         assert!(matches!(parse(&["test-store"]), Ok(Task::TestStore)));
         assert!(matches!(parse(&["bench-store"]), Ok(Task::BenchStore)));
+        assert!(matches!(parse(&["bench-service"]), Ok(Task::BenchService)));
     }
 
     #[test]
@@ -530,9 +539,9 @@ mod tests {
         let help = Cli::command().render_help().to_string();
         assert!(help.contains("Usage: cargo xtask <COMMAND>"), "{help}");
         for line in [
-            "  test-npm      Only the npm package's checks of `test` (build, sizes, Node, tsc, workerd, Deno, Chromium)",
-            "  test-store    Only `fencepost/store`'s checks of `test`: SQLite, Postgres (a server started and stopped for them), Durable Object SQL in workerd, Deno KV in Deno",
-            "  fuzz          Run every fuzz target for SECS seconds each",
+            "  test-npm       Only the npm package's checks of `test` (build, sizes, Node, tsc, workerd, Deno, Chromium)",
+            "  test-store     Only `fencepost/store`'s checks of `test`: SQLite, Postgres (a server started and stopped for them), Durable Object SQL in workerd, Deno KV in Deno",
+            "  fuzz           Run every fuzz target for SECS seconds each",
         ] {
             assert!(help.contains(line), "{line}\n{help}");
         }
