@@ -359,6 +359,7 @@ impl HistoryChecker {
                 self.totals.lock.grants += 1;
                 let (found, held) = self.locks.grant(no, t, &process, &lock, token, active);
                 self.hold(held);
+                self.totals.locks = self.locks.locks.len() as u64;
                 out.extend(found);
             }
             Event::Belief {
@@ -374,6 +375,7 @@ impl HistoryChecker {
                     self.locks
                         .belief(no, t, &process, &lock, state, safe_until, &self.faults);
                 self.hold(held);
+                self.totals.locks = self.locks.locks.len() as u64;
                 out.extend(found);
             }
             Event::Write {
