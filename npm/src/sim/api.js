@@ -1129,6 +1129,9 @@ export function checkHistory(lines, options) {
       });
       at = end;
     }
+    // What only the end of a history shows (overlaps still open, acknowledged writes with no
+    // final row); a write log has none.
+    if (!R.history_finish(i, keep)) throw failure();
     return {
       summary: out(G.history_summary(i)),
       findings: pieces((from) => G.history_more(i, 0, from, REPORT_PIECE)),
