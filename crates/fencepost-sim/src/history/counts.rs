@@ -7,7 +7,8 @@ use serde::ser::{SerializeMap, Serializer};
 use super::faults::{NEMESES, Nemeses, Nemesis};
 use super::finding::{Finding, FindingKind};
 
-/// Totals of the storage's own write log so far (lines without `kind`).
+/// Totals so far: lines and malformed lines of any kind; writes, findings and resources of the
+/// storage's own write log (lines without `kind`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Summary {
     /// Lines seen, blank and malformed included.
