@@ -7,7 +7,7 @@
 // Each target uses one of the two checks.
 #![allow(dead_code)]
 
-use fencepost_sim::history::HistoryChecker;
+use fencepost_sim::history::{About, FindingKind, HistoryChecker};
 use fencepost_sim::template::Template;
 use fencepost_sim::{RunOptions, run_with};
 
@@ -40,7 +40,7 @@ pub fn template(data: &[u8]) -> usize {
     }
 }
 
-/// Returns how many lines were well-formed writes.
+/// Returns how many lines were well-formed writes, or campaign lines (fault ends aside).
 pub fn history(data: &[u8]) -> usize {
     let mut c = HistoryChecker::new();
     let mut n = 0u64;
@@ -53,11 +53,23 @@ pub fn history(data: &[u8]) -> usize {
         }
         for f in &r.findings {
             assert_eq!(f.line, n);
-            assert!(f.newer_line < n);
+            let earlier = match f.about {
+                About::Write { newer_line, .. } => newer_line,
+                About::Grant { earlier_line, .. } => earlier_line,
+                About::AckLost { write_line, .. } => write_line,
+                About::Overlap { began_line, .. } => began_line,
+            };
+            assert!(earlier <= n);
         }
     }
+    for f in c.finish() {
+        assert!(f.line == 0 && f.count() > 0 || f.kind == FindingKind::BeliefOverlap);
+    }
+    assert!(c.finish().is_empty(), "finishing twice finds nothing more");
     let s = c.summary();
+    let t = c.totals();
     assert_eq!(s.lines, n);
-    assert!(s.accepted + s.rejected + s.malformed <= n);
-    (s.accepted + s.rejected) as usize
+    let campaign = t.operations + t.beliefs + t.finals + t.faults;
+    assert!(s.accepted + s.rejected + s.malformed + campaign <= n);
+    (s.accepted + s.rejected + campaign) as usize
 }

@@ -614,7 +614,7 @@ export function search(scenario: Scenario | string, options?: SearchOptions): Se
 // The history checker.
 
 /** A write the storage should not have applied. */
-export interface Finding {
+export interface WriteFinding {
   /** Line of the offending write (1-based). */
   line: number;
   kind: "token_regression" | "stale_owner";
@@ -627,7 +627,56 @@ export interface Finding {
   newer_writer: string;
   newer_token: bigint;
   newer_line: number;
+  /** The nemeses active at that instant (a campaign's history; absent when none was). */
+  nemeses?: string[];
 }
+
+/** A campaign's grant whose token is not above an earlier grant of the lock. */
+export interface GrantFinding {
+  line: number;
+  kind: "grant_order";
+  lock: string;
+  process: string;
+  token: bigint;
+  t: bigint;
+  earlier_process: string;
+  earlier_token: bigint;
+  earlier_line: number;
+  nemeses?: string[];
+}
+
+/** Acknowledged writes above their resource's final token (line 0: at the end, no final row). */
+export interface AckLostFinding {
+  line: number;
+  kind: "ack_lost";
+  resource: string;
+  t: bigint;
+  writes: number;
+  /** Whether `writes` is a lower bound. */
+  at_least: boolean;
+  process: string;
+  token: bigint;
+  write_line: number;
+  final_token: bigint | null;
+  nemeses?: string[];
+}
+
+/** Two processes believing they held one lock at once (line 0: known at the end). */
+export interface OverlapFinding {
+  line: number;
+  kind: "belief_overlap";
+  lock: string;
+  processes: string[];
+  t: bigint;
+  from: number;
+  to: number;
+  beyond_drift: boolean;
+  began_line: number;
+  nemeses?: string[];
+}
+
+/** Something a history shows should not have happened. */
+export type Finding = WriteFinding | GrantFinding | AckLostFinding | OverlapFinding;
 
 /** A line that is not a write record. */
 export interface Malformed {

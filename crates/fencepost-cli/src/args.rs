@@ -37,8 +37,12 @@ pub(crate) enum Command {
     Explore(ExploreArgs),
     /// Check a write history (JSON lines) for token regressions and stale-owner writes
     ///
-    /// Each line is one write a resource saw: {"t", "resource", "writer", "token", "result"}.
-    /// Exit status 1 when a violation was found, 2 when none was but malformed lines were skipped.
+    /// A write log's line is one write a resource saw: {"t", "resource", "writer", "token",
+    /// "result"}; it is checked for token regressions and stale-owner writes. A campaign's
+    /// history adds lines with a "kind" (grant, belief, write, final, fault), checked for stale
+    /// writes accepted, grant order, acknowledged writes lost and belief overlaps, with a table
+    /// per nemesis and a verdict line. Exit status 1 when a figure that must be 0 is not, 2 when
+    /// none is but malformed lines were skipped.
     Check(CheckArgs),
     /// Read and validate a scenario file without running it
     CheckScenario {

@@ -1,16 +1,15 @@
-//! `fencepost explore` (seed sweeps, exhaustive search) and `fencepost check` (write histories).
+//! `fencepost explore`: seed sweeps and exhaustive search.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::Write;
 use std::time::Instant;
 
 use fencepost_sim::explore::{Scope, Search, SearchOptions, SearchReport, world_of};
-use fencepost_sim::history::HistoryChecker;
 use fencepost_sim::sweep::{Sweep, SweepOptions, SweepReport};
 use fencepost_sim::template::{self, Source, Template};
 use fencepost_sim::trace::fmt_secs;
 use fencepost_sim::{Invariant, Scenario, preset};
 
-use crate::args::{CheckArgs, ExploreArgs, Format};
+use crate::args::{ExploreArgs, Format};
 use crate::{Fail, bad, io, load};
 
 /// A template file (or a built-in template's name).
@@ -136,11 +135,11 @@ pub(crate) fn explore(args: &ExploreArgs, out: &mut impl Write) -> Result<u8, Fa
     Ok(u8::from(violated))
 }
 
-fn per_sec(n: u64, secs: f64) -> f64 {
+pub(crate) fn per_sec(n: u64, secs: f64) -> f64 {
     if secs > 0.0 { n as f64 / secs } else { 0.0 }
 }
 
-fn human(rate: f64) -> String {
+pub(crate) fn human(rate: f64) -> String {
     if rate >= 1e6 {
         format!("{:.2} M", rate / 1e6)
     } else if rate >= 1e3 {
@@ -277,165 +276,4 @@ fn write_search(
         }
     }
     Ok(())
-}
-
-/// Longest line `check` reads (the history checker's); longer ones are reported and skipped
-/// without being held in memory.
-const MAX_LINE: usize = fencepost_sim::history::MAX_LINE_BYTES;
-
-/// Reads the next line into `buf` (without its newline), keeping at most `MAX_LINE + 1` bytes:
-/// a line at the limit with the `\r` of a `\r\n` ending, which the checker drops. Returns `None`
-/// at the end, `Some(false)` for a longer line, which is not kept; the checker judges the rest.
-fn next_line(r: &mut impl BufRead, buf: &mut Vec<u8>) -> std::io::Result<Option<bool>> {
-    buf.clear();
-    let mut too_long = false;
-    let mut any = false;
-    loop {
-        let chunk = r.fill_buf()?;
-        if chunk.is_empty() {
-            return Ok(any.then_some(!too_long));
-        }
-        any = true;
-        let (part, done) = match chunk.iter().position(|b| *b == b'\n') {
-            Some(i) => (&chunk[..i], Some(i + 1)),
-            None => (chunk, None),
-        };
-        if !too_long {
-            if buf.len() + part.len() > MAX_LINE + 1 {
-                too_long = true;
-                buf.clear();
-            } else {
-                buf.extend_from_slice(part);
-            }
-        }
-        let used = done.unwrap_or(chunk.len());
-        r.consume(used);
-        if done.is_some() {
-            return Ok(Some(!too_long));
-        }
-    }
-}
-
-pub(crate) fn check(args: &CheckArgs, out: &mut impl Write) -> Result<u8, Fail> {
-    let path = &args.history;
-    let json = args.format == Format::Json;
-    let input: Box<dyn Read> = if path == "-" {
-        Box::new(std::io::stdin().lock())
-    } else {
-        Box::new(std::fs::File::open(path).map_err(|e| bad(format!("{path}: {e}")))?)
-    };
-    let mut reader = BufReader::with_capacity(1 << 16, input);
-    let mut out = std::io::BufWriter::new(out);
-    let mut checker = HistoryChecker::new();
-    let mut buf = Vec::with_capacity(512);
-    let start = Instant::now();
-    loop {
-        let line = next_line(&mut reader, &mut buf).map_err(|e| bad(format!("{path}: {e}")))?;
-        let report = match line {
-            None => break,
-            Some(true) => checker.check_line(&buf),
-            Some(false) => fencepost_sim::history::LineReport {
-                malformed: Some(checker.skip_long_line()),
-                findings: Vec::new(),
-            },
-        };
-        if let Some(m) = &report.malformed {
-            if json {
-                let v = serde_json::json!({ "malformed": m });
-                writeln!(out, "{v}").map_err(io)?;
-            } else {
-                writeln!(out, "{}", crate::shown_text(&m.to_string())).map_err(io)?;
-            }
-        }
-        for f in &report.findings {
-            if json {
-                let v = serde_json::json!({ "finding": f });
-                writeln!(out, "{v}").map_err(io)?;
-            } else {
-                writeln!(out, "{}", crate::shown_text(&f.to_string())).map_err(io)?;
-            }
-        }
-    }
-    let secs = start.elapsed().as_secs_f64();
-    let s = *checker.summary();
-    if json {
-        let v =
-            serde_json::json!({ "summary": s, "lines_per_sec": per_sec(s.lines, secs).round() });
-        writeln!(out, "{v}").map_err(io)?;
-    } else {
-        writeln!(
-            out,
-            "{path}: {} lines, {} resources, {} accepted, {} rejected, {} malformed; {} token regressions, {} stale-owner writes ({} lines/s)",
-            s.lines,
-            s.resources,
-            s.accepted,
-            s.rejected,
-            s.malformed,
-            s.token_regressions,
-            s.stale_owners,
-            human(per_sec(s.lines, secs))
-        )
-        .map_err(io)?;
-    }
-    out.flush().map_err(io)?;
-    Ok(if s.violated() {
-        1
-    } else if s.malformed > 0 {
-        2
-    } else {
-        0
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{MAX_LINE, next_line};
-    use fencepost_sim::history::HistoryChecker;
-    use std::io::{BufReader, Cursor};
-
-    /// Every line `next_line` reads from `text` (through a small buffer, so lines span reads),
-    /// as the checker then sees it: malformed or not.
-    fn malformed(text: &[u8]) -> Vec<bool> {
-        let mut r = BufReader::with_capacity(4096, Cursor::new(text));
-        let mut buf = Vec::new();
-        let mut checker = HistoryChecker::new();
-        let mut out = Vec::new();
-        while let Some(kept) = next_line(&mut r, &mut buf).unwrap() {
-            let m = if kept {
-                checker.check_line(&buf).malformed
-            } else {
-                Some(checker.skip_long_line())
-            };
-            out.push(m.is_some());
-        }
-        out
-    }
-
-    #[test]
-    fn a_line_of_the_longest_length_is_read_with_either_line_ending() {
-        // A write padded with spaces to the longest a line may be.
-        let w = br#"{"t":1,"resource":"r","writer":"A","token":1,"result":"ok"}"#;
-        let longest = [&w[..], &vec![b' '; MAX_LINE - w.len()]].concat();
-        let with = |line: &[u8], end: &[u8]| [line, end, &w[..], b"\n"].concat();
-        assert_eq!(malformed(&with(&longest, b"\n")), [false, false]);
-        // The `\r` of `\r\n` is kept for the checker to drop, and does not count.
-        assert_eq!(malformed(&with(&longest, b"\r\n")), [false, false]);
-        assert_eq!(malformed(&longest), [false]);
-        // One byte more is too long, whatever ends it, and the next line is read.
-        let over = [longest.as_slice(), b" "].concat();
-        for end in [&b"\n"[..], b"\r\n"] {
-            assert_eq!(
-                malformed(&with(&over, end)),
-                [true, false],
-                "ending {end:?}"
-            );
-        }
-        assert_eq!(malformed(&over), [true]);
-        // Far longer: not kept at all.
-        let mut buf = Vec::new();
-        let huge = [over.as_slice(), &vec![b' '; 5 * MAX_LINE], b"\n"].concat();
-        let mut r = BufReader::with_capacity(4096, Cursor::new(huge));
-        assert_eq!(next_line(&mut r, &mut buf).unwrap(), Some(false));
-        assert!(buf.is_empty());
-    }
 }

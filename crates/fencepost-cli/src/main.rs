@@ -11,6 +11,7 @@ use fencepost_sim::trace::fmt_secs;
 use fencepost_sim::{Actor, Detail, Msg, PRESETS, RunOptions, Scenario, Trace, preset, run_with};
 
 mod args;
+mod check;
 mod explore;
 
 use args::{Cli, Command, Format, SimArgs};
@@ -50,7 +51,7 @@ fn run(command: Command, out: &mut impl Write) -> Result<u8, Fail> {
         }
         Command::Sim(args) => sim(&args, out),
         Command::Explore(args) => explore::explore(&args, out),
-        Command::Check(args) => explore::check(&args, out),
+        Command::Check(args) => check::check(&args, out),
         Command::CheckScenario { file } => {
             let s = load(&file)?;
             writeln!(

@@ -681,6 +681,26 @@ pub fn history_feed(i: u32, text: &str, keep: u32) -> bool {
     fed.map_or_else(|f| fail(false, f), |()| true)
 }
 
+/// Ends checker `i`'s history, adding to its report (while it has fewer than `keep` findings)
+/// what only the end shows: overlaps still open, acknowledged writes with no final row. False on
+/// an error (see [`error_kind`]).
+#[wasm_bindgen]
+pub fn history_finish(i: u32, keep: u32) -> bool {
+    let need = with(0, |st| {
+        st.checkers
+            .get(i)
+            .map_or(0, |c| c.0.finish_bytes(c.1.held_bytes()))
+    });
+    if !make_room(OUT_BYTES + need) {
+        return false;
+    }
+    let done = with(Err(Failure::missing("checker")), |st| {
+        State::unshared(&mut st.checkers, i, "checker")
+            .map(|(c, r)| c.finish_into(keep as usize, r))
+    });
+    done.map_or_else(|f| fail(false, f), |()| true)
+}
+
 /// Of checker `i`'s report, `n` findings (`part` 0) or malformed lines (1) from `from` (short or
 /// empty past the end).
 #[wasm_bindgen]

@@ -171,3 +171,19 @@ fn an_object_lent_out_by_a_call_that_never_returned_is_given_back_by_lent_releas
     assert!(history_feed(d, "{\"t\":2}\n", 10));
     history_drop(d);
 }
+
+#[test]
+fn finishing_a_history_adds_what_only_its_end_shows() {
+    let c = history_new();
+    let write = r#"{"t":1,"kind":"write","process":"p","resource":"d","token":3,"result":"ok"}"#;
+    assert!(history_feed(c, &format!("{write}\n"), 10));
+    assert!(history_finish(c, 10));
+    let findings = with(0, |st| st.checkers.get(c).map_or(0, |r| r.1.findings.len()));
+    assert_eq!(findings, 1);
+    // Finishing again finds nothing more.
+    assert!(history_finish(c, 10));
+    let findings = with(0, |st| st.checkers.get(c).map_or(0, |r| r.1.findings.len()));
+    assert_eq!(findings, 1);
+    history_drop(c);
+    assert!(!history_finish(c, 10));
+}

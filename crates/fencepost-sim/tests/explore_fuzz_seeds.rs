@@ -47,6 +47,8 @@ fn history_seeds_give_their_expected_counts() {
     assert_eq!(
         run_seeds("history", check::history),
         expect(&[
+            ("campaign-malformed.jsonl", 1),
+            ("campaign.jsonl", 14),
             ("clean.jsonl", 3),
             ("crlf-extra-fields.jsonl", 2),
             ("malformed.jsonl", 0),

@@ -334,3 +334,81 @@ fn a_history_check_stays_within_its_bounds() {
     let over = check_in_pieces(&string_tokens(2, &at_limit.repeat(4)), 2, 100);
     assert_eq!(over.malformed[1].message, "longer than 1048576 bytes");
 }
+
+#[test]
+fn a_campaign_check_stays_within_its_bounds() {
+    let _one = measuring();
+    // Each round: a new lock and resource with the longest names, eight believers at once on it
+    // (an overlap naming every one, kept), grants out of order, acknowledged writes, a fault on a
+    // new target; then a final row below them.
+    let mut text = String::new();
+    for i in 0..600u64 {
+        let (lock, doc) = (long('\u{4e16}', i), long('\u{4e17}', i));
+        let t = i * 10;
+        for p in 0..9u64 {
+            let who = long('\u{4e18}', p);
+            text += &format!(
+                r#"{{"t":{t},"kind":"fault","nemesis":"clock-slow","target":"{}","phase":"start","within_drift":false}}"#,
+                // The first believer's clock, so that the overlap is beyond drift; else new targets.
+                if p == 0 {
+                    who.clone()
+                } else {
+                    long('\u{4e19}', i * 9 + p)
+                }
+            );
+            text += "\n";
+            text += &format!(
+                r#"{{"t":{t},"kind":"grant","process":"{who}","lock":"{lock}","token":{}}}"#,
+                9 - p
+            );
+            text += "\n";
+            text += &format!(
+                r#"{{"t":{t},"kind":"belief","process":"{who}","lock":"{lock}","state":"held","safe_until":{}}}"#,
+                t + 5
+            );
+            text += "\n";
+            text += &format!(
+                r#"{{"t":{t},"kind":"write","process":"{who}","resource":"{doc}","token":{},"result":"ok"}}"#,
+                100 + p
+            );
+            text += "\n";
+        }
+        if i % 2 == 0 {
+            text += &format!(r#"{{"t":{t},"kind":"final","resource":"{doc}","token":1}}"#);
+            text += "\n";
+        }
+    }
+    for (lines, keep) in [(37, 100), (500, 100_000)] {
+        let all: Vec<&str> = text.split_inclusive('\n').collect();
+        let pieces: Vec<String> = all.chunks(lines).map(|p| p.concat()).collect();
+        let start = LIVE.load(Ordering::SeqCst);
+        let mut report = HistoryReport::default();
+        let mut checker = HistoryChecker::new();
+        for piece in &pieces {
+            let held = checker.held_bytes() + report.held_bytes();
+            let bound = held + line_bytes(piece.len() as u64, lines as u64, report.held_bytes());
+            let base = LIVE.load(Ordering::SeqCst);
+            let (peak, ()) = peak(|| checker.check_lines(piece, keep, &mut report));
+            let live = (base + peak - start) as u64;
+            assert!(live <= bound, "{live} bytes live, bound {bound}");
+            let after = (LIVE.load(Ordering::SeqCst) - start) as u64;
+            let held = checker.held_bytes() + report.held_bytes();
+            assert!(after <= held, "{after} bytes held, bound {held}");
+        }
+        let held = checker.held_bytes() + report.held_bytes();
+        let bound = held + checker.finish_bytes(report.held_bytes());
+        let base = LIVE.load(Ordering::SeqCst);
+        let (peak, ()) = peak(|| checker.finish_into(keep, &mut report));
+        let live = (base + peak - start) as u64;
+        assert!(live <= bound, "finish: {live} bytes live, bound {bound}");
+        if keep > 100 {
+            let t = report.totals;
+            assert_eq!(report.malformed, [], "{t:?}");
+            assert_eq!(t.lock.grant_order_violations, 600 * 8);
+            assert_eq!(t.lock.overlaps_beyond_drift, 600, "{:?}", t.lock);
+            // Nine tokens above a final row: the eight highest counted ("at least"); without a
+            // final row, every acknowledged write.
+            assert_eq!(t.resource.acknowledged_lost, 300 * 8 + 300 * 9);
+        }
+    }
+}

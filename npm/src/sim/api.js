@@ -43,7 +43,7 @@ const MAX_HISTORY = 256 * 1024 * 1024;
 
 /** Keys whose integers are seeds, tokens or a history's times (any u64 a storage logged):
  * bigints everywhere the module hands them out. */
-const BIG = new Set(["seed", "first_seed", "first_token", "token", "previous", "highest", "next_token", "newer_token", "holds", "t"]);
+const BIG = new Set(["seed", "first_seed", "first_token", "token", "previous", "highest", "next_token", "newer_token", "earlier_token", "final_token", "holds", "t"]);
 
 // -------------------------------------------------------------------------------------------
 // Calls into the module.
@@ -1129,6 +1129,9 @@ export function checkHistory(lines, options) {
       });
       at = end;
     }
+    // What only the end of a history shows (overlaps still open, acknowledged writes with no
+    // final row); a write log has none.
+    if (!R.history_finish(i, keep)) throw failure();
     return {
       summary: out(G.history_summary(i)),
       findings: pieces((from) => G.history_more(i, 0, from, REPORT_PIECE)),
