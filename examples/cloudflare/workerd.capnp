@@ -37,6 +37,7 @@ const modules :List(Workerd.Worker.Module) = [
   (name = "examples/cloudflare/src/fencepost/deno-kv.js", esModule = embed "../../npm/dist/store/deno-kv.js"),
   (name = "examples/cloudflare/src/fencepost/postgres.js", esModule = embed "../../npm/dist/store/postgres.js"),
   (name = "examples/cloudflare/src/fencepost/sqlite.js", esModule = embed "../../npm/dist/store/sqlite.js"),
+  (name = "examples/cloudflare/src/fencepost/sql.js", esModule = embed "../../npm/dist/store/sql.js"),
   (name = "examples/cloudflare/src/fencepost/service", esModule = embed "../../npm/dist/service/index.js"),
   (name = "examples/cloudflare/src/fencepost/service.js", esModule = embed "../../npm/dist/service/service.js"),
   (name = "examples/cloudflare/src/fencepost/errors.js", esModule = embed "../../npm/dist/service/errors.js"),
