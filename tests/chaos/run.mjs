@@ -112,7 +112,7 @@ async function main() {
     instances,
     proxies,
     etcd,
-    delayMs: Number(process.env.CHAOS_DELAY_MS ?? 1_500),
+    delayMs: Number(process.env.CHAOS_DELAY_MS ?? 1_000),
     down: new Set(),
     skip: (entry, why) => record({ kind: "runner", event: "skipped", nemesis: entry.nemesis, why }),
     async clockClient(nemesis, rate, beforeStart) {
