@@ -513,6 +513,7 @@ mod tests {
                 "dist",
                 "abi",
                 "size",
+                "chaos",
                 "fuzz"
             ]
         );
@@ -522,6 +523,30 @@ mod tests {
         assert!(matches!(parse(&["test-edge"]), Ok(Task::TestEdge)));
         assert!(matches!(parse(&["test-store"]), Ok(Task::TestStore)));
         assert!(matches!(parse(&["bench-store"]), Ok(Task::BenchStore)));
+    }
+
+    #[test]
+    fn chaos_runs_ten_minutes_of_three_clients_on_a_fresh_seed_by_default() {
+        let Ok(Task::Chaos {
+            seconds,
+            seed,
+            clients,
+        }) = parse(&["chaos"])
+        else {
+            panic!("chaos did not parse");
+        };
+        assert_eq!((seconds, seed, clients), (600, None, 3));
+        let Ok(Task::Chaos {
+            seconds,
+            seed,
+            clients,
+        }) = parse(&["chaos", "--seconds", "90", "--seed", "27", "--clients", "5"])
+        else {
+            panic!("chaos with flags did not parse");
+        };
+        assert_eq!((seconds, seed, clients), (90, Some(27), 5));
+        let e = parse(&["chaos", "--seed", "-1"]).err().unwrap();
+        assert_eq!(e.exit_code(), 2);
     }
 
     #[test]
