@@ -64,6 +64,13 @@ pub fn run(c: &Campaign) -> Result {
     Cmd::cargo(&["build", "-q", "-p", "fencepost-cli"]).run()?;
     let (_, bin) = runtimes()?;
     let dir = fixture("chaos", &tarball)?;
+    step("the campaign's own parts: its schedule and its fault proxy");
+    Cmd::new("node")
+        .args(["--test", "--test-reporter=dot"])
+        .args(["schedule.test.mjs", "proxy.test.mjs"])
+        .env("CHAOS_SHORT_SEED", SHORT.seed.to_string())
+        .cwd(&dir)
+        .run()?;
     let out = root().join("target/chaos").join(format!("seed-{}", c.seed));
     let etcd = Etcd::start()?;
     step(&format!(
