@@ -49,6 +49,7 @@ function observe(change) {
   if (change.safeUntil !== null && (change.state === "held" || change.state === "uncertain")) {
     line.safe_until = onTimeline(change.safeUntil);
   }
+  if (change.state === "lost") line.why = change.why;
   record(line);
 }
 

@@ -141,7 +141,7 @@ export function report(c) {
   const rows = c.table.map((r) => [r.nemesis, r.faults, r.grants, r.writesOk, r.staleRefused, r.unknown, r.overlaps].map(String));
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const fmt = (r) => `| ${r.map((v, i) => (i === 0 ? v.padEnd(widths[i]) : v.padStart(widths[i]))).join(" | ")} |`;
-  const out = [fmt(head), `|${widths.map((w, i) => (i === 0 ? "-".repeat(w + 1) : `${"-".repeat(w + 1)}:`)).join("|")}|`, ...rows.map(fmt)];
+  const out = [fmt(head), `|${widths.map((w, i) => (i === 0 ? "-".repeat(w + 2) : `${"-".repeat(w + 1)}:`)).join("|")}|`, ...rows.map(fmt)];
   out.push("", `grants: ${c.grants}; writes: ${JSON.stringify(c.writes)}; stale writes refused: ${c.staleRefused}`);
   out.push(`belief overlaps beyond drift (allowed): ${c.overlaps.filter((o) => o.beyond).length}`);
   for (const [what, n] of Object.entries(c.mustBeZero)) out.push(`${what}: ${n}`);

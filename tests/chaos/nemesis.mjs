@@ -65,21 +65,21 @@ async function engine(ctx, entry, fault) {
   const leader = await ctx.etcd.leader();
   const members = ctx.etcd.members();
   const m = entry.pick < 0.5 && leader !== null ? leader : choose(members, (entry.pick * 2) % 1);
-  const target = `${m.name}${leader?.name === m.name ? " (leader)" : ""}`;
+  const was = { leader: leader?.name === m.name };
   ctx.down.add(m.name);
   try {
     if (entry.nemesis === "pause-engine") {
       await ctx.etcd.pause(m);
-      fault(target, "start");
+      fault(m.name, "start", was);
       await sleep(entry.ms);
       ctx.etcd.resume(m);
     } else {
       await ctx.etcd.kill(m);
-      fault(target, "start");
+      fault(m.name, "start", was);
       await sleep(entry.ms);
       await ctx.etcd.restart(m);
     }
-    fault(target, "end");
+    fault(m.name, "end", was);
   } finally {
     ctx.down.delete(m.name);
   }
