@@ -15,6 +15,25 @@ export interface LeaseClientOptions {
   renewPpm?: number;
   /** How long to wait before sending again after a failed renewal (default 250 ms). */
   retryMs?: number;
+  /**
+   * Told every change of a lease's state or of its `safeUntil` (so every successful renewal), for
+   * tracing and fault tests; it cannot change what happens to the lease.
+   */
+  onState?: (change: LeaseStateChange) => void;
+}
+
+/** What {@link LeaseClientOptions.onState} is told. */
+export interface LeaseStateChange {
+  /** The lock's name. */
+  lock: string;
+  /** `released` when the holder let go; `lost` for every other end. */
+  state: LeaseStateName | "released";
+  /** The lease's fencing token. */
+  token: bigint;
+  /** The deadline on `performance.now()`'s clock (once lost or released: the last one). */
+  safeUntil: number | null;
+  /** Why it was lost, else null. */
+  why: LossReason | null;
 }
 
 /** How to acquire a lock. */

@@ -12,7 +12,7 @@ import { checkOptions, describe, ms } from "./common.js";
 
 const now = () => Math.floor(performance.now());
 
-const CLIENT_KEYS = ["url", "fetch", "driftPpm", "marginMs", "renewPpm", "retryMs"];
+const CLIENT_KEYS = ["url", "fetch", "driftPpm", "marginMs", "renewPpm", "retryMs", "onState"];
 const ACQUIRE_KEYS = ["ttlMs", "ifAvailable", "waitMs", "signal"];
 /** The lease length asked when none is given: the service's default. */
 const DEFAULT_TTL_MS = 30_000;
@@ -221,6 +221,10 @@ export class LeaseClient {
     // Called unbound: a runtime's fetch (and a service binding's) refuses another `this`.
     this.#service = { base, fetch: (input, init) => f(input, init) };
     this.#judge = { driftPpm: o.driftPpm, marginMs: o.marginMs, renewPpm: o.renewPpm, retryMs: o.retryMs };
+    if (o.onState !== undefined && typeof o.onState !== "function") {
+      throw new TypeError(`options.onState must be a function, got ${describe(o.onState)}`);
+    }
+    this.#service.onState = o.onState ?? null;
     // The keeper checks these: a bad one is refused here, not at the first acquire.
     new LeaseKeeper({ ttlMs: 1, ...this.#judge }, 0).free();
   }
@@ -391,7 +395,9 @@ class Lease {
 
   /** Acts on what the keeper said: aborts on a loss, else sets the timer for its next time. */
   #heard(s) {
+    const before = this.#last;
     this.#last = s;
+    if (before === undefined || before.state !== s.state || before.safeUntil !== s.safeUntil) this.#tell(s);
     clearTimeout(this.#timer);
     this.#timer = null;
     if (s.state === "lost") {
@@ -402,6 +408,21 @@ class Lease {
     }
     const at = s.nextSend === null ? s.safeUntil : Math.min(s.nextSend, s.safeUntil);
     this.#timer = timer(() => this.#tick(), Math.max(0, at - now()), false);
+  }
+
+  /**
+   * Tells the client's `onState` observer what the keeper says now. An observer that throws must
+   * not change what happens to the lease, so its error is only written to the console.
+   */
+  #tell(s) {
+    const observe = this.#service.onState;
+    if (observe === null) return;
+    const state = s.state === "lost" && s.why === "released" ? "released" : s.state;
+    try {
+      observe({ lock: this.#lock, state, token: this.#grant.token, safeUntil: s.safeUntil, why: s.why });
+    } catch (e) {
+      console.error("fencepost/client: the onState observer threw", e);
+    }
   }
 
   #tick() {

@@ -139,6 +139,29 @@ for (const name of wanted) {
       assert.equal(await lease.release(), false);
     });
 
+    test("onState is told the grant, each renewal's new safe-until and the release, nothing else", async () => {
+      const told = [];
+      const watched = new LeaseClient({ url: host.server.base, onState: (c) => told.push(c) });
+      const lease = await watched.acquire("observed", { ttlMs: 1_200 });
+      assert.deepEqual(told, [{ lock: "observed", state: "held", token: lease.token, safeUntil: lease.safeUntil, why: null }]);
+      // One renewal 399 ms in: its answer moves safe-until, and only that is told.
+      await sleep(600);
+      assert.equal(told.length, 2);
+      assert.equal(told[1].state, "held");
+      assert.equal(told[1].safeUntil, lease.safeUntil);
+      assert.ok(told[1].safeUntil > told[0].safeUntil);
+      assert.equal(await lease.release(), true);
+      // A release keeps the last deadline: it says until when the lease could have been acted on.
+      assert.deepEqual(told[2], { lock: "observed", state: "released", token: lease.token, safeUntil: told[1].safeUntil, why: "released" });
+      assert.equal(told.length, 3);
+      // An observer that throws changes nothing for the lease.
+      const throwing = new LeaseClient({ url: host.server.base, onState: () => { throw new Error("observer"); } });
+      const other = await throwing.acquire("observed", { ttlMs: 1_200 });
+      assert.equal(other.state, "held");
+      assert.equal(await other.release(), true);
+      assert.throws(() => new LeaseClient({ url: host.server.base, onState: 1 }), { name: "TypeError", message: /options.onState must be a function/ });
+    });
+
     test("ifAvailable gives the callback null while another holder has the lock", async () => {
       const base = host.server.base;
       const other = await acquire(base, "busy", 5_000);

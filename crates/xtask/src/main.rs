@@ -4,6 +4,7 @@
 //! Every tool a task needs is installed here, pinned and idempotently, so a fresh machine needs
 //! nothing but rustup, cargo and Node.js.
 
+mod chaos;
 mod edge;
 mod etcd;
 mod memory_layout;
@@ -38,7 +39,7 @@ enum Task {
     /// Set everything up and serve the visualizer on http://127.0.0.1:8080
     Demo,
     /// Everything CI checks: fmt, clippy, tests, no_std builds, the npm package, the edge
-    /// services, the visualizer end to end in headless Chromium
+    /// services, a short fault campaign, the visualizer end to end in headless Chromium
     Test,
     /// Benchmarks (ns/op, ratios against a baseline measured in the same run), then the
     /// visualizer's playback in headless Chromium
@@ -74,6 +75,19 @@ enum Task {
     /// Raw / gzip / brotli of each .wasm in npm/dist, against its budget, and the visualizer's
     /// wasm against its goal
     Size,
+    /// The fault campaign: clients, service instances and engines under pauses, kills, a fault
+    /// proxy and clock skew on a seeded schedule; its history in target/chaos/seed-SEED
+    Chaos {
+        /// How long the faults go on
+        #[arg(long, default_value_t = 600)]
+        seconds: u64,
+        /// The schedule's seed (a new one each run when not given; printed, to replay)
+        #[arg(long)]
+        seed: Option<u32>,
+        /// Node client processes (one Deno client comes with them)
+        #[arg(long, default_value_t = 3)]
+        clients: u32,
+    },
     /// Run every fuzz target for SECS seconds each
     Fuzz {
         /// Seconds per target
@@ -103,6 +117,15 @@ fn main() -> ExitCode {
             let npm = npm::size();
             web::size().and(npm)
         }
+        Task::Chaos {
+            seconds,
+            seed,
+            clients,
+        } => chaos::run(&chaos::Campaign {
+            seconds,
+            seed: seed.unwrap_or_else(chaos::fresh_seed),
+            clients,
+        }),
         Task::Fuzz { secs } => fuzz(secs),
     };
     match result {
@@ -168,6 +191,7 @@ fn test() -> Result {
     npm::test()?;
     store::test()?;
     service::test()?;
+    chaos::short()?;
     edge::test()?;
     web::test()?;
     tools::step("all tests passed");
@@ -497,6 +521,7 @@ mod tests {
                 "dist",
                 "abi",
                 "size",
+                "chaos",
                 "fuzz"
             ]
         );
@@ -507,6 +532,30 @@ mod tests {
         assert!(matches!(parse(&["test-store"]), Ok(Task::TestStore)));
         assert!(matches!(parse(&["bench-store"]), Ok(Task::BenchStore)));
         assert!(matches!(parse(&["bench-service"]), Ok(Task::BenchService)));
+    }
+
+    #[test]
+    fn chaos_runs_ten_minutes_of_three_clients_on_a_fresh_seed_by_default() {
+        let Ok(Task::Chaos {
+            seconds,
+            seed,
+            clients,
+        }) = parse(&["chaos"])
+        else {
+            panic!("chaos did not parse");
+        };
+        assert_eq!((seconds, seed, clients), (600, None, 3));
+        let Ok(Task::Chaos {
+            seconds,
+            seed,
+            clients,
+        }) = parse(&["chaos", "--seconds", "90", "--seed", "27", "--clients", "5"])
+        else {
+            panic!("chaos with flags did not parse");
+        };
+        assert_eq!((seconds, seed, clients), (90, Some(27), 5));
+        let e = parse(&["chaos", "--seed", "-1"]).err().unwrap();
+        assert_eq!(e.exit_code(), 2);
     }
 
     #[test]
