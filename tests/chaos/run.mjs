@@ -99,7 +99,7 @@ async function main() {
   const launched = await Promise.all(names.map((n) => launch(n, proxies, {})));
   if (process.env.DENO_BIN) launched.push(await launch("deno-0", proxies, { runtime: "deno" }));
   t0 = Date.now();
-  record({ kind: "runner", event: "start", seed: SEED, seconds: SECONDS, ttl_ms: TTL_MS, drift_ppm: DRIFT_PPM });
+  record({ kind: "campaign", event: "start", seed: SEED, seconds: SECONDS, ttl_ms: TTL_MS, drift_ppm: DRIFT_PPM });
   for (const { c, offset } of launched) {
     c.start(offset, t0);
     clients.push(c);
@@ -114,7 +114,7 @@ async function main() {
     etcd,
     delayMs: Number(process.env.CHAOS_DELAY_MS ?? 1_000),
     down: new Set(),
-    skip: (entry, why) => record({ kind: "runner", event: "skipped", nemesis: entry.nemesis, why }),
+    skip: (entry, why) => record({ kind: "campaign", event: "skipped", nemesis: entry.nemesis, why }),
     async clockClient(nemesis, rate, beforeStart) {
       const name = `${nemesis}-${clocks++}`;
       const { c, offset } = await launch(name, proxies, { rate });
@@ -129,7 +129,7 @@ async function main() {
     await strike(ctx, entry);
   });
   await Promise.all([...strikes, sleep(SECONDS * 1000)]);
-  record({ kind: "runner", event: "stop" });
+  record({ kind: "campaign", event: "stop" });
   await Promise.all(clients.map((c) => c.offset(3)));
   await Promise.all([...clients, ...extra].map((c) => c.stop()));
   const rates = [...clients, ...extra].map((c) => ({ name: c.name, rate: c.rate, measured: c.measuredRate() }));

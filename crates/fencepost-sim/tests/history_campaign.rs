@@ -86,6 +86,21 @@ fn the_clean_campaign_has_no_finding_and_every_figure() {
 }
 
 #[test]
+fn the_runners_own_lines_are_part_of_the_record_and_change_no_figure() {
+    let plain = check(&[]);
+    let start =
+        r#"{"t":0,"kind":"campaign","event":"start","seed":27,"seconds":60,"process":"runner"}"#;
+    let skipped = r#"{"t":1500,"kind":"campaign","event":"skipped","nemesis":"kill-engine","why":"a member is down already","process":"runner"}"#;
+    let text = format!("{start}\n{}{skipped}\n", text(&[]));
+    let r = HistoryChecker::check_text(&text, 100);
+    assert!(r.malformed.is_empty(), "{:?}", r.malformed);
+    assert_eq!(r.summary.lines, plain.summary.lines + 2);
+    assert_eq!(found(&r), found(&plain));
+    assert_eq!(r.totals.operations, plain.totals.operations);
+    assert_eq!(r.totals.faults, plain.totals.faults);
+}
+
+#[test]
 fn a_grant_not_above_an_earlier_one_is_a_grant_order_violation() {
     let r = check(&[(
         6,
@@ -272,7 +287,7 @@ fn campaign_lines_missing_what_their_kind_needs_are_malformed() {
         [
             (
                 1,
-                "unknown variant `lease`, expected one of `grant`, `belief`, `write`, `final`, `fault` (column 21)"
+                "unknown variant `lease`, expected one of `grant`, `belief`, `write`, `final`, `fault`, `campaign` (column 21)"
             ),
             (
                 2,

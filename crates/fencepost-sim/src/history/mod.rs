@@ -49,6 +49,7 @@
 //! | `write` | `process`, `resource`, `token`, `result` (`via`, `highest` ignored) | a client's write and its answer: `ok`, `rejected` (stale) or `unknown` |
 //! | `final` | `resource`, `token` (0: no row; `writer` ignored) | the row a resource holds at the end |
 //! | `fault` | `nemesis`, `target`, `phase`, `within_drift` (required on a clock fault's start) | a fault starts or ends |
+//! | `campaign` | (any; only `t` is read) | what the campaign's runner says of itself: its start with the seed, a fault it skipped, its stop |
 //!
 //! `nemesis` is one of `pause-client`, `kill-service`, `restart-service`, `pause-engine`,
 //! `kill-engine`, `proxy-hold`, `proxy-delay`, `proxy-drop`, `proxy-reset`, `clock-fast`,
@@ -409,6 +410,7 @@ impl HistoryChecker {
                 let held = self.faults.apply(t, nemesis, &target, phase, within_drift);
                 self.hold(held as i64);
             }
+            Event::Campaign { t } => self.last_t = self.last_t.max(t),
         }
     }
 
