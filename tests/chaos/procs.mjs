@@ -3,9 +3,11 @@
 // measured against the runner's. Every child is killed when the runner exits, however it exits.
 
 import { spawn } from "node:child_process";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { freePort } from "./ports.mjs";
+
+export { freePort };
 
 const BIN = join(import.meta.dirname, "node_modules/.bin/fencepost");
 export const KEYS = "1:dev-only-key-never-deploy-this-0000";
@@ -22,17 +24,6 @@ export function killAll() {
   }
 }
 process.on("exit", killAll);
-
-export function freePort() {
-  return new Promise((ok, fail) => {
-    const s = createServer();
-    s.once("error", fail);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => ok(port));
-    });
-  });
-}
 
 /** Collects a child's stdout lines that start with `prefix` (the write log), and all its output. */
 function watch(child, prefix, lines) {

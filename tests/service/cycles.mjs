@@ -10,7 +10,7 @@ const pick = (list) => list[Math.floor(Math.random() * list.length)];
 /**
  * One client's loop until `until` (ms): each cycle on a random lock of `locks`, each call to a
  * random base of `bases()` (called every time, so a test may change the list while it runs).
- * Resolves to its grants: `{ lock, token, start, end, writer, header, put }`, where `start` is
+ * `until` may be a function, for a run whose end moves. Resolves to its grants: `{ lock, token, start, end, writer, header, put }`, where `start` is
  * when the service made the grant (its expiresAt minus the TTL, on the instances' shared clock)
  * and `end` the latest the lease can have ended: its release's send time when the release was
  * answered 200, else its expiry.
@@ -18,7 +18,8 @@ const pick = (list) => list[Math.floor(Math.random() * list.length)];
 export async function client(name, bases, locks, until, ttlMs = 3000) {
   const grants = [];
   const refused = { held: 0, unavailable: 0 };
-  while (Date.now() < until) {
+  const end = typeof until === "function" ? until : () => until;
+  while (Date.now() < end()) {
     const lock = pick(locks);
     const a = await acquire(pick(bases()), lock, ttlMs).catch(() => ({ status: 0 }));
     if (a.status !== 200) {

@@ -12,16 +12,20 @@ import { checkGrants, client } from "./cycles.mjs";
 import { kill, leader, members, pause, restart, resume, healthy } from "./etcd-cluster.mjs";
 import { etcdEndpoints, postgresUrl, scratch, sleep, startInstance } from "./instances.mjs";
 
-/** Clients over `instances` for `ms`, with `fault()` run `atMs` after they start. */
-async function underFault(instances, { ms, atMs, fault, clients = 8, locks = 3, ttlMs = 3000 }) {
+/**
+ * Clients over `instances` for `ms`, with `fault()` run `atMs` after they start; they go on for at
+ * least `tailMs` after the fault is over (`fault()` resolves when it is), however long it took.
+ */
+async function underFault(instances, { ms, atMs, fault, clients = 8, locks = 3, ttlMs = 3000, tailMs = 4000 }) {
   const names = Array.from({ length: locks }, (_, i) => `fault-${process.pid}-${Math.random().toString(36).slice(2, 8)}-${i}`);
   const start = Date.now();
-  const until = start + ms;
+  let end = start + ms;
   const bases = () => instances.map((x) => x.base);
-  const runs = Array.from({ length: clients }, (_, i) => client(`f${i}`, bases, names, until, ttlMs));
+  const runs = Array.from({ length: clients }, (_, i) => client(`f${i}`, bases, names, () => end, ttlMs));
   await sleep(atMs);
   const faultAt = Date.now();
-  const healed = await fault();
+  const healed = (await fault()) ?? Date.now();
+  end = Math.max(end, healed + tailMs);
   const done = await Promise.all(runs);
   const grants = done.flatMap((r) => r.grants);
   checkGrants(grants);

@@ -25,7 +25,7 @@ use crate::Result;
 use crate::edge::runtimes;
 use crate::etcd::Etcd;
 use crate::npm::{dist, fixture, pack};
-use crate::tools::{Cmd, root, step};
+use crate::tools::{Cmd, debian_program, root, step};
 
 /// What a campaign is asked to do.
 pub struct Campaign {
@@ -101,22 +101,5 @@ pub fn run(c: &Campaign) -> Result {
 
 /// Where `faketime` is, installed with apt-get when missing (needs root), like etcd.
 fn ensure_faketime() -> Result<PathBuf> {
-    let find = || {
-        Cmd::new("sh")
-            .args(["-c", "command -v faketime"])
-            .output()
-            .ok()
-            .map(|p| PathBuf::from(p.trim()))
-            .filter(|p| p.is_file())
-    };
-    if let Some(found) = find() {
-        return Ok(found);
-    }
-    step("installing faketime (apt-get)");
-    Cmd::new("apt-get").arg("update").run()?;
-    Cmd::new("apt-get")
-        .args(["install", "-y", "--no-install-recommends", "faketime"])
-        .env("DEBIAN_FRONTEND", "noninteractive")
-        .run()?;
-    find().ok_or_else(|| "apt-get installed faketime, but it is not on PATH".to_string())
+    debian_program("faketime", "faketime")
 }

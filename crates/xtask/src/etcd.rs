@@ -18,7 +18,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::Result;
-use crate::tools::{Cmd, step};
+use crate::tools::{Cmd, debian_program, step};
 
 /// Members of the cluster: three, the smallest that keeps a quorum with one member down.
 const MEMBERS: usize = 3;
@@ -28,24 +28,7 @@ const READY_WITHIN: Duration = Duration::from_secs(60);
 
 /// Where `etcd` is, installed with apt-get when missing (needs root).
 fn ensure_installed() -> Result<PathBuf> {
-    let find = || {
-        Cmd::new("sh")
-            .args(["-c", "command -v etcd"])
-            .output()
-            .ok()
-            .map(|p| PathBuf::from(p.trim()))
-            .filter(|p| p.is_file())
-    };
-    if let Some(etcd) = find() {
-        return Ok(etcd);
-    }
-    step("installing etcd (apt-get)");
-    Cmd::new("apt-get").arg("update").run()?;
-    Cmd::new("apt-get")
-        .args(["install", "-y", "--no-install-recommends", "etcd-server"])
-        .env("DEBIAN_FRONTEND", "noninteractive")
-        .run()?;
-    find().ok_or_else(|| "apt-get installed etcd-server, but `etcd` is not on PATH".to_string())
+    debian_program("etcd", "etcd-server")
 }
 
 /// `count` distinct ports free right now: all are held at once while they are picked, so no two

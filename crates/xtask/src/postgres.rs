@@ -33,12 +33,7 @@ fn ensure_installed() -> Result<PathBuf> {
     if let Some(bin) = bin_dir() {
         return Ok(bin);
     }
-    step("installing Postgres (apt-get)");
-    Cmd::new("apt-get").arg("update").run()?;
-    Cmd::new("apt-get")
-        .args(["install", "-y", "--no-install-recommends", "postgresql"])
-        .env("DEBIAN_FRONTEND", "noninteractive")
-        .run()?;
+    crate::tools::apt_install("postgresql")?;
     bin_dir().ok_or_else(|| {
         format!("apt-get installed postgresql, but {DEBIAN_LIB}/*/bin/initdb is missing")
     })

@@ -12,33 +12,14 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::Result;
-use crate::tools::{Cmd, step};
+use crate::tools::{debian_program, step};
 
 /// How long a fresh server may take to answer PING.
 const READY_WITHIN: Duration = Duration::from_secs(30);
 
 /// Where `redis-server` is, installed with apt-get when missing (needs root).
 fn ensure_installed() -> Result<PathBuf> {
-    let find = || {
-        Cmd::new("sh")
-            .args(["-c", "command -v redis-server"])
-            .output()
-            .ok()
-            .map(|p| PathBuf::from(p.trim()))
-            .filter(|p| p.is_file())
-    };
-    if let Some(redis) = find() {
-        return Ok(redis);
-    }
-    step("installing Redis (apt-get)");
-    Cmd::new("apt-get").arg("update").run()?;
-    Cmd::new("apt-get")
-        .args(["install", "-y", "--no-install-recommends", "redis-server"])
-        .env("DEBIAN_FRONTEND", "noninteractive")
-        .run()?;
-    find().ok_or_else(|| {
-        "apt-get installed redis-server, but `redis-server` is not on PATH".to_string()
-    })
+    debian_program("redis-server", "redis-server")
 }
 
 /// The command line of a server on `port` of 127.0.0.1 whose files are in `dir`.

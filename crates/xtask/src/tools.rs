@@ -231,3 +231,34 @@ pub fn ensure_cargo_fuzz() -> Result {
     }
     Ok(())
 }
+
+/// Where `program` is on PATH, if anywhere.
+pub fn on_path(program: &str) -> Option<PathBuf> {
+    Cmd::new("sh")
+        .args(["-c", &format!("command -v {program}")])
+        .output()
+        .ok()
+        .map(|p| PathBuf::from(p.trim()))
+        .filter(|p| p.is_file())
+}
+
+/// Installs Debian's `package` with apt-get (needs root): the servers and tools the tests need
+/// that no registry of the project's ships.
+pub fn apt_install(package: &str) -> Result {
+    step(&format!("installing {package} (apt-get)"));
+    Cmd::new("apt-get").arg("update").run()?;
+    Cmd::new("apt-get")
+        .args(["install", "-y", "--no-install-recommends", package])
+        .env("DEBIAN_FRONTEND", "noninteractive")
+        .run()
+}
+
+/// `program` from PATH, with Debian's `package` installed first when it is missing.
+pub fn debian_program(program: &str, package: &str) -> Result<PathBuf> {
+    if let Some(found) = on_path(program) {
+        return Ok(found);
+    }
+    apt_install(package)?;
+    on_path(program)
+        .ok_or_else(|| format!("apt-get installed {package}, but `{program}` is not on PATH"))
+}
