@@ -1,6 +1,7 @@
-// The runner's own sanity counts over a merged history, for a quick look while the campaign runs
-// and for its exit status while `fencepost check` cannot read such a history: the verdict that
-// counts is the checker's. Counted the simple way (everything in memory), by the same rules.
+// The runner's own counts over a merged history: what happened while each nemesis was active
+// (grants, acknowledged writes, refusals, answers that never came), and the two figures a history
+// of beliefs cannot show on its own. Stale writes, grant order, lost writes and belief overlaps are
+// `fencepost check`'s to judge, the one place those rules are written.
 
 import { NEMESES } from "./schedule.mjs";
 
@@ -10,7 +11,7 @@ const parse = (line) => {
   return v;
 };
 
-/** Windows of each fault, by nemesis: [{ nemesis, target, from, to, within }]. */
+/** Windows of each fault, by nemesis: [{ nemesis, target, from, to }]. */
 function windows(events, end) {
   const open = new Map();
   const out = [];
@@ -21,77 +22,23 @@ function windows(events, end) {
     else if (open.has(key)) {
       const s = open.get(key);
       open.delete(key);
-      out.push({ nemesis: e.nemesis, target: e.target, from: s.t, to: e.t, within: s.within_drift });
+      out.push({ nemesis: e.nemesis, target: e.target, from: s.t, to: e.t });
     }
   }
-  for (const s of open.values()) out.push({ nemesis: s.nemesis, target: s.target, from: s.t, to: end, within: s.within_drift });
+  for (const s of open.values()) out.push({ nemesis: s.nemesis, target: s.target, from: s.t, to: end });
   return out;
 }
 
-/** Each process's belief intervals per lock: [{ process, lock, from, to }]. */
-function beliefs(events, end) {
-  const open = new Map();
-  const out = [];
-  const close = (key, t) => {
-    const b = open.get(key);
-    if (b === undefined) return;
-    open.delete(key);
-    const to = Math.min(t, b.safeUntil);
-    if (to > b.from) out.push({ process: b.process, lock: b.lock, from: b.from, to, line: b.line });
-  };
-  events.forEach((e, line) => {
-    if (e.kind !== "belief") return;
-    const key = `${e.process}|${e.lock}`;
-    close(key, e.t);
-    if (e.state === "held" || e.state === "uncertain") {
-      open.set(key, { process: e.process, lock: e.lock, from: e.t, safeUntil: e.safe_until ?? e.t, line: line + 1 });
-    }
-  });
-  for (const key of [...open.keys()]) close(key, end);
-  return out;
-}
-
-function overlaps(intervals, faults) {
-  const byLock = new Map();
-  for (const b of intervals) byLock.set(b.lock, [...(byLock.get(b.lock) ?? []), b]);
-  const found = [];
-  for (const list of byLock.values()) {
-    list.sort((a, b) => a.from - b.from);
-    for (let i = 0; i < list.length; i++) {
-      for (let j = i + 1; j < list.length && list[j].from < list[i].to; j++) {
-        const [a, b] = [list[i], list[j]];
-        if (a.process === b.process) continue;
-        const from = b.from;
-        const to = Math.min(a.to, b.to);
-        const beyond = faults.some((f) => f.within === false && [a.process, b.process].includes(f.target) && f.from < to && f.to > from);
-        found.push({ lock: a.lock, processes: [a.process, b.process], from, to, beyond, lines: [a.line, b.line] });
-      }
-    }
-  }
-  return found;
-}
-
-/** Everything the runner counts; `mustBeZero` the figures the checker will also hold at 0. */
+/** Everything the runner counts for its table; `mustBeZero` what it alone holds at 0. */
 export function count(lines) {
   const events = lines.map(parse);
   const end = events.at(-1)?.t ?? 0;
   const faults = windows(events, end);
-  const c = { writes: {}, staleRefused: 0, staleAccepted: 0, tokenOrder: 0, ackLost: 0, lateHeld: 0, unreleased: 0, grants: 0 };
-  const highest = new Map();
-  const lastGrant = new Map();
-  const finals = new Map();
+  const c = { writes: {}, staleRefused: 0, lateHeld: 0, unreleased: 0, grants: 0 };
   const open = new Map();
   for (const e of events) {
-    if (e.kind === "final") finals.set(e.resource, e.token);
-    if (e.kind === undefined) {
-      const h = highest.get(e.resource) ?? 0n;
-      if (e.result === "ok" && e.token < h) c.staleAccepted++;
-      if (e.result === "ok" && e.token > h) highest.set(e.resource, e.token);
-    }
     if (e.kind === "grant") {
       c.grants++;
-      if (lastGrant.has(e.lock) && e.token <= lastGrant.get(e.lock)) c.tokenOrder++;
-      lastGrant.set(e.lock, e.token);
       open.set(`${e.process}|${e.lock}|${e.token}`, e);
     }
     if (e.kind === "belief" && (e.state === "lost" || e.state === "released")) open.delete(`${e.process}|${e.lock}|${e.token}`);
@@ -102,15 +49,9 @@ export function count(lines) {
       if (e.result === "rejected") c.staleRefused++;
     }
   }
-  for (const e of events) if (e.kind === "write" && e.result === "ok" && (finals.get(e.resource) ?? 0n) < e.token) c.ackLost++;
   c.unreleased = open.size;
-  c.overlaps = overlaps(beliefs(events, end), faults);
-  c.table = table(events, faults, c.overlaps);
+  c.table = table(events, faults);
   c.mustBeZero = {
-    "stale writes accepted": c.staleAccepted,
-    "grant token order violations": c.tokenOrder,
-    "acknowledged writes lost": c.ackLost,
-    "belief overlaps within drift": c.overlaps.filter((o) => !o.beyond).length,
     "grants held past their safe-until on arrival": c.lateHeld,
     "leases never released or lost": c.unreleased,
   };
@@ -118,7 +59,7 @@ export function count(lines) {
 }
 
 /** Per nemesis: how often it struck, and what happened while it was active. */
-function table(events, faults, found) {
+function table(events, faults) {
   const during = (n, t) => faults.some((f) => f.nemesis === n && f.from <= t && t <= f.to);
   return [...NEMESES, "restart-service"].map((n) => {
     const active = (t) => during(n, t);
@@ -130,23 +71,18 @@ function table(events, faults, found) {
       writesOk: mine.filter((e) => e.kind === "write" && e.result === "ok").length,
       staleRefused: mine.filter((e) => e.kind === "write" && e.result === "rejected").length,
       unknown: mine.filter((e) => e.kind === "write" && e.result === "unknown").length,
-      overlaps: found.filter((o) => active(o.from)).length,
     };
   });
 }
 
 /** The counts as text: the table, then the must-be-zero figures. */
 export function report(c) {
-  const head = ["nemesis", "faults", "grants", "writes ok", "stale refused", "unknown", "overlaps"];
-  const rows = c.table.map((r) => [r.nemesis, r.faults, r.grants, r.writesOk, r.staleRefused, r.unknown, r.overlaps].map(String));
+  const head = ["nemesis", "faults", "grants", "writes ok", "stale refused", "unknown"];
+  const rows = c.table.map((r) => [r.nemesis, r.faults, r.grants, r.writesOk, r.staleRefused, r.unknown].map(String));
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const fmt = (r) => `| ${r.map((v, i) => (i === 0 ? v.padEnd(widths[i]) : v.padStart(widths[i]))).join(" | ")} |`;
   const out = [fmt(head), `|${widths.map((w, i) => (i === 0 ? "-".repeat(w + 2) : `${"-".repeat(w + 1)}:`)).join("|")}|`, ...rows.map(fmt)];
   out.push("", `grants: ${c.grants}; writes: ${JSON.stringify(c.writes)}; stale writes refused: ${c.staleRefused}`);
-  out.push(`belief overlaps beyond drift (allowed): ${c.overlaps.filter((o) => o.beyond).length}`);
   for (const [what, n] of Object.entries(c.mustBeZero)) out.push(`${what}: ${n}`);
-  for (const o of c.overlaps.filter((x) => !x.beyond).slice(0, 5)) {
-    out.push(`  overlap on ${o.lock}: ${o.processes.join(" and ")} from t=${o.from} to t=${o.to} (lines ${o.lines.join(", ")})`);
-  }
   return out.join("\n");
 }
