@@ -1,6 +1,8 @@
 // The numbers the module (crates/fencepost-wasm) and the package's JavaScript share. Generated
 // from the Rust definitions by `cargo xtask abi`: change them there, never here.
 
+import { outText, outTime, outToken, outU32, outWord } from "./instance.js";
+
 // What a call leaves in the module's `Out` record, by byte offset (little-endian).
 export const OUT_TOKEN = 0;
 export const OUT_TOKEN2 = 8;
@@ -16,6 +18,159 @@ export const OUT_NAME = 68;
 export const OUT_OUTPUT = 76;
 export const OUT_FIELD = 80;
 
+// Each answer's fields by name (`out::answers` in crates/fencepost-wasm/src/out.rs).
+export function grantedToken() {
+  return outToken(OUT_TOKEN);
+}
+export function grantedExpiresAt() {
+  return outTime(OUT_TIME);
+}
+export function grantedGrantedAt() {
+  return outTime(OUT_TIME2);
+}
+export function grantedDepth() {
+  return outWord(OUT_DEPTH);
+}
+export function heldHolder() {
+  return outText(OUT_HOLDER);
+}
+export function heldUntil() {
+  return outTime(OUT_TIME);
+}
+export function lockDelayUntil() {
+  return outTime(OUT_TIME);
+}
+export function reentryLimitMax() {
+  return outWord(OUT_DEPTH);
+}
+export function renewedToken() {
+  return outToken(OUT_TOKEN);
+}
+export function renewedExpiresAt() {
+  return outTime(OUT_TIME);
+}
+export function releasedDepth() {
+  return outWord(OUT_DEPTH);
+}
+export function expiredHolder() {
+  return outText(OUT_HOLDER);
+}
+export function expiredToken() {
+  return outToken(OUT_TOKEN);
+}
+export function expiredAt() {
+  return outTime(OUT_TIME);
+}
+export function expiredFreeAt() {
+  return outTime(OUT_TIME2);
+}
+export function expiredLockLock() {
+  return outText(OUT_NAME);
+}
+export function expiredLockHolder() {
+  return outText(OUT_HOLDER);
+}
+export function expiredLockToken() {
+  return outToken(OUT_TOKEN);
+}
+export function expiredLockAt() {
+  return outTime(OUT_TIME);
+}
+export function expiredLockFreeAt() {
+  return outTime(OUT_TIME2);
+}
+export function leaseHolder() {
+  return outText(OUT_HOLDER);
+}
+export function leaseToken() {
+  return outToken(OUT_TOKEN);
+}
+export function leaseExpiresAt() {
+  return outTime(OUT_TIME);
+}
+export function leaseGrantedAt() {
+  return outTime(OUT_TIME2);
+}
+export function leaseDepth() {
+  return outWord(OUT_DEPTH);
+}
+export function countersNextToken() {
+  return outToken(OUT_TOKEN);
+}
+export function countersLastIssued() {
+  return outToken(OUT_TOKEN2);
+}
+export function countersReservedThrough() {
+  return outToken(OUT_TOKEN3);
+}
+export function countersFreeAt() {
+  return outTime(OUT_TIME);
+}
+export function countersLatest() {
+  return outTime(OUT_TIME2);
+}
+export function countersClamps() {
+  return outTime(OUT_TIME3);
+}
+export function locksCount() {
+  return outWord(OUT_DEPTH);
+}
+export function ledgerHighest() {
+  return outToken(OUT_TOKEN);
+}
+export function ledgerRemembered() {
+  return outWord(OUT_DEPTH);
+}
+export function writtenSlot() {
+  return outWord(OUT_DEPTH);
+}
+export function staleHighest() {
+  return outToken(OUT_TOKEN);
+}
+export function ringCurrentKeyId() {
+  return outWord(OUT_DEPTH);
+}
+export function keeperToken() {
+  return outToken(OUT_TOKEN);
+}
+export function keeperSafeUntil() {
+  return outTime(OUT_TIME);
+}
+export function keeperNextSend() {
+  return outTime(OUT_TIME2);
+}
+export function lostWhy() {
+  return outWord(OUT_DEPTH);
+}
+export function otherTokenHeld() {
+  return outToken(OUT_TOKEN);
+}
+
+/** The code of the last error. */
+export function errorCode() {
+  return outU32(OUT_ERROR);
+}
+
+/** The number that goes with the last error. */
+export function errorDetail() {
+  return outU32(OUT_DETAIL);
+}
+
+/** The address of the field name an inconsistent snapshot names (its length: `errorDetail`). */
+export function errorField() {
+  return outU32(OUT_FIELD);
+}
+
+/** The address of the output area. */
+export function outputAt() {
+  return outU32(OUT_OUTPUT);
+}
+
+/** Whether error `code` is of a config the core refuses (not of a snapshot). */
+export function isConfigError(code) {
+  return code >= 30 && code <= 33;
+}
+
 /** Longest holder id, lock or resource name, in bytes of UTF-8. */
 export const MAX_NAME_BYTES = 1024;
 
@@ -28,7 +183,7 @@ export const BATCH = 16384;
 /** Operations a resource's idempotency ledger remembers. */
 export const LEDGER_CAPACITY = 64;
 
-// The kinds of object (`object_new`, `free`).
+// The kinds of object (`free`).
 export const KIND_GUARD = 0;
 export const KIND_AUTHORITY = 1;
 export const KIND_TABLE = 2;

@@ -44,17 +44,17 @@ import {
   ERR_ZERO_RESERVE_BLOCK,
   ERR_ZERO_TTL,
   MAX_NAME_BYTES,
-  OUT_DETAIL,
-  OUT_ERROR,
-  OUT_FIELD,
-  OUT_TOKEN,
+  errorCode,
+  errorDetail,
+  errorField,
+  otherTokenHeld,
 } from "./abi.js";
 import { U64_MAX } from "./common.js";
-import { outToken, outU32, textAt } from "./instance.js";
+import { textAt } from "./instance.js";
 
 export function coreMessage() {
-  const code = outU32(OUT_ERROR);
-  const d = outU32(OUT_DETAIL);
+  const code = errorCode();
+  const d = errorDetail();
   switch (code) {
     case ERR_EMPTY: return "token is empty";
     case ERR_WHITESPACE: return `token contains whitespace at byte ${d}`;
@@ -81,7 +81,7 @@ export function coreMessage() {
     case ERR_SNAP_WRONG_KIND: return `snapshot is of another kind (${d})`;
     case ERR_SNAP_CHECKSUM: return "snapshot checksum mismatch: the bytes are damaged";
     case ERR_SNAP_TRAILING: return `${d} unexpected bytes after the snapshot`;
-    case ERR_SNAP_INVALID: return `snapshot field \`${textAt(outU32(OUT_FIELD), d)}\` is inconsistent`;
+    case ERR_SNAP_INVALID: return `snapshot field \`${textAt(errorField(), d)}\` is inconsistent`;
     case ERR_SNAP_BAD_ID: return "snapshot holds a holder id or lock name that cannot be decoded";
     case ERR_SNAP_BUFFER: return `output buffer too small: ${d} bytes needed`;
     case ERR_ZERO_TTL: return "ttlMs must be greater than 0";
@@ -96,7 +96,7 @@ export function coreMessage() {
     case ERR_KEEPER_RENEW: return "renewPpm must be from 1 to 1000000";
     case ERR_KEEPER_RETRY: return "retryMs must be at least 1";
     case ERR_UNKNOWN_TICKET: return "the ticket was not handed out by this keeper, or was already answered";
-    case ERR_OTHER_TOKEN: return `the answer carries another token than the lease's (${outToken(OUT_TOKEN)})`;
+    case ERR_OTHER_TOKEN: return `the answer carries another token than the lease's (${otherTokenHeld()})`;
     case ERR_NO_MEMORY: return "out of memory: the module's memory cannot grow to hold this call; nothing was changed";
     default: return `error ${code}`;
   }

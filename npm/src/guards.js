@@ -14,7 +14,6 @@ import {
   ADMIT_NO_GUARD,
   ADMIT_STALE,
   BATCH,
-  KIND_GUARD,
 } from "./abi.js";
 import { checkOptions, describe, freed, text } from "./common.js";
 import { BIG_ENDIAN, W, area, memory, put, ready, second, words } from "./instance.js";
@@ -44,7 +43,7 @@ export class FenceGuard {
     // Read once: a getter answers once.
     const { highest } = checkOptions("options", options, GUARD_KEYS);
     const h = highest === undefined || highest === null ? 0n : token("options.highest", highest);
-    this.#i = adopt(guards, this, W.object_new(KIND_GUARD, false, 0, h, 0, 0, 0, 0), "FenceGuard");
+    this.#i = adopt(guards, this, W.guard_new(h), "FenceGuard");
   }
 
   admit(token) {
@@ -130,7 +129,7 @@ const guardMaps =
 let freshGuard = -1;
 
 function fresh() {
-  if (freshGuard === -1) freshGuard = adopt(null, null, W.object_new(KIND_GUARD, false, 0, 0n, 0, 0, 0, 0), "GuardMap");
+  if (freshGuard === -1) freshGuard = adopt(null, null, W.guard_new(0n), "GuardMap");
   return freshGuard;
 }
 
@@ -150,7 +149,7 @@ export class GuardMap {
       name("resource", resource);
       if (this.#freed) throw freed("GuardMap");
       if (!create) return -1;
-      i = adopt(null, this, W.object_new(KIND_GUARD, false, 0, 0n, 0, 0, 0, 0), "GuardMap");
+      i = adopt(null, this, W.guard_new(0n), "GuardMap");
       this.#index.set(resource, i);
     }
     return i;

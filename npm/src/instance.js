@@ -2,7 +2,6 @@
 // area) and results come back (the result record and the output area).
 
 import * as raw from "./fencepost_bg.js";
-import { OUT_DEPTH, OUT_HOLDER, OUT_NAME, OUT_OUTPUT } from "./abi.js";
 import { wasmLoader } from "./common.js";
 
 /** The module's exports, once instantiated. */
@@ -88,8 +87,9 @@ export function textAt(at, n) {
 }
 
 // What a call has to say beyond its return value it leaves in one record of the module's memory
-// (`Out` in crates/fencepost-wasm/src/abi.rs, 8-byte aligned), read right after the call: its
-// fields' byte offsets are the OUT_* numbers of abi.js.
+// (`Out` in crates/fencepost-wasm/src/out.rs, 8-byte aligned), read right after the call: its
+// fields' byte offsets are the OUT_* numbers of abi.js, whose readers (one per field of each
+// answer) read through these.
 
 /** The address of the record: it never moves (it is part of the module's static data). */
 let recordAt = 0;
@@ -122,9 +122,9 @@ export function outTime(at) {
   return words.getFloat64(a, true);
 }
 
-/** A depth, limit or count of the last result. */
-export function outDepth() {
-  const a = record() + OUT_DEPTH;
+/** A 32-bit number (a depth, limit or count) of the last result. */
+export function outWord(at) {
+  const a = record() + at;
   return words.getUint32(a, true);
 }
 
@@ -135,24 +135,14 @@ export function outU32(at) {
 }
 
 /** The text at `at` (an address and a length) of the last result: its holder or lock name. */
-function outText(at) {
+export function outText(at) {
   const a = refreshed() + at;
   return textAt(words.getUint32(a, true), words.getUint32(a + 4, true));
 }
 
-/** The holder of the last result. */
-export function outHolder() {
-  return outText(OUT_HOLDER);
-}
-
-/** The lock name of the last result. */
-export function outName() {
-  return outText(OUT_NAME);
-}
-
-/** A copy of the first `n` bytes of the output area. */
-export function outBytes(n) {
-  const at = outU32(OUT_OUTPUT);
+/** A copy of the `n` bytes at `at` (in the output area). */
+export function bytesAt(at, n) {
+  at >>>= 0;
   return memory().slice(at, at + (n >>> 0));
 }
 

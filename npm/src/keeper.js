@@ -12,12 +12,13 @@ import {
   KEEPER_STATE_ERROR,
   KIND_KEEPER,
   LOSSES,
-  OUT_TIME,
-  OUT_TIME2,
-  OUT_TOKEN,
+  keeperNextSend,
+  keeperSafeUntil,
+  keeperToken,
+  lostWhy,
 } from "./abi.js";
 import { NONE, checkOptions, describe, freed, ms } from "./common.js";
-import { outDepth, outTime, outToken, ready } from "./instance.js";
+import { ready } from "./instance.js";
 import { token } from "./checks.js";
 import { coreMessage } from "./errors.js";
 import { adopt, cleanup, dropper, orNull, release } from "./objects.js";
@@ -43,15 +44,14 @@ function ppm(argName, v) {
 function keeperState(code) {
   if (code === KEEPER_STATE_ERROR) throw new RangeError(coreMessage());
   const state = KEEPER_STATES[code];
-  const t = outToken(OUT_TOKEN);
-  const safeUntil = outTime(OUT_TIME);
-  const nextSend = outTime(OUT_TIME2);
+  const safeUntil = keeperSafeUntil();
+  const nextSend = keeperNextSend();
   return Object.freeze({
     state,
-    token: orNull(t),
+    token: orNull(keeperToken()),
     safeUntil: safeUntil < 0 ? null : safeUntil,
     nextSend: nextSend < 0 ? null : nextSend,
-    why: state === "lost" ? LOSSES[outDepth()] : null,
+    why: state === "lost" ? LOSSES[lostWhy()] : null,
   });
 }
 

@@ -18,35 +18,47 @@ import {
   CALL_RELEASE,
   CALL_RENEW,
   CALL_SNAPSHOT,
-  ERR_ZERO_FIRST_TOKEN,
-  ERR_ZERO_TTL,
   KIND_AUTHORITY,
   KIND_TABLE,
   LEASE_DONE,
   LEASE_NOT_HOLDER,
   MAX_SNAPSHOT_BYTES,
-  OUT_ERROR,
-  OUT_TIME,
-  OUT_TIME2,
-  OUT_TIME3,
-  OUT_TOKEN,
-  OUT_TOKEN2,
-  OUT_TOKEN3,
+  countersClamps,
+  countersFreeAt,
+  countersLastIssued,
+  countersLatest,
+  countersNextToken,
+  countersReservedThrough,
+  errorCode,
+  expiredAt,
+  expiredFreeAt,
+  expiredHolder,
+  expiredLockAt,
+  expiredLockFreeAt,
+  expiredLockHolder,
+  expiredLockLock,
+  expiredLockToken,
+  expiredToken,
+  grantedExpiresAt,
+  grantedToken,
+  heldHolder,
+  heldUntil,
+  isConfigError,
+  leaseDepth,
+  leaseExpiresAt,
+  leaseGrantedAt,
+  leaseHolder,
+  leaseToken,
+  lockDelayUntil,
+  locksCount,
+  outputAt,
+  reentryLimitMax,
+  releasedDepth,
+  renewedExpiresAt,
+  renewedToken,
 } from "./abi.js";
 import { NONE, checkOptions, describe, freed, ms } from "./common.js";
-import {
-  outBytes,
-  outDepth,
-  outHolder,
-  outName,
-  outTime,
-  outToken,
-  outU32,
-  put,
-  putBytes,
-  ready,
-  second,
-} from "./instance.js";
+import { bytesAt, put, putBytes, ready, second } from "./instance.js";
 import { bytes, name, token } from "./checks.js";
 import { coreMessage } from "./errors.js";
 import { EXHAUSTED, LOST, NOT_HOLDER, adopt, cleanup, dropper, orNull, refusal, release } from "./objects.js";
@@ -83,7 +95,7 @@ function config(v) {
       throw new RangeError(`options.reserveBlock must be a whole number of tokens from 1 to 2^53 - 1, got ${describe(block)}`);
     }
   }
-  // In the order the module's object_new takes them.
+  // In the order the module's lock_new takes them.
   return [first, ttl, delay, reentry, block];
 }
 
@@ -128,14 +140,13 @@ function toBase64(b) {
 /** Why a restore made nothing: the options (the config's error codes) or the snapshot. */
 function restored(i) {
   if (i >>> 0 !== NONE) return i;
-  const code = outU32(OUT_ERROR);
-  throw refusal(code >= ERR_ZERO_TTL && code <= ERR_ZERO_FIRST_TOKEN ? "options" : "snapshot");
+  throw refusal(isConfigError(errorCode()) ? "options" : "snapshot");
 }
 
 /** The snapshot a call left in the output area (`n` bytes; none: why). */
 function snapshotOf(n) {
   if (n === 0) throw new RangeError(`snapshot: ${coreMessage()}`);
-  return outBytes(n);
+  return bytesAt(outputAt(), n);
 }
 
 /**
@@ -149,13 +160,13 @@ function time(t) {
 function acquired(code) {
   switch (code) {
     case ACQUIRE_GRANTED:
-      return { ok: true, token: outToken(OUT_TOKEN), expiresAt: time(outTime(OUT_TIME)) };
+      return { ok: true, token: grantedToken(), expiresAt: time(grantedExpiresAt()) };
     case ACQUIRE_HELD:
-      return { ok: false, reason: "held", holder: outHolder(), until: time(outTime(OUT_TIME)) };
+      return { ok: false, reason: "held", holder: heldHolder(), until: time(heldUntil()) };
     case ACQUIRE_LOCK_DELAY:
-      return { ok: false, reason: "lockDelay", until: time(outTime(OUT_TIME)) };
+      return { ok: false, reason: "lockDelay", until: time(lockDelayUntil()) };
     case ACQUIRE_REENTRY_LIMIT:
-      return { ok: false, reason: "reentryLimit", max: outDepth() };
+      return { ok: false, reason: "reentryLimit", max: reentryLimitMax() };
     case ACQUIRE_EXHAUSTED:
       return EXHAUSTED;
     case ACQUIRE_BAD_NAME:
@@ -171,26 +182,26 @@ function leaseRefusal(code) {
 }
 
 function renewed(code) {
-  return code === LEASE_DONE ? { ok: true, token: outToken(OUT_TOKEN), expiresAt: time(outTime(OUT_TIME)) } : leaseRefusal(code);
+  return code === LEASE_DONE ? { ok: true, token: renewedToken(), expiresAt: time(renewedExpiresAt()) } : leaseRefusal(code);
 }
 
 function released(code) {
-  return code === LEASE_DONE ? { ok: true, depth: outDepth() } : leaseRefusal(code);
+  return code === LEASE_DONE ? { ok: true, depth: releasedDepth() } : leaseRefusal(code);
 }
 
 function expired(code) {
   if (code === 0) return null;
-  return { holder: outHolder(), token: outToken(OUT_TOKEN), at: time(outTime(OUT_TIME)), freeAt: time(outTime(OUT_TIME2)) };
+  return { holder: expiredHolder(), token: expiredToken(), at: time(expiredAt()), freeAt: time(expiredFreeAt()) };
 }
 
 function leaseOf(code) {
   if (code === 0) return null;
   return {
-    holder: outHolder(),
-    token: outToken(OUT_TOKEN),
-    grantedAt: time(outTime(OUT_TIME2)),
-    expiresAt: time(outTime(OUT_TIME)),
-    depth: outDepth(),
+    holder: leaseHolder(),
+    token: leaseToken(),
+    grantedAt: time(leaseGrantedAt()),
+    expiresAt: time(leaseExpiresAt()),
+    depth: leaseDepth(),
   };
 }
 
@@ -236,7 +247,7 @@ class Locks {
       ready();
       const cfg = config(options);
       const b = snapshotBytes(snapshot);
-      Locks.#restored = restored(raw.object_new(of.kind, true, putBytes(b), ...cfg));
+      Locks.#restored = restored(raw.lock_new(of.kind === KIND_TABLE, true, putBytes(b), ...cfg));
     };
   }
 
@@ -249,7 +260,7 @@ class Locks {
       this.#i = adopt(of.registry, this, i, "snapshot");
       return;
     }
-    this.#i = adopt(of.registry, this, raw.object_new(of.kind, false, 0, ...config(options)), "options");
+    this.#i = adopt(of.registry, this, raw.lock_new(of.kind === KIND_TABLE, false, 0, ...config(options)), "options");
   }
 
   #live() {
@@ -259,32 +270,32 @@ class Locks {
 
   /** The object's counters into the module's record. */
   #state() {
-    raw.state(this.#live());
+    raw.lock_state(this.#live());
   }
 
   get nextToken() {
     this.#state();
-    return orNull(outToken(OUT_TOKEN));
+    return orNull(countersNextToken());
   }
 
   get lastIssued() {
     this.#state();
-    return orNull(outToken(OUT_TOKEN2));
+    return orNull(countersLastIssued());
   }
 
   get reservedThrough() {
     this.#state();
-    return outToken(OUT_TOKEN3);
+    return countersReservedThrough();
   }
 
   get latestNow() {
     this.#state();
-    return time(outTime(OUT_TIME2));
+    return time(countersLatest());
   }
 
   get clamps() {
     this.#state();
-    return outTime(OUT_TIME3);
+    return countersClamps();
   }
 
   snapshot() {
@@ -344,8 +355,8 @@ export class LeaseAuthority extends Locks {
   }
 
   get freeAt() {
-    raw.state(lockIndex(this));
-    return time(outTime(OUT_TIME));
+    raw.lock_state(lockIndex(this));
+    return time(countersFreeAt());
   }
 }
 
@@ -397,11 +408,11 @@ export class LockTable extends Locks {
     for (let k = 0; k < n; k++) {
       lockCall(CALL_EXPIRED, i, k, 0, 0n, 0, -1);
       out.push({
-        lock: outName(),
-        holder: outHolder(),
-        token: outToken(OUT_TOKEN),
-        at: time(outTime(OUT_TIME)),
-        freeAt: time(outTime(OUT_TIME2)),
+        lock: expiredLockLock(),
+        holder: expiredLockHolder(),
+        token: expiredLockToken(),
+        at: time(expiredLockAt()),
+        freeAt: time(expiredLockFreeAt()),
       });
     }
     return out;
@@ -414,7 +425,7 @@ export class LockTable extends Locks {
 
   /** Locks the table remembers. */
   get size() {
-    raw.state(lockIndex(this));
-    return outDepth();
+    raw.lock_state(lockIndex(this));
+    return locksCount();
   }
 }

@@ -1,9 +1,9 @@
 // What every class shares: its object in the module (known by index, given back on free() or
 // collection) and the plain results that allocate nothing.
 
-import { ERR_NO_MEMORY, KIND_GUARD, KIND_RESOURCE, KIND_RING, KIND_SIGNER, OUT_ERROR } from "./abi.js";
+import { ERR_NO_MEMORY, KIND_GUARD, KIND_RESOURCE, KIND_RING, KIND_SIGNER, errorCode } from "./abi.js";
 import { NONE } from "./common.js";
-import { W, outU32 } from "./instance.js";
+import { W } from "./instance.js";
 import { coreMessage } from "./errors.js";
 
 // Results. Accepted admissions share one frozen object: the hot path allocates nothing.
@@ -43,7 +43,7 @@ export const rings = cleanup(dropRing);
 /** Why the module made no object: `what` was refused, or its memory cannot grow (said as such). */
 export function refusal(what) {
   const message = coreMessage();
-  return new RangeError(outU32(OUT_ERROR) === ERR_NO_MEMORY ? message : `${what}: ${message}`);
+  return new RangeError(errorCode() === ERR_NO_MEMORY ? message : `${what}: ${message}`);
 }
 
 /** Registers a new object's index, or throws when the module made none. */

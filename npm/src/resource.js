@@ -3,15 +3,17 @@
 
 import * as raw from "./fencepost_bg.js";
 import {
-  KIND_RESOURCE,
   LEDGER_CAPACITY,
-  OUT_TOKEN,
   WRITE_APPLIED,
   WRITE_DUPLICATE,
   WRITE_STALE,
+  ledgerHighest,
+  ledgerRemembered,
+  staleHighest,
+  writtenSlot,
 } from "./abi.js";
 import { describe, freed } from "./common.js";
-import { W, outDepth, outToken, ready } from "./instance.js";
+import { W, ready } from "./instance.js";
 import { token, u64 } from "./checks.js";
 import { ACCEPTED, adopt, dropResource, orNull, release, resources } from "./objects.js";
 
@@ -41,7 +43,7 @@ export class FencedResource {
 
   constructor() {
     ready();
-    this.#i = adopt(resources, this, W.object_new(KIND_RESOURCE, false, 0, 0n, 0, 0, 0, 0), "FencedResource");
+    this.#i = adopt(resources, this, W.resource_new(), "FencedResource");
   }
 
   #live() {
@@ -55,7 +57,7 @@ export class FencedResource {
     if (typeof apply !== "function") throw new TypeError(`apply must be a function, got ${describe(apply)}`);
     switch (raw.resource_write(this.#live(), token, id)) {
       case WRITE_APPLIED: {
-        const slot = outDepth();
+        const slot = writtenSlot();
         this.#outcomes.delete((slot - LEDGER_CAPACITY) >>> 0);
         // Marked until apply returns: a write of the same operation from inside apply finds it.
         this.#outcomes.set(slot, APPLYING);
@@ -70,7 +72,7 @@ export class FencedResource {
         return { ok: true, applied: true, outcome };
       }
       case WRITE_DUPLICATE: {
-        const first = this.#outcomes.get(outDepth());
+        const first = this.#outcomes.get(writtenSlot());
         if (first === APPLYING) {
           throw new TypeError(`op ${id} is still being applied: its apply called write for the same operation`);
         }
@@ -79,21 +81,21 @@ export class FencedResource {
         return { ok: true, applied: false, outcome: first.outcome };
       }
       case WRITE_STALE:
-        return { ok: false, reason: "stale", presented: token, highest: outToken(OUT_TOKEN) };
+        return { ok: false, reason: "stale", presented: token, highest: staleHighest() };
       default:
         return { ok: false, reason: "invalid", presented: token };
     }
   }
 
   get highest() {
-    raw.state(this.#live());
-    return orNull(outToken(OUT_TOKEN));
+    raw.resource_state(this.#live());
+    return orNull(ledgerHighest());
   }
 
   /** Operations the ledger remembers (at most `capacity`). */
   get size() {
-    raw.state(this.#live());
-    return outDepth();
+    raw.resource_state(this.#live());
+    return ledgerRemembered();
   }
 
   get capacity() {
@@ -125,7 +127,7 @@ export function decideStoredWrite(highest, tok, recorded = null) {
     case WRITE_DUPLICATE:
       return { ok: false, reason: "duplicate", presented: tok };
     case WRITE_STALE:
-      return { ok: false, reason: "stale", presented: tok, highest: outToken(OUT_TOKEN) };
+      return { ok: false, reason: "stale", presented: tok, highest: staleHighest() };
     default:
       return { ok: false, reason: "invalid", presented: tok };
   }

@@ -4,16 +4,15 @@ import * as raw from "./fencepost_bg.js";
 import {
   ERR_FORGED,
   ERR_UNKNOWN_KEY,
-  KIND_RING,
-  KIND_SIGNER,
-  OUT_DETAIL,
-  OUT_ERROR,
-  OUT_OUTPUT,
   RING_REMOVE,
   RING_ROTATE,
+  errorCode,
+  errorDetail,
+  outputAt,
+  ringCurrentKeyId,
 } from "./abi.js";
 import { describe, freed, text } from "./common.js";
-import { outDepth, outU32, put, putBytes, ready, second, textAt } from "./instance.js";
+import { put, putBytes, ready, second, textAt } from "./instance.js";
 import { MAX_TEXT, bytes, name, token } from "./checks.js";
 import { coreMessage } from "./errors.js";
 import { FORGED, adopt, dropRing, dropSigner, release, rings, signers } from "./objects.js";
@@ -25,12 +24,12 @@ import { FORGED, adopt, dropRing, dropSigner, release, rings, signers } from "./
 function signWith(i, lock, tok) {
   const n = raw.signer_sign(i, put(name("lock", lock)), token("token", tok));
   if (n === 0) throw new RangeError(coreMessage());
-  return textAt(outU32(OUT_OUTPUT), n);
+  return textAt(outputAt(), n);
 }
 
 /** A refusal of a signature, with the key id when it names a key the ring does not have. */
 export function forgery() {
-  if (outU32(OUT_ERROR) === ERR_UNKNOWN_KEY) return { ok: false, reason: "unknownKey", keyId: outU32(OUT_DETAIL) };
+  if (errorCode() === ERR_UNKNOWN_KEY) return { ok: false, reason: "unknownKey", keyId: errorDetail() };
   return FORGED;
 }
 
@@ -38,7 +37,7 @@ export function forgery() {
 function verifyWith(i, lock, header) {
   const t = raw.signer_verify(i, put(name("lock", lock), text("header", header, MAX_TEXT)), second);
   if (t !== 0n) return { ok: true, token: t };
-  const code = outU32(OUT_ERROR);
+  const code = errorCode();
   if (code === ERR_FORGED || code === ERR_UNKNOWN_KEY) return forgery();
   throw new RangeError(`header is not a signed token: ${coreMessage()}`);
 }
@@ -53,7 +52,7 @@ export class TokenSigner {
   constructor(key) {
     ready();
     const k = bytes("key", key, MAX_TEXT);
-    this.#i = adopt(signers, this, raw.object_new(KIND_SIGNER, false, putBytes(k), 0n, 0, 0, 0, 0), "key");
+    this.#i = adopt(signers, this, raw.signer_new(false, putBytes(k), 0n), "key");
   }
 
   #live() {
@@ -106,7 +105,7 @@ export class KeyRing {
     ready();
     const kid = keyId("keyId", id);
     const k = bytes("key", key, MAX_TEXT);
-    this.#i = adopt(rings, this, raw.object_new(KIND_RING, false, putBytes(k), BigInt(kid), 0, 0, 0, 0), "key");
+    this.#i = adopt(rings, this, raw.signer_new(true, putBytes(k), BigInt(kid)), "key");
   }
 
   #live() {
@@ -129,13 +128,13 @@ export class KeyRing {
   remove(id) {
     const kid = keyId("keyId", id);
     if (raw.ring_call(RING_REMOVE, this.#live(), 0, kid) === 0) return;
-    throw new RangeError(outU32(OUT_ERROR) === ERR_UNKNOWN_KEY ? `the key ring has no key ${kid}` : coreMessage());
+    throw new RangeError(errorCode() === ERR_UNKNOWN_KEY ? `the key ring has no key ${kid}` : coreMessage());
   }
 
   /** The id of the key that signs. */
   get currentKeyId() {
-    raw.state(this.#live());
-    return outDepth();
+    raw.ring_state(this.#live());
+    return ringCurrentKeyId();
   }
 
   /** The `Fencing-Token` header value of `token` for `lock`, signed with the current key. */

@@ -1,7 +1,7 @@
-//! What crosses the boundary besides plain arguments: the [`Out`] record a call leaves its
-//! results in, the input area JavaScript writes text and bytes into, and time conversions.
+//! What crosses the boundary besides plain arguments: the address of the [`Out`] record a call
+//! leaves its results in, the input area JavaScript writes text and bytes into, time conversions,
+//! and freeing an object of the table.
 
-use alloc::vec::Vec;
 use core::sync::atomic::Ordering;
 
 use wasm_bindgen::prelude::wasm_bindgen;
@@ -9,6 +9,7 @@ use zeroize::Zeroize;
 
 use crate::errors::{LAST_DETAIL, LAST_ERROR, LAST_FIELD};
 use crate::name::Name;
+pub use crate::out::Out;
 use crate::state::with;
 
 /// Milliseconds from JavaScript. The caller passes non-negative safe integers; the cast saturates
@@ -30,68 +31,6 @@ pub(crate) fn names(input: &[u8], a: usize, b: usize) -> (&[u8], &[u8]) {
     let first = input.get(..a).unwrap_or(&[]);
     let second = input.get(a..).and_then(|r| r.get(..b)).unwrap_or(&[]);
     (first, second)
-}
-
-/// Results of the last call that has more to say than its return value, read by the caller right
-/// after it from memory: [`out`] gives the address of this record (one for the whole instance),
-/// whose fields up to `field_at` sit at the byte offsets `npm/src/abi.js` gives (little-endian).
-#[repr(C)]
-pub struct Out {
-    /// Offset 0: a token.
-    pub(crate) token: u64,
-    /// Offset 8: a second token.
-    pub(crate) token2: u64,
-    /// Offset 16: a third token.
-    pub(crate) token3: u64,
-    /// Offset 24: a time (milliseconds).
-    pub(crate) time: f64,
-    /// Offset 32: a second time.
-    pub(crate) time2: f64,
-    /// Offset 40: a third time (or a count).
-    pub(crate) time3: f64,
-    /// Offset 48: a depth, limit or count.
-    pub(crate) depth: u32,
-    /// Offset 52: the code of the last error (only meaningful right after a call reported one).
-    pub(crate) error: u32,
-    /// Offset 56: the number that goes with it (a byte offset, a length ...).
-    pub(crate) detail: u32,
-    /// Offsets 60 and 64: the address and length of `holder` (UTF-8).
-    pub(crate) holder_at: u32,
-    pub(crate) holder_len: u32,
-    /// Offsets 68 and 72: the address and length of `name` (UTF-8).
-    pub(crate) name_at: u32,
-    pub(crate) name_len: u32,
-    /// Offset 76: the address of the output area.
-    pub(crate) output_at: u32,
-    /// Offset 80: the address of the field name (UTF-8) an inconsistent snapshot names; its
-    /// length is `detail`.
-    pub(crate) field_at: u32,
-    pub(crate) holder: Name,
-    pub(crate) name: Name,
-}
-
-impl Out {
-    pub(crate) const fn new() -> Out {
-        Out {
-            token: 0,
-            token2: 0,
-            token3: 0,
-            time: 0.0,
-            time2: 0.0,
-            time3: 0.0,
-            depth: 0,
-            error: 0,
-            detail: 0,
-            holder_at: 0,
-            holder_len: 0,
-            name_at: 0,
-            name_len: 0,
-            output_at: 0,
-            field_at: 0,
-            holder: Name(Vec::new()),
-            name: Name(Vec::new()),
-        }
-    }
 }
 
 /// The address of the [`Out`] record of the last result, with the last error and the
@@ -158,4 +97,16 @@ pub(crate) fn wipe(input: &mut [u8], n: usize) {
     if let Some(key) = input.get_mut(..n) {
         key.zeroize();
     }
+}
+
+/// Frees object `i` if it is of kind `k` (see `objects::kind`); its index is reused by a later
+/// one.
+#[wasm_bindgen]
+#[inline(never)]
+pub fn free(k: u32, i: u32) {
+    with((), |st| {
+        if st.objects.kind(i) == Some(k) {
+            st.objects.0.remove(i);
+        }
+    })
 }

@@ -1,5 +1,5 @@
 //! Errors: a code and one number of detail, read by the caller right after a failed call (through
-//! the `error` and `detail` fields of the [`Out`](crate::abi::Out) record).
+//! the `error` and `detail` fields of the `Out` record).
 
 use core::sync::atomic::{AtomicU32, Ordering};
 
@@ -95,7 +95,7 @@ pub mod code {
         KEEPER_RETRY = 62;
         /// Keeper answer errors, [`fencepost::KeeperError`]: a ticket this keeper does not hold.
         UNKNOWN_TICKET = 63;
-        /// An answer for another token than the lease's (`token` in [`Out`](crate::abi::Out): the
+        /// An answer for another token than the lease's (`token` in `Out`: the
         /// lease's).
         OTHER_TOKEN = 64;
         /// The module's memory cannot grow to hold what the call would allocate; nothing was
@@ -105,6 +105,9 @@ pub mod code {
         UNKNOWN = 99;
     }
 }
+
+/// The codes of a config the core refuses (a restore reports them apart from a snapshot's).
+pub const CONFIG_ERRORS: core::ops::RangeInclusive<u32> = code::ZERO_TTL..=code::ZERO_FIRST_TOKEN;
 
 #[inline(never)]
 pub(crate) fn fail(code: u32, detail: usize) -> u32 {

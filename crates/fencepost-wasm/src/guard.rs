@@ -4,7 +4,7 @@ use fencepost::{Admission, Token};
 use wasm_bindgen::prelude::wasm_bindgen;
 
 use crate::memory::fit;
-use crate::signer::verify_header;
+use crate::objects::{NONE, Object};
 use crate::state::with;
 
 /// Admission codes: bit 0 set means accepted, so every refusal must be even.
@@ -20,7 +20,7 @@ pub mod admit {
         CURRENT = 3;
         /// Refused: the signature does not verify.
         FORGED = 4;
-        /// Refused: the signed token could not be parsed (see `error` in [`Out`](crate::abi::Out)).
+        /// Refused: the signed token could not be parsed (see `error` in the `Out` record).
         MALFORMED = 6;
         /// The index is not a guard (it was freed).
         NO_GUARD = 8;
@@ -39,6 +39,20 @@ pub(crate) fn admission(a: Admission) -> u32 {
 
 /// Tokens one `guard_admit_many` call takes at most; the caller splits larger batches.
 pub const BATCH: usize = 16_384;
+
+/// A new guard whose highest token is `token` (0: none yet): its index, or [`NONE`] (see `error`
+/// in the `Out` record) when the memory cannot hold it.
+#[wasm_bindgen]
+#[inline(never)]
+pub fn guard_new(token: u64) -> u32 {
+    with(NONE, |st| {
+        if !st.objects.room_to_add(&[0]) {
+            return NONE;
+        }
+        let guard = fencepost::Guard::with_highest(Token::new(token));
+        st.objects.add(Object::Guard(guard))
+    })
+}
 
 /// Compare-and-advance on guard `i` (see [`admit`] for the codes; [`admit::NO_GUARD`] for an
 /// index that is not a guard).
@@ -95,21 +109,5 @@ pub fn guard_admit_many(i: u32, n: usize) -> usize {
             *out = admission(g.admit_raw(tok)) as u8;
         }
         st.output.as_ptr() as usize
-    })
-}
-
-/// Verifies a signed header value (the `header` bytes of the input area after the first `lock`
-/// bytes, the lock's name) with signer `s`, then admits its token on guard `i` (see [`admit`]).
-#[wasm_bindgen]
-#[inline(never)]
-pub fn guard_admit_signed(i: u32, s: u32, lock: usize, header: usize) -> u32 {
-    with(admit::NO_GUARD, |st| {
-        match verify_header(st, s, lock, header) {
-            Ok(token) => match st.objects.guard(i) {
-                Some(g) => admission(g.admit(token)),
-                None => admit::NO_GUARD,
-            },
-            Err(code) => code,
-        }
     })
 }

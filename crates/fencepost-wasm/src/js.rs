@@ -1,6 +1,7 @@
 //! The JavaScript side of the module's numbers, `npm/src/abi.js`, rendered from the definitions
-//! in this crate: the record's byte offsets (from the `Out` type itself), every numbered group
-//! (each one's `ALL`) and the limits. `cargo xtask abi` writes the file; a test of this crate
+//! in this crate: the record's byte offsets (from the `Out` type itself), a reader for each field
+//! of each answer (from `out::answers::ALL`), every numbered group (each one's `ALL`) and the
+//! limits. `cargo xtask abi` writes the file; a test of this crate
 //! (run by `cargo xtask test`) fails when the committed file is not what these definitions render.
 //!
 //! The file is committed rather than made at build time so that `npm/src` runs as it is (the
@@ -12,12 +13,13 @@ use core::mem::offset_of;
 
 use fencepost::snapshot::MAX_ID_LEN;
 
-use crate::abi::{MAX_INPUT, Out};
-use crate::errors::code;
+use crate::abi::MAX_INPUT;
+use crate::errors::{CONFIG_ERRORS, code};
 use crate::guard::{BATCH, admit};
 use crate::keeper::{loss, op, state};
 use crate::locks::{acquire, call, lease};
 use crate::objects::kind;
+use crate::out::{Out, answers};
 use crate::resource::{LEDGER_CAPACITY, write};
 use crate::signer::ring;
 use crate::token::form;
@@ -29,11 +31,7 @@ pub const PATH: &str = "npm/src/abi.js";
 type Group = (&'static str, &'static str, &'static [(&'static str, u32)]);
 
 const GROUPS: &[Group] = &[
-    (
-        "KIND_",
-        "The kinds of object (`object_new`, `free`).",
-        kind::ALL,
-    ),
+    ("KIND_", "The kinds of object (`free`).", kind::ALL),
     ("CALL_", "What `lock_call` does.", call::ALL),
     ("ACQUIRE_", "What an acquire answers.", acquire::ALL),
     ("LEASE_", "What a renew or a release answers.", lease::ALL),
@@ -81,6 +79,87 @@ const OUT_FIELDS: &[(&str, usize)] = &[
     ("FIELD", offset_of!(Out, field_at)),
 ];
 
+/// How JavaScript reads each slot of the record an answer's field is written to: the reader in
+/// instance.js and the offset it reads at. The numbers and times are read as they are; the
+/// names through their addresses and lengths, which `out` brings up to date.
+fn reader(slot: &str) -> Option<(&'static str, &'static str)> {
+    Some(match slot {
+        "token" => ("outToken", "OUT_TOKEN"),
+        "token2" => ("outToken", "OUT_TOKEN2"),
+        "token3" => ("outToken", "OUT_TOKEN3"),
+        "time" => ("outTime", "OUT_TIME"),
+        "time2" => ("outTime", "OUT_TIME2"),
+        "time3" => ("outTime", "OUT_TIME3"),
+        "depth" => ("outWord", "OUT_DEPTH"),
+        "holder" => ("outText", "OUT_HOLDER"),
+        "name" => ("outText", "OUT_NAME"),
+        _ => return None,
+    })
+}
+
+/// The fields `out` brings up to date that are no answer's (errors and the output area): each
+/// reader's name, what it reads, and its offset.
+const REFRESHED: &[(&str, &str, &str)] = &[
+    ("errorCode", "The code of the last error.", "OUT_ERROR"),
+    (
+        "errorDetail",
+        "The number that goes with the last error.",
+        "OUT_DETAIL",
+    ),
+    (
+        "errorField",
+        "The address of the field name an inconsistent snapshot names (its length: `errorDetail`).",
+        "OUT_FIELD",
+    ),
+    ("outputAt", "The address of the output area.", "OUT_OUTPUT"),
+];
+
+/// `expires_at` as `ExpiresAt`; with `lower`, `Granted` as `granted`.
+fn camel(name: &str, lower: bool) -> String {
+    let mut s = String::new();
+    let mut up = !lower;
+    for c in name.chars() {
+        if c == '_' {
+            up = true;
+        } else if up {
+            s.extend(c.to_uppercase());
+            up = false;
+        } else if s.is_empty() {
+            s.extend(c.to_lowercase());
+        } else {
+            s.push(c);
+        }
+    }
+    s
+}
+
+/// The readers of every answer's fields, `<answer><Field>()`, and of the refreshed fields.
+fn readers(s: &mut String) {
+    section(
+        s,
+        "Each answer's fields by name (`out::answers` in crates/fencepost-wasm/src/out.rs).",
+    );
+    for (answer, fields) in answers::ALL {
+        for (field, slot) in *fields {
+            let (read, at) = reader(slot).unwrap_or(("undefined", "0"));
+            let name = format!("{}{}", camel(answer, true), camel(field, false));
+            let _ = writeln!(s, "export function {name}() {{\n  return {read}({at});\n}}");
+        }
+    }
+    for (name, what, at) in REFRESHED {
+        let _ = writeln!(
+            s,
+            "\n/** {what} */\nexport function {name}() {{\n  return outU32({at});\n}}"
+        );
+    }
+    let (lo, hi) = (CONFIG_ERRORS.start(), CONFIG_ERRORS.end());
+    let _ = writeln!(
+        s,
+        "\n/** Whether error `code` is of a config the core refuses (not of a snapshot). */\n\
+         export function isConfigError(code) {{\n  return code >= {lo} && code <= {hi};\n}}"
+    );
+}
+
 /// Limits the JavaScript side checks before a call.
 const LIMITS: &[(&str, &str, usize)] = &[
     (
@@ -110,7 +189,8 @@ pub fn render() -> String {
     let mut s = String::new();
     s.push_str(
         "// The numbers the module (crates/fencepost-wasm) and the package's JavaScript share. Generated\n\
-         // from the Rust definitions by `cargo xtask abi`: change them there, never here.\n",
+         // from the Rust definitions by `cargo xtask abi`: change them there, never here.\n\n\
+         import { outText, outTime, outToken, outU32, outWord } from \"./instance.js\";\n",
     );
     section(
         &mut s,
@@ -119,6 +199,7 @@ pub fn render() -> String {
     for (name, at) in OUT_FIELDS {
         constant(&mut s, &format!("OUT_{name}"), *at as u64);
     }
+    readers(&mut s);
     for (name, what, value) in LIMITS {
         let _ = writeln!(s, "\n/** {what} */");
         constant(&mut s, name, *value as u64);
@@ -189,6 +270,30 @@ mod tests {
         // outText reads a length right after its address.
         assert_eq!(offset_of!(Out, holder_len), offset_of!(Out, holder_at) + 4);
         assert_eq!(offset_of!(Out, name_len), offset_of!(Out, name_at) + 4);
+    }
+
+    #[test]
+    fn every_answer_is_read_where_it_is_written() {
+        let text = render();
+        for (answer, fields) in answers::ALL {
+            for (field, slot) in *fields {
+                let (read, at) = reader(slot).unwrap_or_else(|| panic!("no reader for {slot}"));
+                let name = format!("{}{}", camel(answer, true), camel(field, false));
+                let f = format!("export function {name}() {{\n  return {read}({at});\n}}");
+                assert!(text.contains(&f), "{name}");
+                let offset = OUT_FIELDS.iter().find(|(n, _)| format!("OUT_{n}") == at);
+                assert!(offset.is_some(), "{at} is not a field of the record");
+            }
+        }
+        assert_eq!(camel("expires_at", false), "ExpiresAt");
+        assert_eq!(camel("ExpiredLock", true), "expiredLock");
+        assert!(
+            text.contains("export function grantedExpiresAt() {\n  return outTime(OUT_TIME);\n}")
+        );
+        assert!(text.contains("export function heldHolder() {\n  return outText(OUT_HOLDER);\n}"));
+        assert!(text.contains(
+            "export function isConfigError(code) {\n  return code >= 30 && code <= 33;\n}"
+        ));
     }
 
     #[test]

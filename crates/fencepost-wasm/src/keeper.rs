@@ -17,21 +17,15 @@ use wasm_bindgen::prelude::wasm_bindgen;
 
 use crate::abi::{Out, js_ms, ms};
 use crate::errors::{code, fail};
-use crate::memory::room_for;
+use crate::kinds::Held;
 use crate::objects::{NONE, Object};
+use crate::out::answers::{self, Lost, OtherToken};
 use crate::state::with;
 
 /// Requests of one lease whose answers are still awaited, at most. Past that the oldest one is
 /// forgotten: its answer, if it ever comes, is refused as an unknown ticket, which only loses
 /// news of an old request (a newer one is out).
 pub const MAX_TICKETS: usize = 64;
-
-/// A keeper with the tickets it handed out and has not seen answered.
-pub(crate) struct Held {
-    inner: Keeper,
-    tickets: Vec<(u32, Ticket)>,
-    next_id: u32,
-}
 
 /// What [`keeper_call`] does.
 pub mod op {
@@ -51,9 +45,8 @@ pub mod op {
     }
 }
 
-/// The states [`keeper_call`] answers: in [`Out`], `token` is the lease's token (0: none yet),
-/// `time` its safe-until (-1: none yet), `time2` when to send next (-1: nothing to send), and for
-/// [`state::LOST`] `depth` says why (see [`loss`]).
+/// The states [`keeper_call`] answers, each with the keeper's [`answers::Keeper`], and for
+/// [`state::LOST`] why (see [`answers::Lost`] and [`loss`]).
 pub mod state {
     crate::numbered! {
         #[allow(missing_docs)]
@@ -64,13 +57,13 @@ pub mod state {
         UNCERTAIN = 2;
         #[allow(missing_docs)]
         LOST = 3;
-        /// The answer was refused (see `error` in [`Out`](crate::abi::Out)); the state is
+        /// The answer was refused (see `error` in [`Out`]); the state is
         /// unchanged.
         ERROR = 4;
     }
 }
 
-/// Why a lease was lost, in `depth` of [`Out`].
+/// Why a lease was lost (see [`answers::Lost`]).
 pub mod loss {
     crate::numbered! {
         #[allow(missing_docs)]
@@ -118,7 +111,7 @@ pub fn keeper_new(ttl: f64, now: f64, drift: f64, margin: f64, renew: f64, retry
         Ok(inner) => with(NONE, |st| {
             // Its tickets get their whole room now, so a send never allocates.
             let tickets = MAX_TICKETS * size_of::<(u32, Ticket)>();
-            if !st.objects.room_for_one() || !room_for(&[size_of::<Held>(), tickets]) {
+            if !st.objects.room_to_add(&[size_of::<Held>(), tickets]) {
                 return NONE;
             }
             st.objects.add(Object::Keeper(Box::new(Held {
@@ -180,7 +173,8 @@ pub fn keeper_call(op: u32, i: u32, ticket: u32, token: u64, ttl: f64, now: f64)
         match answered {
             Ok(s) => st.out.keeper(&k.inner, s),
             Err(KeeperError::OtherToken { held, .. }) => {
-                st.out.token = held.get();
+                let held = held.get();
+                OtherToken { held }.write(&mut st.out);
                 fail(code::OTHER_TOKEN, 0);
                 state::ERROR
             }
@@ -219,22 +213,28 @@ impl Held {
 }
 
 impl Out {
-    /// Writes keeper `k`'s state `s` (see [`state`]), its safe-until and when to send next;
-    /// answers the state's code.
+    /// Writes keeper `k`'s answer for its state `s` (see [`state`]); answers the state's code.
     pub(crate) fn keeper(&mut self, k: &Keeper, s: LeaseState) -> u32 {
-        self.token = k.token().map_or(0, Token::get);
-        self.time = k.safe_until().map_or(-1.0, js_ms);
-        self.time2 = k.next_send().map_or(-1.0, js_ms);
+        let token = k.token().map_or(0, Token::get);
+        let safe_until = k.safe_until().map_or(-1.0, js_ms);
+        let next_send = k.next_send().map_or(-1.0, js_ms);
+        answers::Keeper {
+            token,
+            safe_until,
+            next_send,
+        }
+        .write(self);
         match s {
             LeaseState::Acquiring => state::ACQUIRING,
             LeaseState::Held { .. } => state::HELD,
             LeaseState::Uncertain { .. } => state::UNCERTAIN,
             LeaseState::Lost { why, .. } => {
-                self.depth = match why {
+                let why = match why {
                     Loss::Expired => loss::EXPIRED,
                     Loss::Refused => loss::REFUSED,
                     Loss::Released => loss::RELEASED,
                 };
+                Lost { why }.write(self);
                 state::LOST
             }
         }
@@ -244,7 +244,8 @@ impl Out {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::objects::{free, kind};
+    use crate::abi::free;
+    use crate::objects::kind;
     use crate::tests::{last_error, serial};
 
     /// (token, safe-until, next send, why) of the last answer.

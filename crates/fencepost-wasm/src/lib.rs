@@ -1,8 +1,9 @@
 //! WebAssembly bindings of the fencepost core, for the npm package `fencepost`.
 //!
 //! These bindings are deliberately thin and speak only numbers and bigints: strings and bytes cross
-//! through the module's memory (see [`abi`]: the input area, and the [`Out`](abi::Out) record that
-//! holds what a call has to say beyond its return value, errors too).
+//! through the module's memory (see [`abi`]: the input area, and the [`Out`](out::Out) record that
+//! holds what a call has to say beyond its return value, errors too; each call's answer there is
+//! declared once, by name, in [`out::answers`]).
 //! Every lease and fence rule lives in the `fencepost` crate; this crate turns its results into
 //! small integer codes, and the package's JavaScript (`npm/src/api.js` and the files it imports)
 //! turns those into the objects, `TypeError`s and `RangeError`s its users see. Every number both
@@ -40,10 +41,12 @@ pub mod abi;
 pub mod errors;
 pub mod guard;
 pub mod keeper;
+mod kinds;
 pub mod locks;
 mod memory;
 mod name;
 pub mod objects;
+pub mod out;
 pub mod resource;
 pub mod signer;
 mod state;

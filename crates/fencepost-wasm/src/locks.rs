@@ -7,11 +7,16 @@ use alloc::vec::Vec;
 use fencepost::{AcquireError, Config, Expired, Grant, LeaseError, Released, SnapshotError, Token};
 use wasm_bindgen::prelude::wasm_bindgen;
 
-use crate::abi::{Out, js_ms, ms, name_at};
+use crate::abi::{Out, js_ms, ms, name_at, names};
 use crate::errors::{code, config_error, fail, snapshot_error};
-use crate::memory::{copy_into, room, room_for};
+use crate::kinds::Table;
+use crate::memory::{room, room_for};
 use crate::name::{Name, name_ok};
-use crate::objects::Object;
+use crate::objects::{NONE, Object, Objects};
+use crate::out::answers::{
+    Counters, ExpiredLock, Granted, Held, Lease, LockDelay, Locks, ReentryLimit, Released as Done,
+    Renewed,
+};
 use crate::state::{State, with};
 
 pub(crate) fn config(
@@ -44,13 +49,13 @@ pub(crate) fn config(
 /// Acquire codes.
 pub mod acquire {
     crate::numbered! {
-        /// Granted: `token`, `time` (expires at), `time2` (granted at), `depth`.
+        /// Granted (see `Granted` in `out::answers`).
         GRANTED = 0;
-        /// Another holder has it: `holder`, `time` (until).
+        /// Another holder has it (see `Held`).
         HELD = 1;
-        /// In lock-delay after an expiry: `time` (until).
+        /// In lock-delay after an expiry (see `LockDelay`).
         LOCK_DELAY = 2;
-        /// Re-entered as deep as allowed: `depth` (the limit).
+        /// Re-entered as deep as allowed (see `ReentryLimit`).
         REENTRY_LIMIT = 3;
         /// Every token was issued.
         EXHAUSTED = 4;
@@ -82,12 +87,6 @@ fn lease_refused(e: LeaseError) -> u32 {
     }
 }
 
-/// A lock table with the expiries of its last `call::EXPIRE_ALL`.
-pub(crate) struct Table {
-    pub(crate) inner: fencepost::LockTable<Name, Name>,
-    pub(crate) expired: Vec<(Name, Expired<Name>)>,
-}
-
 /// Encodes a snapshot into the output area; returns its length (0, see `error` in [`Out`], on
 /// failure).
 pub(crate) fn snapshot_out(output: &mut Vec<u8>, r: Result<Vec<u8>, SnapshotError>) -> usize {
@@ -103,7 +102,7 @@ pub(crate) fn snapshot_out(output: &mut Vec<u8>, r: Result<Vec<u8>, SnapshotErro
     }
 }
 
-pub(crate) fn table(inner: fencepost::LockTable<Name, Name>) -> Object {
+fn table(inner: fencepost::LockTable<Name, Name>) -> Object {
     Object::Table(Box::new(Table {
         inner,
         expired: Vec::new(),
@@ -307,34 +306,44 @@ fn expiries(st: &mut State, op: u32, i: u32, lock: usize, now: u64) -> u32 {
     if !room_for(&[lock.0.len(), e.holder.0.len()]) {
         return call::REFUSED;
     }
-    let out = &mut st.out;
-    if !copy_into(&mut out.name, lock) || !copy_into(&mut out.holder, &e.holder) {
+    let answer = ExpiredLock {
+        lock,
+        holder: &e.holder,
+        token: e.token.get(),
+        at: js_ms(e.at),
+        free_at: js_ms(e.free_at),
+    };
+    if !answer.write(&mut st.out) {
         return call::REFUSED;
     }
-    out.expired_at(e)
+    1
 }
 
 impl Out {
     pub(crate) fn acquired(&mut self, r: Result<Grant, AcquireError<Name>>) -> u32 {
         match r {
             Ok(g) => {
-                self.token = g.token.get();
-                self.time = js_ms(g.expires_at);
-                self.time2 = js_ms(g.granted_at);
-                self.depth = g.depth;
+                Granted {
+                    token: g.token.get(),
+                    expires_at: js_ms(g.expires_at),
+                    granted_at: js_ms(g.granted_at),
+                    depth: g.depth,
+                }
+                .write(self);
                 acquire::GRANTED
             }
             Err(AcquireError::Held { holder, until }) => {
-                self.holder = holder;
-                self.time = js_ms(until);
+                let until = js_ms(until);
+                Held { holder, until }.write(self);
                 acquire::HELD
             }
             Err(AcquireError::LockDelay { until }) => {
-                self.time = js_ms(until);
+                let until = js_ms(until);
+                LockDelay { until }.write(self);
                 acquire::LOCK_DELAY
             }
             Err(AcquireError::ReentryLimit { max }) => {
-                self.depth = max;
+                ReentryLimit { max }.write(self);
                 acquire::REENTRY_LIMIT
             }
             Err(AcquireError::Exhausted) => acquire::EXHAUSTED,
@@ -342,75 +351,69 @@ impl Out {
         }
     }
 
-    /// [`lease::DONE`] renewed (`token`, `time`), or the refusal's code.
+    /// [`lease::DONE`] renewed (see [`Renewed`]), or the refusal's code.
     pub(crate) fn renewed(&mut self, r: Result<fencepost::Renewal, LeaseError>) -> u32 {
         match r {
             Ok(r) => {
-                self.token = r.token.get();
-                self.time = js_ms(r.expires_at);
+                let (token, expires_at) = (r.token.get(), js_ms(r.expires_at));
+                Renewed { token, expires_at }.write(self);
                 lease::DONE
             }
             Err(e) => lease_refused(e),
         }
     }
 
-    /// [`lease::DONE`] released (`depth`: remaining depth, 0 when free), or the refusal's code.
+    /// [`lease::DONE`] released (see [`Released`](Done): the remaining depth, 0 when free), or
+    /// the refusal's code.
     pub(crate) fn released(&mut self, r: Result<Released, LeaseError>) -> u32 {
-        match r {
-            Ok(Released::Free) => {
-                self.depth = 0;
-                lease::DONE
-            }
-            Ok(Released::Held { depth }) => {
-                self.depth = depth;
-                lease::DONE
-            }
-            Err(e) => lease_refused(e),
-        }
+        let depth = match r {
+            Ok(Released::Free) => 0,
+            Ok(Released::Held { depth }) => depth,
+            Err(e) => return lease_refused(e),
+        };
+        Done { depth }.write(self);
+        lease::DONE
     }
 
-    /// 1: an expiry (`holder`, `token`, `time` at, `time2` free at); 0: none.
+    /// 1: an expiry (see `Expired` in `out::answers`); 0: none.
     pub(crate) fn expired(&mut self, e: Option<Expired<Name>>) -> u32 {
         match e {
             Some(e) => {
-                let answer = self.expired_at(&e);
-                self.holder = e.holder;
-                answer
-            }
-            None => 0,
-        }
-    }
-
-    /// 1, with an expiry's token and times (its holder is the caller's to set).
-    pub(crate) fn expired_at(&mut self, e: &Expired<Name>) -> u32 {
-        self.token = e.token.get();
-        self.time = js_ms(e.at);
-        self.time2 = js_ms(e.free_at);
-        1
-    }
-
-    /// 1: a live lease (`holder`, `token`, `time` expires, `time2` granted,
-    /// `depth`); 0: none.
-    pub(crate) fn lease(&mut self, l: Option<&fencepost::Lease<Name>>) -> u32 {
-        match l {
-            Some(l) => {
-                // Room for the copy was made before the call changed anything.
-                if !copy_into(&mut self.holder, &l.holder) {
-                    return call::REFUSED;
+                crate::out::answers::Expired {
+                    token: e.token.get(),
+                    at: js_ms(e.at),
+                    free_at: js_ms(e.free_at),
+                    holder: e.holder,
                 }
-                self.token = l.token.get();
-                self.time = js_ms(l.expires_at);
-                self.time2 = js_ms(l.granted_at);
-                self.depth = l.depth;
+                .write(self);
                 1
             }
             None => 0,
         }
     }
 
-    /// An authority's counters: `token` next token (0: exhausted), `token2` last issued
-    /// (0: none), `token3` reserved through, `time` free at, `time2` latest time seen,
-    /// `time3` clamps.
+    /// 1: a live lease (see [`Lease`]); 0: none.
+    pub(crate) fn lease(&mut self, l: Option<&fencepost::Lease<Name>>) -> u32 {
+        match l {
+            Some(l) => {
+                let lease = Lease {
+                    holder: &l.holder,
+                    token: l.token.get(),
+                    expires_at: js_ms(l.expires_at),
+                    granted_at: js_ms(l.granted_at),
+                    depth: l.depth,
+                };
+                // Room for the copy was made before the call changed anything.
+                if !lease.write(self) {
+                    return call::REFUSED;
+                }
+                1
+            }
+            None => 0,
+        }
+    }
+
+    /// An authority's or a table's counters (see [`Counters`]).
     pub(crate) fn counters(
         &mut self,
         next: Option<Token>,
@@ -419,12 +422,114 @@ impl Out {
         free_at: u64,
         time: &fencepost::Timeline,
     ) -> u32 {
-        self.token = next.map_or(0, Token::get);
-        self.token2 = last.map_or(0, Token::get);
-        self.token3 = reserved;
-        self.time = js_ms(free_at);
-        self.time2 = js_ms(time.latest());
-        self.time3 = js_ms(time.clamps());
+        Counters {
+            next_token: next.map_or(0, Token::get),
+            last_issued: last.map_or(0, Token::get),
+            reserved_through: reserved,
+            free_at: js_ms(free_at),
+            latest: js_ms(time.latest()),
+            clamps: js_ms(time.clamps()),
+        }
+        .write(self);
         1
     }
+}
+
+/// A new authority (or, with `table`, a lock table) with the config of `ttl`, `lock_delay`,
+/// `max_reentry`, `token` (the first token) and `block`, fresh or, with `restore`, resuming from
+/// the binary snapshot in the first `n` bytes of the input area: its index, or [`NONE`] (see
+/// `error` in [`Out`]) for an invalid config or snapshot, or when the memory cannot hold it.
+#[wasm_bindgen]
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+pub fn lock_new(
+    table: bool,
+    restore: bool,
+    n: usize,
+    token: u64,
+    ttl: f64,
+    lock_delay: f64,
+    max_reentry: u32,
+    block: f64,
+) -> u32 {
+    let Some(cfg) = config(ttl, lock_delay, max_reentry, token, block) else {
+        return NONE;
+    };
+    with(NONE, |st| {
+        let bytes = names(&st.input, n, 0).0;
+        if !room_to_make(&mut st.objects, table, restore, bytes) {
+            return NONE;
+        }
+        let authority = |a| Object::Authority(Box::new(a));
+        // `config` refused a bad config already; the constructors' own check answers the same
+        // codes (a SnapshotError::Config from a restore).
+        let made = match (table, restore) {
+            (false, true) => fencepost::Authority::restore_bytes(cfg, bytes).map(authority),
+            (false, false) => fencepost::Authority::new(cfg)
+                .map(authority)
+                .map_err(SnapshotError::Config),
+            (true, true) => fencepost::LockTable::restore_bytes(cfg, bytes).map(self::table),
+            (true, false) => fencepost::LockTable::new(cfg)
+                .map(self::table)
+                .map_err(SnapshotError::Config),
+        };
+        match made {
+            Ok(o) => st.objects.add(o),
+            Err(e) => {
+                snapshot_error(e);
+                NONE
+            }
+        }
+    })
+}
+
+/// Whether the memory can hold a new authority or table (read from the snapshot `bytes` when
+/// `restore`) and its place in the table of objects; records `NO_MEMORY` when not.
+fn room_to_make(objects: &mut Objects, table: bool, restore: bool, bytes: &[u8]) -> bool {
+    if !objects.room_for_one() {
+        return false;
+    }
+    match (table, restore) {
+        // The holder an authority reads is at most the whole snapshot.
+        (false, true) => room_for(&[size_of::<fencepost::Authority<Name>>(), bytes.len()]),
+        (false, false) => room_for(&[size_of::<fencepost::Authority<Name>>()]),
+        (true, true) => room(size_of::<Table>() + restored_table_bytes(bytes)),
+        (true, false) => room_for(&[size_of::<Table>()]),
+    }
+}
+
+/// The most a table read from the snapshot `bytes` allocates.
+fn restored_table_bytes(bytes: &[u8]) -> usize {
+    let n = bytes.len();
+    // As many locks as its header says, and no more than fit: a lock takes at least 11 bytes of
+    // a snapshot, its name's length (2), its flags (1) and its free-at time (8).
+    let said = fencepost::snapshot::table_lock_count(bytes).map_or(0, |c| c as usize);
+    let locks = said.min(n / 11);
+    // Its two names (each counted as at least 16 bytes), and the list the locks are read into,
+    // which doubles up to twice their number (each list on the way counted).
+    let names = n + 2 * 16 * locks;
+    let list = 2 * (2 * locks).max(4) * fencepost::LockTable::<Name, Name>::LOCK_BYTES;
+    names + list
+}
+
+/// The counters of authority or table `i` into the `Out` record (see [`Counters`], and for a
+/// table [`Locks`]): 1, or 0 if `i` is neither.
+#[wasm_bindgen]
+#[inline(never)]
+pub fn lock_state(i: u32) -> u32 {
+    with(0, |st| match st.objects.0.get(i) {
+        Some(Object::Authority(a)) => {
+            let (next, last, reserved) = (a.next_token(), a.last_issued(), a.reserved_through());
+            st.out
+                .counters(next, last, reserved, a.free_at(), a.timeline())
+        }
+        Some(Object::Table(t)) => {
+            let t = &t.inner;
+            let (next, last, reserved) = (t.next_token(), t.last_issued(), t.reserved_through());
+            let count = u32::try_from(t.len()).unwrap_or(u32::MAX);
+            Locks { count }.write(&mut st.out);
+            st.out.counters(next, last, reserved, 0, t.timeline())
+        }
+        _ => 0,
+    })
 }

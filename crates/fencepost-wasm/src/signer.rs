@@ -1,19 +1,93 @@
 //! Signed tokens: signers and key rings sign and verify `Fencing-Token` header values.
 
+use alloc::boxed::Box;
 use fencepost::signed::{KEYED_HEADER_MAX, SIGNED_HEADER_MAX};
-use fencepost::{KeyedToken, ParseTokenError, SignatureError, SignedToken, Token};
+
+use fencepost::{
+    KeyRing, KeyedToken, ParseTokenError, SignatureError, SignedToken, Token, TokenSigner,
+};
 use wasm_bindgen::prelude::wasm_bindgen;
 
 use crate::abi::{names, wipe};
 use crate::errors::{code, fail, parse_error, parse_signed_error, signature_error};
-use crate::guard::admit;
+use crate::guard::{admission, admit};
 use crate::memory::fit;
-use crate::objects::Object;
+use crate::objects::{NONE, Object};
+use crate::out::answers::Ring;
 use crate::state::{State, with};
+
+/// A new signer for the key in the first `n` bytes of the input area (refused if too short), or,
+/// with `ring`, a key ring whose current key it is, under the key id `key_id` (refused past
+/// `u32::MAX`): its index, or [`NONE`] (see `error` in the `Out` record) when none was made.
+#[wasm_bindgen]
+#[inline(never)]
+pub fn signer_new(ring: bool, n: usize, key_id: u64) -> u32 {
+    with(NONE, |st| {
+        let boxed = if ring {
+            size_of::<KeyRing>()
+        } else {
+            size_of::<TokenSigner>()
+        };
+        let key = names(&st.input, n, 0).0;
+        let made = if !st.objects.room_to_add(&[boxed]) {
+            None
+        } else if !ring {
+            Some(TokenSigner::new(key).map(|s| Object::Signer(Box::new(s))))
+        } else if let Ok(id) = u32::try_from(key_id) {
+            Some(KeyRing::new(id, key).map(|r| Object::Ring(Box::new(r))))
+        } else {
+            // signing.js checks key ids; a larger one is no ring, never a trap.
+            fail(code::UNKNOWN, 0);
+            None
+        };
+        // The key has been mixed into the signer's state: wipe the copy JavaScript wrote into
+        // the input area, made or refused, so no later read of memory finds it.
+        wipe(&mut st.input, n);
+        match made {
+            Some(Ok(o)) => st.objects.add(o),
+            Some(Err(e)) => {
+                signature_error(e);
+                NONE
+            }
+            None => NONE,
+        }
+    })
+}
+
+/// Key ring `i`'s current key id into the `Out` record (see [`Ring`]): 1, or 0 if `i` is not a
+/// key ring.
+#[wasm_bindgen]
+#[inline(never)]
+pub fn ring_state(i: u32) -> u32 {
+    with(0, |st| match st.objects.ring(i) {
+        Some(r) => {
+            let current_key_id = r.current_key_id();
+            Ring { current_key_id }.write(&mut st.out);
+            1
+        }
+        None => 0,
+    })
+}
+
+/// Verifies a signed header value (the `header` bytes of the input area after the first `lock`
+/// bytes, the lock's name) with signer `s`, then admits its token on guard `i` (see [`admit`]).
+#[wasm_bindgen]
+#[inline(never)]
+pub fn guard_admit_signed(i: u32, s: u32, lock: usize, header: usize) -> u32 {
+    with(admit::NO_GUARD, |st| {
+        match verify_header(st, s, lock, header) {
+            Ok(token) => match st.objects.guard(i) {
+                Some(g) => admission(g.admit(token)),
+                None => admit::NO_GUARD,
+            },
+            Err(code) => code,
+        }
+    })
+}
 
 /// The header value for a lock (the first `lock` bytes of the input area) into the output area:
 /// `<token>.<mac hex>` from a signer, `<token>.<key id>.<mac hex>` from a key ring (its current
-/// key). Returns its length (0, see `error` in [`Out`](crate::abi::Out), on failure).
+/// key). Returns its length (0, see `error` in the `Out` record, on failure).
 #[wasm_bindgen]
 #[inline(never)]
 pub fn signer_sign(i: u32, lock: usize, token: u64) -> usize {
@@ -56,7 +130,7 @@ pub fn signer_sign(i: u32, lock: usize, token: u64) -> usize {
 }
 
 /// Verifies a header value (the `header` bytes of the input area after the first `lock` bytes,
-/// the lock's name): the token, or 0 (see `error` in [`Out`](crate::abi::Out): forged or
+/// the lock's name): the token, or 0 (see `error` in the `Out` record: forged or
 /// malformed).
 #[wasm_bindgen]
 #[inline(never)]
@@ -77,7 +151,7 @@ pub mod ring {
 }
 
 /// Rotates or removes a key of ring `i` (see [`ring`]); 0 when done, else the error code (see
-/// `error` in [`Out`](crate::abi::Out)).
+/// `error` in the `Out` record).
 #[wasm_bindgen]
 #[inline(never)]
 pub fn ring_call(op: u32, i: u32, n: usize, id: u32) -> u32 {
@@ -102,7 +176,7 @@ pub fn ring_call(op: u32, i: u32, n: usize, id: u32) -> u32 {
 /// `lock` bytes, the lock's name) that signer or key ring `s` verifies, else the [`admit`] code of
 /// why not: [`admit::MALFORMED`] (unparsable, or a signature error other than a forgery),
 /// [`admit::FORGED`] (also for a key id the ring does not hold), or [`admit::NO_GUARD`] when `s`
-/// is neither. Errors are recorded (see `error` in [`Out`](crate::abi::Out)), a forgery as
+/// is neither. Errors are recorded (see `error` in the `Out` record), a forgery as
 /// [`code::FORGED`], an
 /// unknown key as [`code::UNKNOWN_KEY`].
 #[inline(never)]

@@ -2,8 +2,8 @@
 
 use alloc::vec::Vec;
 
-use crate::abi::Out;
 use crate::objects::Objects;
+use crate::out::Out;
 
 pub(crate) struct State {
     pub(crate) out: Out,

@@ -282,8 +282,8 @@ pub const CORE: WasmModule = WasmModule {
     // abi.js is generated from crates/fencepost-wasm (`cargo xtask abi`); the others hold one
     // family of the API each, in an order where each comes after what it imports.
     locals: &[
-        "abi.js",
         "instance.js",
+        "abi.js",
         "checks.js",
         "errors.js",
         "objects.js",
