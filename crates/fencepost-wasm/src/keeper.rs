@@ -57,7 +57,7 @@ pub mod state {
         UNCERTAIN = 2;
         #[allow(missing_docs)]
         LOST = 3;
-        /// The answer was refused (see `error` in [`Out`]); the state is
+        /// The answer was refused (see `error` in [`Out`](crate::abi::Out)); the state is
         /// unchanged.
         ERROR = 4;
     }

@@ -110,7 +110,7 @@ macro_rules! answers {
     )*) => {
         $(
             $(#[$doc])*
-            pub(crate) struct $name $(<$lt>)? { $(pub(crate) $field: $ty),* }
+            pub struct $name $(<$lt>)? { $(pub(crate) $field: $ty),* }
 
             impl $(<$lt>)? $name $(<$lt>)? {
                 /// Puts every field into its slot of `out`.
