@@ -3,6 +3,14 @@
 //! in real Node (tests/node/sim*.test.mjs).
 
 use super::*;
+use crate::failure::{Failure, kind};
+use crate::interop;
+use crate::state::{adopt, with};
+use fencepost_sim::Scenario;
+use fencepost_sim::explore::{Scope, Search, SearchOptions, world_of};
+use fencepost_sim::history::{HistoryChecker, HistoryReport};
+use fencepost_sim::sweep::{Modes, Sweep, SweepOptions};
+use fencepost_sim::template::{Source, Template};
 use fencepost_wasm_rt::Slots;
 
 #[test]
