@@ -10,7 +10,7 @@ pub(crate) static LAST_DETAIL: AtomicU32 = AtomicU32::new(0);
 /// The address of the field an inconsistent snapshot names (its length is the detail).
 pub(crate) static LAST_FIELD: AtomicU32 = AtomicU32::new(0);
 
-/// Error codes shared with the package (`npm/src/errors.js` holds the messages).
+/// Error codes shared with the package (their messages are [`MESSAGES`]).
 pub mod code {
     crate::numbered! {
         /// Token parse errors, [`fencepost::ParseTokenError`].
@@ -105,6 +105,125 @@ pub mod code {
         UNKNOWN = 99;
     }
 }
+
+/// What the package says for each code (all but [`code::UNKNOWN`]), in the core's wording:
+/// `npm/src/abi.js` renders them into `errorMessage`. In a message, `{d}` is the detail,
+/// `{field}` the field an inconsistent snapshot names, `{held}` the lease's token (see
+/// `OtherToken` in `out::answers`), `{max_name}` the longest name and `{u64_max}` the largest
+/// token.
+pub const MESSAGES: &[(u32, &str)] = &[
+    (code::EMPTY, "token is empty"),
+    (code::WHITESPACE, "token contains whitespace at byte {d}"),
+    (code::SIGN, "token must not have a sign"),
+    (code::NOT_A_DIGIT, "token has a non-digit at byte {d}"),
+    (code::LEADING_ZERO, "token must not have a leading zero"),
+    (code::ZERO, "token 0 is invalid"),
+    (code::OVERFLOW, "token is larger than {u64_max}"),
+    (code::LENGTH, "token bytes must be exactly 8 long, got {d}"),
+    (
+        code::SIGNED,
+        "token carries a signature; parse it as a signed token",
+    ),
+    (code::MISSING_MAC, "token has no signature"),
+    (
+        code::MAC_TRUNCATED,
+        "signature is truncated: {d} bytes, expected 32",
+    ),
+    (
+        code::MAC_TOO_LONG,
+        "signature is too long: {d} bytes, expected 32",
+    ),
+    (
+        code::BAD_HEX,
+        "signature has a non-hex character at byte {d}",
+    ),
+    (
+        code::FORGED,
+        "token signature does not verify for this lock",
+    ),
+    (
+        code::KEY_TOO_SHORT,
+        "signing key is {d} bytes; at least 16 are required",
+    ),
+    (code::LOCK_NAME_TOO_LONG, "lock name is too long to sign"),
+    (
+        code::NO_KEY_ID,
+        "signed token has no key id (the v1 form): the key ring signs `<token>.<key id>.<mac>`",
+    ),
+    (
+        code::BAD_KEY_ID,
+        "signed token has a bad key id at byte {d}",
+    ),
+    (
+        code::UNKNOWN_KEY,
+        "token is signed with key {d}, which the ring does not have",
+    ),
+    (
+        code::SNAP_TRUNCATED,
+        "snapshot is truncated: needed {d} bytes",
+    ),
+    (
+        code::SNAP_BAD_MAGIC,
+        "not a fencepost snapshot (bad magic bytes)",
+    ),
+    (
+        code::SNAP_VERSION,
+        "snapshot format version {d} is not supported (expected 1)",
+    ),
+    (code::SNAP_WRONG_KIND, "snapshot is of another kind ({d})"),
+    (
+        code::SNAP_CHECKSUM,
+        "snapshot checksum mismatch: the bytes are damaged",
+    ),
+    (
+        code::SNAP_TRAILING,
+        "{d} unexpected bytes after the snapshot",
+    ),
+    (
+        code::SNAP_INVALID,
+        "snapshot field `{field}` is inconsistent",
+    ),
+    (
+        code::SNAP_BAD_ID,
+        "snapshot holds a holder id or lock name that cannot be decoded",
+    ),
+    (
+        code::SNAP_BUFFER,
+        "output buffer too small: {d} bytes needed",
+    ),
+    (code::ZERO_TTL, "ttlMs must be greater than 0"),
+    (code::ZERO_REENTRY, "maxReentry must be at least 1"),
+    (code::ZERO_RESERVE_BLOCK, "reserveBlock must be at least 1"),
+    (code::ZERO_FIRST_TOKEN, "firstToken must be at least 1n"),
+    (
+        code::NAME_TOO_LONG,
+        "a name must be at most {max_name} bytes of UTF-8, got {d}",
+    ),
+    (
+        code::RING_FULL,
+        "the key ring already holds {d} keys: remove one first",
+    ),
+    (code::KEY_ID_TAKEN, "the key ring already holds key {d}"),
+    (
+        code::CURRENT_KEY,
+        "key {d} is the ring's current key: rotate to another before removing it",
+    ),
+    (code::KEEPER_DRIFT, "driftPpm must be at most 1000000"),
+    (code::KEEPER_RENEW, "renewPpm must be from 1 to 1000000"),
+    (code::KEEPER_RETRY, "retryMs must be at least 1"),
+    (
+        code::UNKNOWN_TICKET,
+        "the ticket was not handed out by this keeper, or was already answered",
+    ),
+    (
+        code::OTHER_TOKEN,
+        "the answer carries another token than the lease's ({held})",
+    ),
+    (
+        code::NO_MEMORY,
+        "out of memory: the module's memory cannot grow to hold this call; nothing was changed",
+    ),
+];
 
 /// The codes of a config the core refuses (a restore reports them apart from a snapshot's).
 pub const CONFIG_ERRORS: core::ops::RangeInclusive<u32> = code::ZERO_TTL..=code::ZERO_FIRST_TOKEN;

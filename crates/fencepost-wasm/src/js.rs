@@ -14,7 +14,7 @@ use core::mem::offset_of;
 use fencepost::snapshot::MAX_ID_LEN;
 
 use crate::abi::MAX_INPUT;
-use crate::errors::{CONFIG_ERRORS, code};
+use crate::errors::{CONFIG_ERRORS, MESSAGES, code};
 use crate::guard::{BATCH, admit};
 use crate::keeper::{loss, op, state};
 use crate::locks::{acquire, call, lease};
@@ -160,6 +160,35 @@ fn readers(s: &mut String) {
     );
 }
 
+/// Each message of [`MESSAGES`] as a JavaScript template literal, its placeholders filled.
+fn message(text: &str) -> String {
+    let text = text
+        .replace('`', "\\`")
+        .replace("{d}", "${d}")
+        .replace("{field}", "${textAt(errorField(), d)}")
+        .replace("{held}", "${otherTokenHeld()}")
+        .replace("{max_name}", &MAX_ID_LEN.to_string())
+        .replace("{u64_max}", &u64::MAX.to_string());
+    format!("`{text}`")
+}
+
+/// `errorMessage(code, d)`: the message of error `code` with its detail `d`.
+fn messages(s: &mut String) {
+    let _ = write!(
+        s,
+        "\n/** The message of error `code` (with its detail `d`), in the core's wording. */\n\
+         export function errorMessage(code, d) {{\n  switch (code) {{\n"
+    );
+    for (c, text) in MESSAGES {
+        let (name, _) = code::ALL
+            .iter()
+            .find(|(_, n)| n == c)
+            .unwrap_or(&("UNKNOWN", 0));
+        let _ = writeln!(s, "    case ERR_{name}: return {};", message(text));
+    }
+    s.push_str("    default: return `error ${code}`;\n  }\n}\n");
+}
+
 /// Limits the JavaScript side checks before a call.
 const LIMITS: &[(&str, &str, usize)] = &[
     (
@@ -190,7 +219,7 @@ pub fn render() -> String {
     s.push_str(
         "// The numbers the module (crates/fencepost-wasm) and the package's JavaScript share. Generated\n\
          // from the Rust definitions by `cargo xtask abi`: change them there, never here.\n\n\
-         import { outText, outTime, outToken, outU32, outWord } from \"./instance.js\";\n",
+         import { outText, outTime, outToken, outU32, outWord, textAt } from \"./instance.js\";\n",
     );
     section(
         &mut s,
@@ -229,6 +258,7 @@ pub fn render() -> String {
         names(state::ALL, state::ERROR)
     );
     let _ = writeln!(s, "export const LOSSES = [{}];", names(loss::ALL, u32::MAX));
+    messages(&mut s);
     s
 }
 
@@ -293,6 +323,29 @@ mod tests {
         assert!(text.contains("export function heldHolder() {\n  return outText(OUT_HOLDER);\n}"));
         assert!(text.contains(
             "export function isConfigError(code) {\n  return code >= 30 && code <= 33;\n}"
+        ));
+    }
+
+    /// Every error the module reports has one message, and each message fills all its
+    /// placeholders.
+    #[test]
+    fn every_error_has_one_message() {
+        for (name, c) in code::ALL.iter().filter(|(_, c)| *c != code::UNKNOWN) {
+            let n = MESSAGES.iter().filter(|(m, _)| m == c).count();
+            assert_eq!(n, 1, "{name} has {n} messages");
+        }
+        assert!(MESSAGES.iter().all(|(c, _)| *c != code::UNKNOWN));
+        for (_, text) in MESSAGES {
+            let js = message(text);
+            let bare = js.replace("${", "");
+            assert!(!bare.contains('{'), "{text}: a placeholder is left");
+        }
+        let text = render();
+        assert!(text.contains(
+            "    case ERR_SNAP_INVALID: return `snapshot field \\`${textAt(errorField(), d)}\\` is inconsistent`;\n"
+        ));
+        assert!(text.contains(
+            "    case ERR_OVERFLOW: return `token is larger than 18446744073709551615`;\n"
         ));
     }
 
