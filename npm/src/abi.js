@@ -64,19 +64,19 @@ export function expiredAt() {
 export function expiredFreeAt() {
   return outTime(OUT_TIME2);
 }
-export function expiredLockLock() {
+export function tableExpiryLock() {
   return outText(OUT_NAME);
 }
-export function expiredLockHolder() {
+export function tableExpiryHolder() {
   return outText(OUT_HOLDER);
 }
-export function expiredLockToken() {
+export function tableExpiryToken() {
   return outToken(OUT_TOKEN);
 }
-export function expiredLockAt() {
+export function tableExpiryAt() {
   return outTime(OUT_TIME);
 }
-export function expiredLockFreeAt() {
+export function tableExpiryFreeAt() {
   return outTime(OUT_TIME2);
 }
 export function leaseHolder() {

@@ -33,11 +33,6 @@ import {
   expiredAt,
   expiredFreeAt,
   expiredHolder,
-  expiredLockAt,
-  expiredLockFreeAt,
-  expiredLockHolder,
-  expiredLockLock,
-  expiredLockToken,
   expiredToken,
   grantedExpiresAt,
   grantedToken,
@@ -56,6 +51,11 @@ import {
   releasedDepth,
   renewedExpiresAt,
   renewedToken,
+  tableExpiryAt,
+  tableExpiryFreeAt,
+  tableExpiryHolder,
+  tableExpiryLock,
+  tableExpiryToken,
 } from "./abi.js";
 import { NONE, checkOptions, describe, freed, ms } from "./common.js";
 import { bytesAt, put, putBytes, ready, second } from "./instance.js";
@@ -408,11 +408,11 @@ export class LockTable extends Locks {
     for (let k = 0; k < n; k++) {
       lockCall(CALL_EXPIRED, i, k, 0, 0n, 0, -1);
       out.push({
-        lock: expiredLockLock(),
-        holder: expiredLockHolder(),
-        token: expiredLockToken(),
-        at: time(expiredLockAt()),
-        freeAt: time(expiredLockFreeAt()),
+        lock: tableExpiryLock(),
+        holder: tableExpiryHolder(),
+        token: tableExpiryToken(),
+        at: time(tableExpiryAt()),
+        freeAt: time(tableExpiryFreeAt()),
       });
     }
     return out;

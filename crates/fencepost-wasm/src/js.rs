@@ -316,7 +316,7 @@ mod tests {
             }
         }
         assert_eq!(camel("expires_at", false), "ExpiresAt");
-        assert_eq!(camel("ExpiredLock", true), "expiredLock");
+        assert_eq!(camel("TableExpiry", true), "tableExpiry");
         assert!(
             text.contains("export function grantedExpiresAt() {\n  return outTime(OUT_TIME);\n}")
         );

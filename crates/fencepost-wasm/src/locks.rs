@@ -14,8 +14,8 @@ use crate::memory::{room, room_for};
 use crate::name::{Name, name_ok};
 use crate::objects::{NONE, Object, Objects};
 use crate::out::answers::{
-    Counters, ExpiredLock, Granted, Held, Lease, LockDelay, Locks, ReentryLimit, Released as Done,
-    Renewed,
+    Counters, Granted, Held, Lease, LockDelay, Locks, ReentryLimit, Released as Done, Renewed,
+    TableExpiry,
 };
 use crate::state::{State, with};
 
@@ -306,7 +306,7 @@ fn expiries(st: &mut State, op: u32, i: u32, lock: usize, now: u64) -> u32 {
     if !room_for(&[lock.0.len(), e.holder.0.len()]) {
         return call::REFUSED;
     }
-    let answer = ExpiredLock {
+    let answer = TableExpiry {
         lock,
         holder: &e.holder,
         token: e.token.get(),

@@ -151,7 +151,7 @@ pub mod answers {
         /// A lease that was noticed to have run out.
         Expired { holder: Name => holder, token: u64 => token, at: f64 => time, free_at: f64 => time2 }
         /// One of the expiries a table's last `EXPIRE_ALL` noticed.
-        ExpiredLock<'a> { lock: &'a Name => name, holder: &'a Name => holder, token: u64 => token, at: f64 => time, free_at: f64 => time2 }
+        TableExpiry<'a> { lock: &'a Name => name, holder: &'a Name => holder, token: u64 => token, at: f64 => time, free_at: f64 => time2 }
         /// A live lease.
         Lease<'a> { holder: &'a Name => holder, token: u64 => token, expires_at: f64 => time, granted_at: f64 => time2, depth: u32 => depth }
         /// The counters of an authority or a lock table: the next token (0: exhausted), the last
