@@ -297,6 +297,14 @@ mod tests {
             let name = line.split(' ').next().unwrap();
             assert!(seen.insert(name.to_string()), "{name} twice");
         }
+        let functions = text
+            .lines()
+            .filter_map(|l| l.strip_prefix("export function "));
+        for line in functions {
+            let name = line.split('(').next().unwrap();
+            assert!(seen.insert(name.to_string()), "{name} twice");
+        }
+        assert!(seen.contains("keeperSafeUntil") && seen.contains("errorMessage"));
         // outText reads a length right after its address.
         assert_eq!(offset_of!(Out, holder_len), offset_of!(Out, holder_at) + 4);
         assert_eq!(offset_of!(Out, name_len), offset_of!(Out, name_at) + 4);
