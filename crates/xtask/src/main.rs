@@ -13,6 +13,7 @@ mod postgres;
 mod redis;
 mod service;
 mod service_bench;
+mod shape;
 mod sim;
 mod sizes;
 mod store;
@@ -57,6 +58,9 @@ enum Task {
     /// instances over a three-member etcd cluster and over Postgres (both started and stopped for
     /// them), under faults
     TestService,
+    /// Only the source-shape check of `test`: no file over 600 lines before its tests, no
+    /// function over 100 lines, no import circle (tests and generated files aside)
+    Shape,
     /// The npm package's Node benchmark (wasm admit vs plain JS, batches, acquire, sim)
     BenchNpm,
     /// Only the visualizer's part of `bench` (load to first timeline, p95 frame time)
@@ -107,6 +111,7 @@ fn main() -> ExitCode {
         Task::TestWeb => web::test(),
         Task::TestStore => store::test(),
         Task::TestService => service::test(),
+        Task::Shape => shape::check(),
         Task::BenchNpm => npm::bench(None),
         Task::BenchWeb => web::bench(),
         Task::BenchStore => store::bench(),
