@@ -103,6 +103,8 @@ mod faults;
 mod finding;
 mod locks;
 mod parse;
+pub mod recorded;
+mod refusal;
 mod report;
 mod store;
 
