@@ -230,6 +230,33 @@ mod tests {
             ]
         );
         assert_eq!(s.run.timeline.lanes[1].actor, Actor::Worker(0));
+        // Laid out as a simulated run is: the refusal's mark, both bands, the pause, no zombie
+        // stretch but client-1's while paused past its lease.
+        let tl = &s.run.timeline;
+        let mark = tl.badges.iter().find(|b| b.seq == 9).unwrap();
+        assert_eq!(
+            (mark.actor, mark.text.as_str()),
+            (Actor::Storage, "✗ 1 < 2")
+        );
+        let bands: Vec<_> = tl
+            .safe_bands
+            .iter()
+            .map(|b| (b.worker, b.token, b.from))
+            .collect();
+        assert_eq!(bands, [(0, 1, 100), (1, 2, 1_200)]);
+        assert_eq!(
+            tl.pauses
+                .iter()
+                .map(|p| (p.worker, p.from, p.to))
+                .collect::<Vec<_>>(),
+            [(0, 300, 1_500)]
+        );
+        let zombies: Vec<_> = tl
+            .zombies
+            .iter()
+            .map(|z| (z.worker, z.token, z.from, z.to))
+            .collect();
+        assert_eq!(zombies, [(0, 1, 1_200, 1_500)]);
         assert_eq!(
             fault_line(&r.faults[0]),
             "pause-client client-1, 0.3 s to 1.5 s"
