@@ -205,7 +205,7 @@ fn timelines(
             <Timeline run={state.run.clone()} t={head.t} upto={head.upto} end={end} zoom={zoom}
                 id="timeline-main" highlight={highlight}
                 on_lane_click={(!state.embed && state.recorded.is_none()).then_some(on_lane_click.clone())} pending={pending} bench={bench}
-                on_drawn={Some(on_drawn.clone())} />
+                on_drawn={Some(on_drawn.clone())} faults={state.recorded.as_ref().map(|r| r.faults.clone())} />
         };
     };
     let off_head = Playhead::at_time(&off.trace, head.t);

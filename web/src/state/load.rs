@@ -97,7 +97,7 @@ impl State {
             lock,
             locks: locks.len(),
             refusal,
-            faults,
+            faults: Rc::new(faults),
             notes,
         }));
     }

@@ -2,6 +2,8 @@
 //! the simulator ([`RecordedRun`]) and drawn like a simulated one. This part says what the page
 //! tells of it besides the timeline; opening and leaving it are [`super::load`]'s.
 
+use std::rc::Rc;
+
 use fencepost_sim::history::recorded::{Fault, MAX_RUN_EVENTS, RecordedRun, Refusal};
 use fencepost_sim::trace::fmt_secs;
 
@@ -22,7 +24,7 @@ pub struct Recorded {
     /// Its first write refused as stale.
     pub refusal: Option<Refusal>,
     /// Every fault of the run.
-    pub faults: Vec<Fault>,
+    pub faults: Rc<Vec<Fault>>,
     /// What was left out or skipped, one sentence each.
     pub notes: Vec<String>,
 }
