@@ -1,6 +1,6 @@
 //! A recorded run shown in place of the story's: a fault campaign's history, read into a trace by
 //! the simulator ([`RecordedRun`]) and drawn like a simulated one. This part says what the page
-//! tells of it besides the timeline; opening and leaving it are [`super::load`]'s.
+//! tells of it besides the timeline; opening and leaving it are the loads' (`load.rs`).
 
 use std::rc::Rc;
 

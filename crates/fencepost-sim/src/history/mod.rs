@@ -99,6 +99,7 @@ use alloc::vec::Vec;
 
 mod counts;
 mod docs;
+mod draw;
 mod faults;
 mod finding;
 mod locks;

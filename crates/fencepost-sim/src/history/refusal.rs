@@ -5,9 +5,18 @@
 use alloc::format;
 use alloc::string::String;
 
-use super::faults::Nemesis;
-use super::recorded::Fault;
 use crate::trace::{Actor, Detail, Msg, Trace, fmt_secs};
+
+/// The first write the store refused as stale, and what happened, in one sentence.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refusal {
+    /// Its event in the trace.
+    pub seq: u32,
+    /// The resource written.
+    pub resource: String,
+    /// What happened, in plain words.
+    pub sentence: String,
+}
 
 /// The token a resource had accepted before a refused write: which, from whom, when.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,14 +51,6 @@ fn safe_until(trace: &Trace, i: usize, w: u16, token: u64) -> Option<u64> {
     until
 }
 
-/// The last pause of client `name` that started at or before `t`: (from, to).
-fn pause(faults: &[Fault], name: &str, t: u64) -> Option<(u64, Option<u64>)> {
-    faults
-        .iter()
-        .rfind(|f| f.nemesis == Nemesis::PauseClient && f.target == name && f.from <= t)
-        .map(|f| (f.from, f.to))
-}
-
 fn span(from: u64, to: Option<u64>) -> String {
     match to {
         Some(to) => format!("{} to {}", fmt_secs(from), fmt_secs(to)),
@@ -62,7 +63,7 @@ pub(crate) fn sentence(
     trace: &Trace,
     i: usize,
     resource: &str,
-    faults: &[Fault],
+    pause_of: impl Fn(&str, u64) -> Option<(u64, Option<u64>)>,
     over: Option<Over>,
 ) -> String {
     let Some(e) = trace.events.get(i) else {
@@ -78,7 +79,7 @@ pub(crate) fn sentence(
         "{name} wrote to {resource} with token {token} at {}",
         fmt_secs(t)
     );
-    let paused = pause(faults, name, t);
+    let paused = pause_of(name, t);
     match (safe_until(trace, i, w, token), paused) {
         (Some(u), Some((from, to))) if u <= t && from <= u && to.is_none_or(|to| to >= u) => {
             s += &format!(
