@@ -1,5 +1,5 @@
 //! Drawing one lock of a recorded run: the lines of a history, as the checker's reader gives
-//! them, turned into the events of a trace (see [`super::recorded`] for what becomes what).
+//! them, turned into the events of a trace (the module `recorded` says what becomes what).
 
 use alloc::collections::BTreeMap;
 use alloc::format;
