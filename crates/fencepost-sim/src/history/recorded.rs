@@ -16,16 +16,18 @@
 //!
 //! Lines are read one at a time by the checker's own reader, twice (once to find the lock to
 //! show, once to draw it): nothing is kept per line but the events drawn. A line the checker
-//! would call malformed is skipped and reported with the checker's message.
+//! would call malformed is skipped and reported with the checker's message. The checker itself
+//! (its counts, findings and reports) is not run: the page that draws a run would carry it for
+//! nothing but those messages.
 
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::fmt;
 
+use super::Malformed;
 use super::draw::Draw;
 use super::parse::{Answer, Event as Line, parse};
-use super::{HistoryChecker, Malformed};
 use crate::trace::Trace;
 
 pub use super::draw::{Fault, MAX_RUN_EVENTS};
@@ -109,8 +111,11 @@ impl fmt::Display for RunError {
 /// What the first reading finds: the processes, the locks, who was granted which token.
 #[derive(Default)]
 struct Scan {
-    checker: HistoryChecker,
+    /// Lines seen, blank ones included (the checker's numbering).
+    lines: u64,
+    /// Lines read.
     read: u64,
+    malformed: u64,
     first_malformed: Vec<Malformed>,
     processes: BTreeSet<String>,
     locks: Vec<String>,
@@ -122,15 +127,20 @@ struct Scan {
 
 impl Scan {
     fn line(&mut self, bytes: &[u8]) {
-        let report = self.checker.check_line(bytes);
-        if let Some(m) = report.malformed {
-            if self.first_malformed.len() < KEEP_MALFORMED {
-                self.first_malformed.push(m);
+        self.lines += 1;
+        let line = match readable(bytes) {
+            None => return,
+            Some(Ok(line)) => line,
+            Some(Err(message)) => {
+                self.malformed += 1;
+                if self.first_malformed.len() < KEEP_MALFORMED {
+                    self.first_malformed.push(Malformed {
+                        line: self.lines,
+                        message: super::shortened(message),
+                    });
+                }
+                return;
             }
-            return;
-        }
-        let Some(Ok(line)) = readable(bytes) else {
-            return;
         };
         self.read += 1;
         match line {
@@ -167,13 +177,17 @@ impl Scan {
     }
 }
 
-/// A line the checker read (None: blank, or too long to read).
+/// A line as the checker reads it (see [`super::HistoryChecker::check_line`]): None if blank, else the
+/// event or why it is malformed.
 fn readable(bytes: &[u8]) -> Option<Result<Line<'_>, String>> {
     let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
-    if bytes.len() > super::MAX_LINE_BYTES || bytes.iter().all(u8::is_ascii_whitespace) {
-        return None;
+    if bytes.len() > super::MAX_LINE_BYTES {
+        Some(Err(super::too_long()))
+    } else if bytes.iter().all(u8::is_ascii_whitespace) {
+        None
+    } else {
+        Some(parse(bytes))
     }
-    Some(parse(bytes))
 }
 
 impl RecordedRun {
@@ -193,7 +207,7 @@ impl RecordedRun {
         for line in text.split_terminator('\n') {
             scan.line(line.as_bytes());
         }
-        let lines = scan.checker.summary().lines;
+        let lines = scan.lines;
         if scan.read == 0 {
             return Err(RunError::Unreadable {
                 lines,
@@ -222,7 +236,7 @@ impl RecordedRun {
             faults,
             refusal,
             lines,
-            malformed: scan.checker.summary().malformed,
+            malformed: scan.malformed,
             first_malformed: scan.first_malformed,
             processes_left_out: scan.processes.len() - processes.len(),
         })
@@ -232,7 +246,7 @@ impl RecordedRun {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::history::Nemesis;
+    use crate::history::{HistoryChecker, Nemesis};
     use crate::invariants::Invariant;
     use crate::trace::{Actor, Detail, LossWhy, Msg, RejectReason};
     use alloc::format;
@@ -547,6 +561,16 @@ mod tests {
             ]
         );
         assert_eq!(run.refusal.map(|r| r.seq), Some(9));
+        // Word for word what `fencepost check` says of them, a line too long included.
+        let long = format!(
+            "{text}{{\"t\":\"{}\"}}\n",
+            "x".repeat(super::super::MAX_LINE_BYTES)
+        );
+        let run = RecordedRun::read(&long).unwrap();
+        let checked = HistoryChecker::check_text(&long, KEEP_MALFORMED);
+        assert_eq!(run.first_malformed, checked.malformed);
+        assert_eq!((run.lines, run.malformed), (18, 3));
+        assert_eq!(run.first_malformed[2].message, "longer than 1048576 bytes");
     }
 
     #[test]
