@@ -253,7 +253,7 @@ fn serve_one(stream: TcpStream, dir: &Path) -> std::io::Result<()> {
 // ---- tasks ---------------------------------------------------------------------------------------
 
 /// The recorded run the end-to-end tests open (see `web/e2e/recorded.test.mjs`).
-const RUN_FIXTURE: &str = "chaos-seed-27.jsonl";
+const RUN_FIXTURE: &str = "paused-client.jsonl";
 
 /// Where in the built app a recorded run is served from, for the page to fetch (`?run=`).
 const RUN_DIR: &str = "recorded";

@@ -34,7 +34,7 @@ pub fn RecordedCard(props: &RecordedCardProps) -> Html {
                 <p class="recorded-sentence">{ refusal.sentence.clone() }</p>
             }
             <p class="recorded-lock">
-                { format!("Lock {}, {locks}: each client process is a lane; the lease service's lane shows this lock's grants, the stores' lane the writes made with its tokens.", r.lock) }
+                { format!("Lock {}, {locks}: each client process is a lane; the lane of the lock shows the lease service's grants of it, the stores' lane the writes made with its tokens.", r.lock) }
             </p>
             { for r.notes.iter().map(|n| html! { <p class="recorded-note">{ n.clone() }</p> }) }
             if !r.faults.is_empty() {

@@ -220,15 +220,7 @@ mod tests {
             .iter()
             .map(|l| l.label.as_str())
             .collect();
-        assert_eq!(
-            labels,
-            [
-                "lease service, lock L",
-                "client-1",
-                "client-2",
-                "stores (L's tokens)"
-            ]
-        );
+        assert_eq!(labels, ["lock L", "client-1", "client-2", "stores"]);
         assert_eq!(s.run.timeline.lanes[1].actor, Actor::Worker(0));
         // Laid out as a simulated run is: the refusal's mark, both bands, the pause, no zombie
         // stretch but client-1's while paused past its lease.

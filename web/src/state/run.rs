@@ -56,8 +56,8 @@ impl Run {
         let mut timeline = Timeline::of(&trace, TokenStyle::Number);
         for lane in &mut timeline.lanes {
             lane.label = match lane.actor {
-                Actor::Lock => format!("lease service, lock {lock}"),
-                Actor::Storage => format!("stores ({lock}'s tokens)"),
+                Actor::Lock => format!("lock {lock}"),
+                Actor::Storage => "stores".to_string(),
                 w => trace.name(w).to_string(),
             };
         }
