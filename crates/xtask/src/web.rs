@@ -419,6 +419,26 @@ mod tests {
     }
 
     #[test]
+    fn a_recorded_run_is_served_where_the_query_says() {
+        let dir = std::env::temp_dir().join(format!("fencepost-run-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let run = root().join("web/e2e/fixtures").join(RUN_FIXTURE);
+        assert_eq!(
+            serve_run(&dir, &run).unwrap(),
+            "?run=recorded/paused-client.jsonl"
+        );
+        let served = resolve(&dir, "/recorded/paused-client.jsonl").unwrap();
+        assert_eq!(fs::read(served).unwrap(), fs::read(&run).unwrap());
+        // A name a URL would have to escape is served under a plain one.
+        let odd = dir.join("my run #2.jsonl");
+        fs::write(&odd, "{}").unwrap();
+        assert_eq!(serve_run(&dir, &odd).unwrap(), "?run=recorded/run.jsonl");
+        let missing = serve_run(&dir, &dir.join("nope.jsonl")).unwrap_err();
+        assert!(missing.starts_with("reading "), "{missing}");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
     fn the_server_serves_and_stops() {
         let dir = std::env::temp_dir().join(format!("fencepost-serve2-{}", std::process::id()));
         fs::create_dir_all(&dir).unwrap();
