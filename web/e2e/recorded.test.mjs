@@ -121,6 +121,28 @@ describe("a recorded run", () => {
     await assertOpenedOnTheRefusal(served, NAME);
   });
 
+  test("a real campaign's history: every client process a lane, and no refusal is said so", async () => {
+    // fixtures/chaos-seed-27-first-10s.jsonl: the first 10 s of a real campaign, recorded by
+    // `cargo xtask chaos --seconds 60 --seed 27` (target/chaos/seed-27/history.jsonl): every line
+    // with t <= 10000, whole and in order. That campaign refused no stale write (they are rare:
+    // 3 in a 10-minute run), so the page opens it at its start, on the first lock granted.
+    const real = readFileSync(new URL("./fixtures/chaos-seed-27-first-10s.jsonl", import.meta.url));
+    const p = await page();
+    await p.locator(".open-run input[type=file]").setInputFiles({ name: "seed-27.jsonl", mimeType: "application/jsonl", buffer: real });
+    const card = p.getByRole("region", { name: "Recorded run" });
+    await card.waitFor();
+    assert.deepEqual(await labels(p), ["lock d1", "client-0", "client-1", "client-2", "clock-slow-0", "deno-0", "stores"]);
+    assert.equal(await card.locator(".recorded-sentence").count(), 0);
+    assert.equal(await text(p, ".recorded-note"), "No write with lock d1's tokens was refused as stale in this run.");
+    assert.match(await text(p, ".recorded-lock"), /^Lock d1, one of 6 locks granted in this run: /);
+    assert.match(await text(p, ".playbar .clock"), /^0 s \/ /);
+    // The pause of client-1 (on its lane) and the slow clock of clock-slow-0 (a span).
+    assert.equal(await card.locator(".recorded-faults li").allInnerTexts().then((l) => l.length), 2);
+    assert.equal(await p.locator("#timeline-main .fault-span").count(), 1);
+    await p.getByRole("button", { name: "Go to the end" }).click();
+    await shot(p, "recorded-run-real.png");
+  });
+
   test("a file that is not a history says why, and the story stays", async () => {
     const p = await page();
     const input = p.locator(".open-run input[type=file]");
