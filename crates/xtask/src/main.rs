@@ -38,7 +38,11 @@ struct Cli {
 #[derive(Subcommand)]
 enum Task {
     /// Set everything up and serve the visualizer on http://127.0.0.1:8080
-    Demo,
+    Demo {
+        /// A recorded run (a history of `cargo xtask chaos`) for the page to open
+        #[arg(long, value_name = "FILE")]
+        run: Option<std::path::PathBuf>,
+    },
     /// Everything CI checks: fmt, clippy, tests, no_std builds, the npm package, the edge
     /// services, a short fault campaign, the visualizer end to end in headless Chromium
     Test,
@@ -103,7 +107,7 @@ enum Task {
 fn main() -> ExitCode {
     // An unknown task or a bad argument ends here, with clap's message and exit status 2.
     let result = match Cli::parse().task {
-        Task::Demo => demo(),
+        Task::Demo { run } => web::demo(run.as_deref()),
         Task::Test => test(),
         Task::Bench => bench(),
         Task::TestNpm => npm::test(),
@@ -146,10 +150,6 @@ type Result<T = ()> = std::result::Result<T, String>;
 
 /// Targets the no_std core must build for.
 const NO_STD_TARGETS: &[&str] = &["wasm32v1-none", "thumbv7em-none-eabihf"];
-
-fn demo() -> Result {
-    web::demo()
-}
 
 fn test() -> Result {
     tools::ensure_targets()?;
