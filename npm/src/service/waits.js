@@ -38,6 +38,8 @@ class Slot {
   wake = null;
   /** A wake-up that came while awake, kept for the next sleep: `{ state }`. */
   pending = null;
+  /** Whether it has found the lock held and waited: until then it is an acquire like any other. */
+  waited = false;
 
   constructor(lock) {
     this.lock = lock;
@@ -60,9 +62,11 @@ export class Waits {
     this.#maxPerLock = limits.maxWaitersPerLock;
   }
 
-  /** How many acquires wait now. */
+  /** How many acquires wait now: found their lock held, and are not answered yet. */
   get size() {
-    return this.#count;
+    let n = 0;
+    for (const slots of this.#byLock.values()) for (const s of slots) if (s.waited) n++;
+    return n;
   }
 
   /**
@@ -149,6 +153,7 @@ export class Waits {
    * watches the lock for any change after `version`, the version the last decision read.
    */
   #sleep(slot, until, version, signal) {
+    slot.waited = true;
     if (slot.pending !== null) {
       const { state } = slot.pending;
       slot.pending = null;
