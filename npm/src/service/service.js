@@ -92,21 +92,27 @@ export class LeaseService {
 
   /**
    * Decides a lock operation on its lock's state and commits what changed: on `state` when given
-   * (as a backend's watch delivered it), else on a fresh read; a lost race reads again. Answers
+   * (as a backend's watch delivered it), else on the newest state the backend's watch reported
+   * (`peek`) for an operation that changes the lock, else on a fresh read; a lost race reads
+   * again. Any state is as good as a read for a commit, which holds only if the lock's version
+   * is still the one decided on; an answer that commits nothing ("held", a refusal) is given
+   * from a fresh read, or from the state a watch just delivered to a waiting acquire. Answers
    * `{ response, held, version }` (see Waits#run).
    */
   async #decide(locks, r, body, counted, state) {
+    let known = state ?? (r.kind === "lock" ? locks.peek?.(r.name) : undefined) ?? undefined;
+    const peeked = state === undefined && known !== undefined;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      if (attempt > 0) await backoff(attempt);
-      const { snapshot, version } = attempt === 0 && state !== undefined ? state : await locks.read(r.name);
+      if (attempt > 0 && known === undefined) await backoff(attempt);
+      const { snapshot, version } = known ?? (await locks.read(r.name));
       const now = Date.now();
       const auth = loadAuthority(snapshot, now);
       try {
         if (r.kind === "lockState") return { response: lockState(auth, now), held: null, version };
         const op = lockOp(this.#o, auth, r.name, r.action, body, now);
-        if (!op.changed) return { response: op.response, held: op.held, version };
+        if (!op.changed && !(peeked && known !== undefined)) return { response: op.response, held: op.held, version };
         // Committed before the answer goes out, and only if nobody changed the lock meanwhile.
-        if (await locks.commit(r.name, version, auth.snapshot(), op.deleteAt)) {
+        if (op.changed && (await locks.commit(r.name, version, auth.snapshot(), op.deleteAt))) {
           counted.push(...op.counted);
           if (op.counted.includes("releases") || op.counted.includes("expiries")) this.#waits.changed(r.name);
           // A lock-delay noticed and committed: the version that keeps the acquire waiting is the
@@ -116,6 +122,9 @@ export class LeaseService {
       } finally {
         auth.free();
       }
+      // A peeked state that commits nothing, or lost its race, is followed by a fresh read.
+      if (known !== undefined && peeked) attempt--;
+      known = undefined;
     }
     throw new HttpError(503, "too much contention on this lock; try again");
   }

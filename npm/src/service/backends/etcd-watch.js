@@ -89,6 +89,16 @@ export class EtcdWatches {
     };
   }
 
+  /**
+   * The newest state of `lock` a running watch reported, or null: probably the lock's state now,
+   * though a change may be on its way; good to decide a commit on (which holds only if the
+   * revision is still this one), not to answer from.
+   */
+  peek(lock) {
+    const w = this.#byLock.get(lock);
+    return w === undefined || w.restUntil !== 0 ? null : w.state;
+  }
+
   async #run(lock, key, w, from) {
     const create = from === null ? { key } : { key, start_revision: String(from) };
     try {

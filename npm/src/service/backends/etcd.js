@@ -205,6 +205,14 @@ export class EtcdLocks {
     return this.#watches.watch(lock, key, version, onChange);
   }
 
+  /**
+   * The newest state of `lock` its watch reported (while acquires wait on it, and a little
+   * after), or null: see EtcdWatches#peek.
+   */
+  peek(lock) {
+    return this.#watches.peek(lockName(lock));
+  }
+
   /** Opens a watch stream on the endpoint that answered last (a failure ends it; see EtcdWatches). */
   #openWatch(body, signal) {
     return this.#fetch(`${this.#endpoints[this.#preferred]}/v3/watch`, {
