@@ -34,6 +34,11 @@ export interface LockBackend {
    * watched now. Without it, a waiting acquire reads its lock again every few tens of ms.
    */
   watch?(lock: string, version: unknown, onChange: LockChange): (() => void) | null;
+  /**
+   * The newest state of `lock` a watch reported, or null: the service decides an operation that
+   * commits on it instead of reading first (the commit holds only if the version is unchanged).
+   */
+  peek?(lock: string): { snapshot: Uint8Array | null; version: unknown } | null;
 }
 
 /** What a lock backend's watch reports: the lock's new state (null: read it again). */
@@ -182,6 +187,8 @@ export class EtcdLocks implements LockBackend {
   sweep(now: number): Promise<number>;
   /** Through a watch stream of the lock's key (`POST /v3/watch`), shared by the lock's waiters. */
   watch(lock: string, version: string | null, onChange: LockChange): (() => void) | null;
+  /** The newest state the lock's watch reported, while it runs. */
+  peek(lock: string): { snapshot: Uint8Array | null; version: string } | null;
 }
 
 /** For hosts that route requests themselves (a Worker in front of Durable Objects). */
