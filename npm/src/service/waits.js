@@ -17,8 +17,13 @@
 import { HttpError } from "./http.js";
 import { LONGEST_MS } from "./options.js";
 
-/** A backend without a watch: how often a waiting acquire reads its lock again (jittered). */
+/**
+ * A backend without a watch: how soon a waiting acquire reads its lock again, the first time and
+ * at most, doubling in between (jittered): prompt when the holder is quick, and many waiters on
+ * long leases do not keep the engine busy.
+ */
 const RECHECK_MS = 25;
+const RECHECK_MAX_MS = 400;
 /** A backend with a watch: a read now and then all the same, should a change go unreported. */
 const WATCHED_RECHECK_MS = 1000;
 
@@ -38,8 +43,8 @@ class Slot {
   wake = null;
   /** A wake-up that came while awake, kept for the next sleep: `{ state }`. */
   pending = null;
-  /** Whether it has found the lock held and waited: until then it is an acquire like any other. */
-  waited = false;
+  /** How many times it has found the lock held and slept: until then, an acquire like any other. */
+  sleeps = 0;
 
   constructor(lock) {
     this.lock = lock;
@@ -65,7 +70,7 @@ export class Waits {
   /** How many acquires wait now: found their lock held, and are not answered yet. */
   get size() {
     let n = 0;
-    for (const slots of this.#byLock.values()) for (const s of slots) if (s.waited) n++;
+    for (const slots of this.#byLock.values()) for (const s of slots) if (s.sleeps > 0) n++;
     return n;
   }
 
@@ -153,7 +158,7 @@ export class Waits {
    * watches the lock for any change after `version`, the version the last decision read.
    */
   #sleep(slot, until, version, signal) {
-    slot.waited = true;
+    slot.sleeps++;
     if (slot.pending !== null) {
       const { state } = slot.pending;
       slot.pending = null;
@@ -188,7 +193,8 @@ export class Waits {
         stop?.();
         return;
       }
-      const recheck = stop !== null ? WATCHED_RECHECK_MS : RECHECK_MS / 2 + Math.random() * RECHECK_MS;
+      const unwatched = Math.min(RECHECK_MAX_MS, RECHECK_MS * 2 ** Math.min(slot.sleeps - 1, 8));
+      const recheck = stop !== null ? WATCHED_RECHECK_MS : unwatched / 2 + Math.random() * unwatched;
       // One millisecond past the lease's end, so that the decision sees it ended.
       timer = setTimeout(() => done(null), Math.max(0, Math.min(until + 1 - Date.now(), recheck)));
     });
