@@ -22,7 +22,7 @@
 //! ```
 
 use crate::object::{names, object};
-use crate::trace::fmt_secs;
+use crate::secs::fmt_secs;
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
