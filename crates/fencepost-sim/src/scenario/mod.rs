@@ -34,7 +34,6 @@ pub use document::{
 pub use error::ScenarioError;
 pub(crate) use error::json_error;
 pub use fault::{Fault, Point};
-pub(crate) use tagged::FaultKind;
 pub(crate) use validate::check_clock;
 
 #[cfg(test)]

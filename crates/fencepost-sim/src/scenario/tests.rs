@@ -1,6 +1,7 @@
 use alloc::format;
 use alloc::string::{String, ToString};
 
+use super::tagged::FaultKind;
 use super::*;
 
 const OK: &str =
