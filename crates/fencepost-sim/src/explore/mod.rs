@@ -15,7 +15,7 @@
 //! At each decision point every choice the scope allows (including "nothing happens") is a
 //! separate successor. States are deduplicated by a 64-bit hash of their canonical form (only the
 //! live part of every fixed-size array), breadth-first, so the first violation found is at the
-//! smallest depth (number of actions) there is. It comes back as a plain [`Scenario`], the world
+//! smallest depth (number of actions) there is. It comes back as a plain [`Scenario`](crate::scenario::Scenario), the world
 //! plus the chosen faults, which [`crate::run`] replays to the same violation.
 //!
 //! The model covers what such a scope needs and refuses the rest with an error naming the field:

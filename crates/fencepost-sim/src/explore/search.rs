@@ -70,7 +70,7 @@ pub struct Search {
 }
 
 impl Search {
-    /// A search of `world` (see [`world_of`]) within `scope`.
+    /// A search of `world` (see [`world_of`](super::world::world_of)) within `scope`.
     pub fn new(
         world: &Scenario,
         scope: &Scope,

@@ -29,7 +29,7 @@ fn worker_name(i: u32) -> String {
 
 impl Template {
     /// The scenario for `seed`: a pure function of the template and the seed (see the
-    /// [module docs](self) for the exact order of draws).
+    /// [module docs](crate::template) for the exact order of draws).
     pub fn derive(&self, seed: u64) -> Scenario {
         let mut rng = SplitMix64::new(seed);
         let run_seed = rng.next_u64();

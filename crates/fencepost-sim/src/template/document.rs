@@ -15,7 +15,7 @@ pub const TEMPLATE_VERSION: u32 = 1;
 /// Most workers a template may ask for (they are named `A` to `Z`).
 pub const MAX_TEMPLATE_WORKERS: u32 = 26;
 
-/// A family of scenarios. See the [module docs](self) for the format and the derivation.
+/// A family of scenarios. See the [module docs](crate::template) for the format and the derivation.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Template {
     /// Format version; must be 1.

@@ -1,7 +1,7 @@
 //! Templates: families of scenarios, one per seed.
 //!
 //! A template says what may vary (how many workers, how long the lease, which faults strike and how
-//! hard) and [`Template::derive`] turns a seed into one concrete [`Scenario`]: a pure function, so
+//! hard) and [`Template::derive`] turns a seed into one concrete [`Scenario`](crate::scenario::Scenario): a pure function, so
 //! seed `i` always gives the same scenario, on every platform.
 //!
 //! ```json
@@ -52,7 +52,7 @@
 //!
 //! # Derivation
 //!
-//! [`Template::derive`] draws from one [`SplitMix64`] seeded with the seed, in this order, and
+//! [`Template::derive`] draws from one [`SplitMix64`](crate::rng::SplitMix64) seeded with the seed, in this order, and
 //! nothing else:
 //!
 //! 1. the scenario's own seed (the engine's latency draws): one full 64-bit draw;
