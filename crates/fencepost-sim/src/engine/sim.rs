@@ -119,6 +119,9 @@ impl<'s> Sim<'s> {
             sc.protections.token_kind,
             sc.protections.idempotency_keys,
         );
+        // Allocated before the queue and the trace, as the order of allocations decides which
+        // of the run's growing tables the allocator can extend in place.
+        let workers = workers_of(sc);
         let mut sim = Sim {
             sc,
             opts,
@@ -133,7 +136,7 @@ impl<'s> Sim<'s> {
             grants: Vec::new(),
             next_ordinal: 0,
             store,
-            workers: workers_of(sc),
+            workers,
             msgs: Vec::new(),
             events: Vec::with_capacity(if opts.record { 64 } else { 0 }),
             event_count: 0,
