@@ -3,7 +3,7 @@
 
 use alloc::format;
 
-use super::document::{MAX_TEMPLATE_WORKERS, TEMPLATE_VERSION, Template};
+use super::document::{MAX_TEMPLATE_WORKERS, TEMPLATE_VERSION, Template, WorkersTemplate};
 use super::fault::FaultTemplate;
 use crate::scenario::{MAX_FAULTS, MAX_TIME_MS, MAX_WRITES, ScenarioError, check_clock};
 
@@ -117,42 +117,7 @@ impl Template {
         }
         self.lock_delay_ms.check_time("lock_delay_ms")?;
         let w = &self.workers;
-        w.count.check("workers.count")?;
-        if w.count.min == 0 || w.count.max > MAX_TEMPLATE_WORKERS {
-            return Err(ScenarioError::new(
-                "workers.count",
-                format!("must be 1 to {MAX_TEMPLATE_WORKERS}"),
-            ));
-        }
-        w.start_ms.check_time("workers.start_ms")?;
-        w.work_ms.check_time("workers.work_ms")?;
-        w.writes.check("workers.writes")?;
-        if w.writes.min == 0 || w.writes.max > MAX_WRITES {
-            return Err(ScenarioError::new(
-                "workers.writes",
-                format!("must be 1 to {MAX_WRITES}"),
-            ));
-        }
-        if let Some(r) = &w.renew {
-            check_probability("workers.renew.probability", r.probability)?;
-            r.every_ms.check_time("workers.renew.every_ms")?;
-            if r.every_ms.min == 0 {
-                return Err(ScenarioError::new(
-                    "workers.renew.every_ms.min",
-                    "must be greater than 0",
-                ));
-            }
-        }
-        if let Some(r) = &w.retry {
-            check_probability("workers.retry.probability", r.probability)?;
-            r.after_ms.check_time("workers.retry.after_ms")?;
-            if r.after_ms.min == 0 {
-                return Err(ScenarioError::new(
-                    "workers.retry.after_ms.min",
-                    "must be greater than 0",
-                ));
-            }
-        }
+        w.check()?;
         let most = self
             .faults
             .iter()
@@ -182,5 +147,48 @@ impl Template {
         let mut probe = self.derive(0);
         probe.faults.clear();
         probe.validate()
+    }
+}
+
+impl WorkersTemplate {
+    /// Checks how the workers are made; fields are named from the template (`workers.count`).
+    fn check(&self) -> Result<(), ScenarioError> {
+        self.count.check("workers.count")?;
+        if self.count.min == 0 || self.count.max > MAX_TEMPLATE_WORKERS {
+            return Err(ScenarioError::new(
+                "workers.count",
+                format!("must be 1 to {MAX_TEMPLATE_WORKERS}"),
+            ));
+        }
+        self.start_ms.check_time("workers.start_ms")?;
+        self.work_ms.check_time("workers.work_ms")?;
+        self.writes.check("workers.writes")?;
+        if self.writes.min == 0 || self.writes.max > MAX_WRITES {
+            return Err(ScenarioError::new(
+                "workers.writes",
+                format!("must be 1 to {MAX_WRITES}"),
+            ));
+        }
+        if let Some(r) = &self.renew {
+            check_probability("workers.renew.probability", r.probability)?;
+            r.every_ms.check_time("workers.renew.every_ms")?;
+            if r.every_ms.min == 0 {
+                return Err(ScenarioError::new(
+                    "workers.renew.every_ms.min",
+                    "must be greater than 0",
+                ));
+            }
+        }
+        if let Some(r) = &self.retry {
+            check_probability("workers.retry.probability", r.probability)?;
+            r.after_ms.check_time("workers.retry.after_ms")?;
+            if r.after_ms.min == 0 {
+                return Err(ScenarioError::new(
+                    "workers.retry.after_ms.min",
+                    "must be greater than 0",
+                ));
+            }
+        }
+        Ok(())
     }
 }

@@ -15,6 +15,7 @@ impl Trace {
         // Each kind of event is told by exactly one of these.
         self.explain_message(e, who, &tok)
             .or_else(|| self.explain_lock(e, &tok))
+            .or_else(|| self.explain_lock_end(e, &tok))
             .or_else(|| self.explain_storage(e, &tok))
             .or_else(|| explain_worker(e, who, &tok))
             .unwrap_or_default()
@@ -139,6 +140,13 @@ impl Trace {
                 "the lock service refuses to renew {}'s token{tok}: that lease is over",
                 self.worker(holder)
             ),
+            _ => return None,
+        })
+    }
+
+    /// A lease the lock service let go of, or the lock service itself restarting.
+    fn explain_lock_end(&self, e: &Event, tok: &str) -> Option<String> {
+        Some(match e.detail {
             Detail::Release { holder, ok: true } => format!(
                 "the lock service releases {}'s lease (token{tok}); the lock is free at once",
                 self.worker(holder)
