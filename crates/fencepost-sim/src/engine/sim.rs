@@ -20,14 +20,17 @@ use crate::trace::{Actor, AppliedWrite, Detail, Event, Msg, Trace};
 /// Holder identity at the lock service: worker index and incarnation.
 pub(super) type Holder = u32;
 
+/// The holder of worker `w`'s incarnation `inc`.
 pub(super) fn holder_id(w: u16, inc: u16) -> Holder {
     (u32::from(w) << 16) | u32::from(inc)
 }
 
+/// The worker of holder `h`.
 pub(super) fn holder_worker(h: Holder) -> u16 {
     (h >> 16) as u16
 }
 
+/// A message on its way (or delivered): the network's record of it, by id.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct InFlight {
     pub(super) from: Actor,
@@ -41,6 +44,7 @@ pub(super) struct InFlight {
     pub(super) sent_at: u64,
 }
 
+/// Where a worker is in its job.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Phase {
     NotStarted,
@@ -51,12 +55,14 @@ pub(super) enum Phase {
     Done,
 }
 
+/// The lease a worker holds: its token and grant ordinal.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Lease {
     pub(super) token: u64,
     pub(super) ordinal: u32,
 }
 
+/// One worker's process and job.
 #[derive(Clone, Debug)]
 pub(super) struct WorkerState {
     pub(super) inc: u16,
@@ -77,6 +83,7 @@ pub(super) struct WorkerState {
     pub(super) clock: ClockModel,
 }
 
+/// One run: every actor's state, the queue of pending actions and what is recorded.
 pub(super) struct Sim<'s> {
     pub(super) sc: &'s Scenario,
     pub(super) opts: RunOptions,
