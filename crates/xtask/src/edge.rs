@@ -15,6 +15,7 @@ const TESTS: &[&str] = &[
     "lifecycle.test.mjs",
     "documents.test.mjs",
     "cors.test.mjs",
+    "waits.test.mjs",
     "lease-client.test.mjs",
     "lease-client.test.cjs",
     "lease-client-browser.test.mjs",
