@@ -40,6 +40,7 @@ mod object;
 pub mod presets;
 pub mod rng;
 pub mod scenario;
+mod secs;
 pub mod sweep;
 pub mod template;
 pub mod trace;

@@ -60,6 +60,11 @@ pub(crate) fn put<'de, A: MapAccess<'de>, T: de::Deserialize<'de>>(
     Ok(())
 }
 
+/// Whether `v` is its type's default (a field left out when written).
+pub(crate) fn is_default<T: Default + PartialEq>(v: &T) -> bool {
+    *v == T::default()
+}
+
 /// A required field's value.
 pub(crate) fn need<T, E: de::Error>(v: Option<T>, name: &'static str) -> Result<T, E> {
     v.ok_or_else(|| E::missing_field(name))
