@@ -1,8 +1,9 @@
 //! `cargo xtask dist`: the package laid out in npm/dist. Each module's wasm, its types as
 //! `index.d.cts` for CommonJS consumers, and its runtime entries copied as they are (they load
 //! the module and re-export the bundled API beside them); the bundles; `fencepost/store` and
-//! `fencepost/service`, plain ES modules over the package's own entries, copied as they are; and
-//! the client's entries, which load the core through the package's own entry for their runtime.
+//! `fencepost/service`, plain ES modules over the package's own entries and common.js, copied as
+//! they are; and the client's entries, which load the core through the package's own entry for
+//! their runtime.
 
 use std::fs;
 use std::path::Path;
@@ -53,6 +54,9 @@ pub fn dist() -> Result {
     }
     step("bundling the APIs and their CommonJS entries (esbuild)");
     bundle_all(&glue)?;
+    // The argument helpers the store's and the service's modules import (`../common.js`), beside
+    // them as they are; each bundle above carries its own copy.
+    copy(&src.join("common.js"), &dist_dir().join("common.js"))?;
     copy_tree(&src.join("store"), &dist_dir().join("store"))?;
     copy_tree(&src.join("service"), &dist_dir().join("service"))?;
     println!("npm/dist is ready");
