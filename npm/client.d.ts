@@ -42,7 +42,11 @@ export interface AcquireOptions {
   ttlMs?: number;
   /** Give `null` at once when the lock is held, rather than wait. */
   ifAvailable?: boolean;
-  /** How long to keep trying a held lock, in milliseconds (default: until `signal` aborts). */
+  /**
+   * How long to wait for a held lock, in milliseconds (default: until `signal` aborts). The
+   * service is asked to hold each acquire until it can grant the lock (at most a quarter of
+   * `ttlMs` per request); a service that does not wait is asked again with backoff.
+   */
   waitMs?: number;
   /** Aborts the wait (the acquire rejects with its reason); it does not end a lease once held. */
   signal?: AbortSignal;

@@ -49,10 +49,12 @@ const modules :List(Workerd.Worker.Module) = [
   (name = "examples/cloudflare/src/fencepost/routes.js", esModule = embed "../../npm/dist/service/routes.js"),
   (name = "examples/cloudflare/src/fencepost/decide.js", esModule = embed "../../npm/dist/service/decide.js"),
   (name = "examples/cloudflare/src/fencepost/documents.js", esModule = embed "../../npm/dist/service/documents.js"),
+  (name = "examples/cloudflare/src/fencepost/waits.js", esModule = embed "../../npm/dist/service/waits.js"),
   (name = "examples/cloudflare/src/fencepost/backends/deno-kv.js", esModule = embed "../../npm/dist/service/backends/deno-kv.js"),
   (name = "examples/cloudflare/src/fencepost/backends/durable-object.js", esModule = embed "../../npm/dist/service/backends/durable-object.js"),
   (name = "examples/cloudflare/src/fencepost/backends/postgres.js", esModule = embed "../../npm/dist/service/backends/postgres.js"),
   (name = "examples/cloudflare/src/fencepost/backends/etcd.js", esModule = embed "../../npm/dist/service/backends/etcd.js"),
+  (name = "examples/cloudflare/src/fencepost/backends/etcd-watch.js", esModule = embed "../../npm/dist/service/backends/etcd-watch.js"),
   (name = "examples/cloudflare/src/fencepost/fencepost", esModule = "export * from \"../fencepost\";"),
   (name = "examples/cloudflare/src/fencepost/fencepost/store", esModule = "export * from \"../store\";"),
 ];

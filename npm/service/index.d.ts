@@ -26,7 +26,23 @@ export interface LockBackend {
   commit(lock: string, version: unknown, snapshot: Uint8Array, deleteAt: number): Promise<boolean>;
   /** Deletes every state whose deleteAt is <= now and that did not change since; how many. */
   sweep?(now: number): Promise<number>;
+  /**
+   * For acquires waiting in the service: calls `onChange(state, before)` whenever `lock` changes
+   * after `version` (as `read` answered it; null: unknown, so at once). `state` is the new state as
+   * `read` would answer it, or null when it must be read again; `before` says the change came
+   * before the call. Answers the function that stops watching, or null when the lock cannot be
+   * watched now. Without it, a waiting acquire reads its lock again every few tens of ms.
+   */
+  watch?(lock: string, version: unknown, onChange: LockChange): (() => void) | null;
+  /**
+   * The newest state of `lock` a watch reported, or null: the service decides an operation that
+   * commits on it instead of reading first (the commit holds only if the version is unchanged).
+   */
+  peek?(lock: string): { snapshot: Uint8Array | null; version: unknown } | null;
 }
+
+/** What a lock backend's watch reports: the lock's new state (null: read it again). */
+export type LockChange = (state: { snapshot: Uint8Array | null; version: unknown } | null, before: boolean) => void;
 
 /** The documents a service writes with verified tokens: any `fencepost/store` store will do. */
 export interface DocumentStore {
@@ -55,6 +71,15 @@ export interface LeaseServiceOptions {
   maxDocumentBytes?: number;
   /** Add the `fencepost-counted` header to answers, for a front that counts (Metrics#takeFrom). */
   reportCounts?: boolean;
+  /**
+   * The longest an acquire may wait for a held lock (its body's `waitMs`, in ms), answered the
+   * moment the lock can be granted, else "held" when the wait ends (default 10000; 0: never wait).
+   */
+  maxWaitMs?: number;
+  /** How many acquires may wait at once in this service object (default 1000); beyond, answered at once. */
+  maxWaiters?: number;
+  /** How many acquires may wait at once on one lock (default 64); beyond, answered at once. */
+  maxWaitersPerLock?: number;
 }
 
 export class LeaseService {
@@ -64,8 +89,12 @@ export class LeaseService {
   readonly fetch: (request: Request) => Promise<Response>;
   /** Deletes idle locks' states through the backend's sweep (0 when it has none). */
   sweep(now?: number): Promise<number>;
-  /** The counters answered at GET /metrics. */
+  /** The counters answered at GET /metrics (with the gauge `fencepost_waiting`). */
   readonly metrics: Metrics;
+  /** How many acquires wait now for a held lock. */
+  readonly waiting: number;
+  /** Answers every waiting acquire now ("held", as its wait's end would), and later ones at once: for a host stopping. */
+  endWaits(): void;
   /** Moves a document an earlier version stored (its mark and text) into the documents store. */
   adoptDocument(key: string, highest: string, data: string): Promise<void>;
 }
@@ -125,6 +154,8 @@ export class DenoKvLocks implements LockBackend {
   read(lock: string): Promise<{ snapshot: Uint8Array | null; version: unknown }>;
   commit(lock: string, version: unknown, snapshot: Uint8Array, deleteAt: number): Promise<boolean>;
   sweep(now: number): Promise<number>;
+  /** Through `kv.watch` (undefined on a runtime without it). */
+  watch?(lock: string, version: unknown, onChange: LockChange): (() => void) | null;
 }
 
 /** The lock of one Durable Object, in its `ctx.storage`; call `sweep` from the object's alarm. */
@@ -133,6 +164,8 @@ export class DurableObjectLocks implements LockBackend {
   read(lock: string): Promise<{ snapshot: Uint8Array | null; version: unknown }>;
   commit(lock: string, version: unknown, snapshot: Uint8Array, deleteAt: number): Promise<boolean>;
   sweep(now: number): Promise<number>;
+  /** Told by the object's own commits and sweeps: every change of its lock goes through it. */
+  watch(lock: string, version: unknown, onChange: LockChange): () => void;
 }
 
 /** Locks in Postgres through a `pg` Pool: one row per lock, committed only if its version is unchanged. */
@@ -152,6 +185,10 @@ export class EtcdLocks implements LockBackend {
   read(lock: string): Promise<{ snapshot: Uint8Array | null; version: unknown }>;
   commit(lock: string, version: unknown, snapshot: Uint8Array, deleteAt: number): Promise<boolean>;
   sweep(now: number): Promise<number>;
+  /** Through a watch stream of the lock's key (`POST /v3/watch`), shared by the lock's waiters. */
+  watch(lock: string, version: string | null, onChange: LockChange): (() => void) | null;
+  /** The newest state the lock's watch reported, while it runs. */
+  peek(lock: string): { snapshot: Uint8Array | null; version: string } | null;
 }
 
 /** For hosts that route requests themselves (a Worker in front of Durable Objects). */

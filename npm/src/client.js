@@ -19,6 +19,13 @@ const DEFAULT_TTL_MS = 30_000;
 /** Backoff on a held lock: the first wait, and the longest (each is jittered down to half). */
 const BACKOFF_FIRST_MS = 25;
 const BACKOFF_MAX_MS = 1_000;
+/**
+ * The longest wait asked of the service per acquire, as a share of the lease's TTL: the lease's
+ * safe time counts from when the acquire was sent, so a grant after a long wait would leave
+ * little of it. And never more than this, so that a service's or proxy's idle timeout is not met.
+ */
+const SERVICE_WAIT_SHARE = 4;
+const SERVICE_WAIT_MAX_MS = 10_000;
 /** The base URL when only a `fetch` is given (a service binding ignores the host). */
 const BINDING_BASE = "http://fencepost.invalid/";
 
@@ -103,8 +110,10 @@ function grantOf(json) {
  * error }` (no answer, or a server error: try again), or a thrown LeaseServiceError (the request
  * itself is refused: trying again cannot help).
  */
-async function acquireCall(service, lock, ttlMs, signal) {
-  const { status, json, error } = await post(service, lock, "acquire", { ttlMs }, signal);
+async function acquireCall(service, lock, ttlMs, waitMs, signal) {
+  // A service that cannot wait ignores waitMs and answers "held" at once, as before.
+  const body = waitMs > 0 ? { ttlMs, waitMs } : { ttlMs };
+  const { status, json, error } = await post(service, lock, "acquire", body, signal);
   if (status === 200) {
     const grant = grantOf(json);
     if (grant === null) throw new LeaseServiceError("the service answered an acquire without a token, header and leaseId", status);
@@ -163,6 +172,14 @@ function sleep(delay, signal) {
     }, delay, true);
     signal?.addEventListener("abort", onAbort, { once: true });
   });
+}
+
+/**
+ * How long the service may hold an acquire for a lock held by another (see SERVICE_WAIT_SHARE),
+ * with `left` ms of the caller's wait remaining.
+ */
+function serviceWait(ttlMs, left) {
+  return Math.max(0, Math.floor(Math.min(left, ttlMs / SERVICE_WAIT_SHARE, SERVICE_WAIT_MAX_MS)));
 }
 
 /** The `attempt`th wait on a held lock: exponential, capped, jittered down to half. */
@@ -231,8 +248,10 @@ export class LeaseClient {
 
   /**
    * Acquires lock `name`: a Lease, renewed in the background until released or lost; null when
-   * `ifAvailable` and the lock is held. A held lock is tried again with jittered exponential
-   * backoff until `waitMs` passes (then LockHeldError, or the last error reaching the service) or
+   * `ifAvailable` and the lock is held. A held lock is waited for in the service, which answers
+   * the moment it can grant it (each request waits there at most a quarter of the TTL), and asked
+   * again, at once after such a wait, else with jittered exponential backoff (a service that does
+   * not wait answers at once) until `waitMs` passes (then LockHeldError, or the last error reaching the service) or
    * `signal` aborts (its reason). A service that cannot be reached is tried the same way, and so
    * is a grant that arrives after its own safe-until, once it is given back.
    */
@@ -251,9 +270,11 @@ export class LeaseClient {
       signal?.throwIfAborted();
       const keeper = new LeaseKeeper({ ttlMs, ...this.#judge }, now());
       let kept = false;
+      const sent = now();
+      const wait = ifAvailable ? 0 : serviceWait(ttlMs, deadline - sent);
       try {
-        const ticket = keeper.send(now());
-        const answer = await acquireCall(this.#service, lock, ttlMs, signal);
+        const ticket = keeper.send(sent);
+        const answer = await acquireCall(this.#service, lock, ttlMs, wait, signal);
         if (answer.kind === "granted") {
           const s = keeper.granted(ticket, answer.grant.token, ttlMs, now());
           if (s.state === "held") {
@@ -279,7 +300,12 @@ export class LeaseClient {
       }
       const left = deadline - now();
       if (left <= 0) throw failure ?? new LockHeldError(lock, waitMs);
-      await sleep(Math.min(backoff(attempt), left), signal);
+      // Asked again at once after the service waited all it was asked to; a quicker "held" (a
+      // service that does not wait, or is at its bounds) is followed by the backoff, counted
+      // from the send.
+      const elapsed = now() - sent;
+      const pause = wait > 0 && elapsed >= wait ? 0 : backoff(attempt) - elapsed;
+      if (pause > 0) await sleep(Math.min(pause, left), signal);
     }
   }
 

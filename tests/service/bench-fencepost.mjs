@@ -28,21 +28,27 @@ function unexpected(what, r) {
 }
 
 /**
- * A contender over `hosts` (`[{ base, writes(), stop() }]`). `retryMs(attempt)`: how long to wait
- * before asking again for a held lock (the service answers a held lock at once; it has no queue).
+ * A contender over `hosts` (`[{ base, writes(), stop() }]`), acquiring as the package's
+ * LeaseClient does: each acquire asks the service to wait up to a quarter of the TTL for a held
+ * lock (it answers the moment it can grant it), and a "held" that came after that whole wait is
+ * asked again at once; a quicker one (a service at its bounds) after `retryMs(attempt)`, counted
+ * from the send.
  */
 function overHttp(hosts, ttlMs, retryMs) {
   const bases = hosts.map((h) => h.base);
+  const waitMs = Math.floor(ttlMs / 4);
   const c = {
     /** Acquires answered "held", asked again. */
     polls: 0,
     async acquire(lock) {
       for (let attempt = 0; ; attempt++) {
-        const r = await retrying(bases, (base) => acquire(base, lock, ttlMs));
+        const sent = performance.now();
+        const r = await retrying(bases, (base) => acquire(base, lock, ttlMs, { waitMs }));
         if (r.status === 200) return r.json;
         if (r.status !== 409 || r.json?.error !== "held") throw unexpected(`acquire ${lock}`, r);
         c.polls++;
-        await sleep(retryMs(attempt));
+        const elapsed = performance.now() - sent;
+        if (elapsed < waitMs) await sleep(retryMs(attempt) - elapsed);
       }
     },
     /** True when the store accepted the write, false when it refused it as stale. */

@@ -38,9 +38,10 @@ const PAUSE_EVERY = 8;
 /** ...for this long: past the TTL, and past etcd's check for expired leases (every 500 ms). */
 const PAUSE_MS = TTL_MS + 1000;
 /**
- * The wait before a fencepost client asks again for a held lock (the service answers at once; it
- * keeps no queue): the backoff of the package's own LeaseClient, exponential from 25 ms, capped at
- * a second, each jittered down to half. Polling faster only spends the CPU the holders need.
+ * The wait before a fencepost client asks again for a held lock when the service answered
+ * "held" without waiting (it waits up to a quarter of the TTL when asked, within its bounds): the
+ * backoff of the package's own LeaseClient, exponential from 25 ms, capped at a second, each
+ * jittered down to half.
  */
 function retryMs(attempt) {
   const full = Math.min(1000, 25 * 2 ** Math.min(attempt, 16));
@@ -144,7 +145,7 @@ function table(rows) {
   const line = (cells) => cells.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join(" ");
   console.log(`\n${CLIENTS} clients on ${LOCKS} locks, ${SECS} s each: acquire -> write -> release (fencepost: a signed PUT, fenced; the peers: a plain write)`);
   console.log(`then ${PAUSE_SECS} s where one holder in ${PAUSE_EVERY} waits ${PAUSE_MS} ms (TTL ${TTL_MS} ms) before it writes`);
-  console.log("polls/cycle: acquires answered \"held\" and asked again (etcd's lock queues waiters instead)");
+  console.log("polls/cycle: acquires answered \"held\" (after waiting in the service, or at once) and asked again");
   console.log(line(head));
   for (const r of rows) {
     const ratio = base ? (r.cycles / base.cycles).toFixed(2) : "-";

@@ -14,15 +14,16 @@ const pick = (list) => list[Math.floor(Math.random() * list.length)];
  * `{ lock, token, start, end, writer, header, put }`, where `start` is
  * when the service made the grant (its expiresAt minus the TTL, on the instances' shared clock)
  * and `end` until when the lease was surely live: its release's send time (the release may
- * have been applied from then on, whatever it was answered), or its expiry if earlier.
+ * have been applied from then on, whatever it was answered), or its expiry if earlier. With
+ * `waitMs`, each acquire asks the service to wait that long for a held lock.
  */
-export async function client(name, bases, locks, until, ttlMs = 3000) {
+export async function client(name, bases, locks, until, ttlMs = 3000, waitMs = 0) {
   const grants = [];
   const refused = { held: 0, unavailable: 0 };
   const end = typeof until === "function" ? until : () => until;
   while (Date.now() < end()) {
     const lock = pick(locks);
-    const a = await acquire(pick(bases()), lock, ttlMs).catch(() => ({ status: 0 }));
+    const a = await acquire(pick(bases()), lock, ttlMs, waitMs > 0 ? { waitMs } : {}).catch(() => ({ status: 0 }));
     if (a.status !== 200) {
       if (a.status === 409) refused.held++;
       else refused.unavailable++;

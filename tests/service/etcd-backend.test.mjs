@@ -117,6 +117,64 @@ test("32 concurrent commits on one version: exactly one succeeds", async () => {
   }
 });
 
+/** The next report of a watch: `[state, before]`. */
+function reports() {
+  const queue = [];
+  let wake = null;
+  return {
+    onChange: (state, before) => {
+      queue.push([state, before]);
+      wake?.();
+    },
+    async next() {
+      while (queue.length === 0) await new Promise((r) => (wake = r));
+      return queue.shift();
+    },
+    get count() {
+      return queue.length;
+    },
+  };
+}
+
+test("watch: a commit through another backend object is reported with its state; stop ends it", async () => {
+  const prefix = `t/${process.pid}/${prefixes++}/`;
+  const [watcher, writer] = [0, 1].map(() => new EtcdLocks({ endpoints: ENDPOINTS, prefix }));
+  assert.equal(await writer.commit("w", "0", text("one"), FAR), true);
+  const one = await writer.read("w");
+  const r = reports();
+  const stop = watcher.watch("w", one.version, r.onChange);
+  assert.equal(typeof stop, "function");
+  assert.equal(await writer.commit("w", one.version, text("two"), FAR), true);
+  const two = await writer.read("w");
+  assert.deepEqual(await r.next(), [{ snapshot: text("two"), version: two.version }, false]);
+  // A second waiter that read the first version hears at once that it changed since.
+  const late = reports();
+  const stopLate = watcher.watch("w", one.version, late.onChange);
+  assert.deepEqual(await late.next(), [{ snapshot: text("two"), version: two.version }, true]);
+  stopLate();
+  stop();
+  assert.equal(await writer.commit("w", two.version, text("three"), FAR), true);
+  await sleep(300);
+  assert.deepEqual([r.count, late.count], [0, 0]);
+  // Refused before it reaches etcd: a version that is not one.
+  assert.throws(() => watcher.watch("w", "x", () => {}), (e) => e instanceof RangeError && /version must be/.test(e.message));
+});
+
+test("watch: a change between the read and the watch is reported; a deleted key reads as no state", async () => {
+  const b = backend();
+  assert.equal(await b.commit("gap", "0", text("one"), FAR), true);
+  const one = await b.read("gap");
+  assert.equal(await b.commit("gap", one.version, text("two"), 1), true);
+  const two = await b.read("gap");
+  const r = reports();
+  const stop = b.watch("gap", one.version, r.onChange);
+  // Watched from just after the version read: the change made before the watch began comes first.
+  assert.deepEqual(await r.next(), [{ snapshot: text("two"), version: two.version }, false]);
+  assert.equal(await b.sweep(Date.now()), 1);
+  assert.deepEqual(await r.next(), [{ snapshot: null, version: "0" }, false]);
+  stop();
+});
+
 test("values round-trip byte for byte, with deleteAt stored before them", async () => {
   const b = backend({ prefix: `rt/${process.pid}/` });
   const every = Uint8Array.from({ length: 256 }, (_, i) => i);

@@ -42,6 +42,16 @@ pub fn has_flag(query: &str, name: &str) -> bool {
         .any(|p| p == name || p.strip_prefix(name).is_some_and(|r| r.starts_with('=')))
 }
 
+/// The value of parameter `name` in a query string, decoded (`?run=run.jsonl`).
+pub fn query_value(query: &str, name: &str) -> Option<String> {
+    let raw = query
+        .split('&')
+        .find_map(|p| p.strip_prefix(name)?.strip_prefix('='))?;
+    js_sys::decode_uri_component(raw)
+        .ok()
+        .and_then(|v| v.as_string())
+}
+
 /// The URL fragment, with its `#`.
 pub fn hash() -> String {
     window()
@@ -198,6 +208,25 @@ pub async fn read_file(file: &web_sys::File) -> Result<String, String> {
         .map_err(|_| format!("could not read {}", file.name()))?;
     text.as_string()
         .ok_or_else(|| format!("{} is not text", file.name()))
+}
+
+/// Fetches `url` (same origin) as text: the text and its name (the path's last part), or why not.
+pub async fn fetch_text(url: &str) -> Result<String, String> {
+    let w = window().ok_or("no window")?;
+    let answer = wasm_bindgen_futures::JsFuture::from(w.fetch_with_str(url))
+        .await
+        .map_err(|_| format!("could not fetch {url}"))?;
+    let response: web_sys::Response = answer.dyn_into().map_err(|_| "not a response")?;
+    if !response.ok() {
+        return Err(format!("{url} answered {}", response.status()));
+    }
+    let text = response
+        .text()
+        .map_err(|_| format!("could not read {url}"))?;
+    let text = wasm_bindgen_futures::JsFuture::from(text)
+        .await
+        .map_err(|_| format!("could not read {url}"))?;
+    text.as_string().ok_or_else(|| format!("{url} is not text"))
 }
 
 fn set_global(name: &str, value: &JsValue) {

@@ -14,6 +14,7 @@ const TESTS: &[&str] = &[
     "lifecycle.test.mjs",
     "documents.test.mjs",
     "cors.test.mjs",
+    "waits.test.mjs",
     "lease-client.test.mjs",
     "lease-client.test.cjs",
     "lease-client-browser.test.mjs",

@@ -13,6 +13,7 @@ mod postgres;
 mod redis;
 mod service;
 mod service_bench;
+mod shape;
 mod sim;
 mod sizes;
 mod store;
@@ -37,7 +38,11 @@ struct Cli {
 #[derive(Subcommand)]
 enum Task {
     /// Set everything up and serve the visualizer on http://127.0.0.1:8080
-    Demo,
+    Demo {
+        /// A recorded run (a history of `cargo xtask chaos`) for the page to open
+        #[arg(long, value_name = "FILE")]
+        run: Option<std::path::PathBuf>,
+    },
     /// Everything CI checks: fmt, clippy, tests, no_std builds, the npm package, the edge
     /// services, a short fault campaign, the visualizer end to end in headless Chromium
     Test,
@@ -57,6 +62,9 @@ enum Task {
     /// instances over a three-member etcd cluster and over Postgres (both started and stopped for
     /// them), under faults
     TestService,
+    /// Only the source-shape check of `test`: no file over 600 lines before its tests, no
+    /// function over 100 lines, no import circle (tests and generated files aside)
+    Shape,
     /// The npm package's Node benchmark (wasm admit vs plain JS, batches, acquire, sim)
     BenchNpm,
     /// Only the visualizer's part of `bench` (load to first timeline, p95 frame time)
@@ -99,7 +107,7 @@ enum Task {
 fn main() -> ExitCode {
     // An unknown task or a bad argument ends here, with clap's message and exit status 2.
     let result = match Cli::parse().task {
-        Task::Demo => demo(),
+        Task::Demo { run } => web::demo(run.as_deref()),
         Task::Test => test(),
         Task::Bench => bench(),
         Task::TestNpm => npm::test(),
@@ -107,6 +115,7 @@ fn main() -> ExitCode {
         Task::TestWeb => web::test(),
         Task::TestStore => store::test(),
         Task::TestService => service::test(),
+        Task::Shape => shape::check(),
         Task::BenchNpm => npm::bench(None),
         Task::BenchWeb => web::bench(),
         Task::BenchStore => store::bench(),
@@ -141,10 +150,6 @@ type Result<T = ()> = std::result::Result<T, String>;
 
 /// Targets the no_std core must build for.
 const NO_STD_TARGETS: &[&str] = &["wasm32v1-none", "thumbv7em-none-eabihf"];
-
-fn demo() -> Result {
-    web::demo()
-}
 
 fn test() -> Result {
     tools::ensure_targets()?;

@@ -15,6 +15,7 @@ const TESTS: &[&str] = &[
     "cli.test.mjs",
     "etcd-backend.test.mjs",
     "instances.test.mjs",
+    "waits.test.mjs",
     "faults.test.mjs",
 ];
 

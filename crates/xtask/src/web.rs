@@ -252,13 +252,43 @@ fn serve_one(stream: TcpStream, dir: &Path) -> std::io::Result<()> {
 
 // ---- tasks ---------------------------------------------------------------------------------------
 
-/// `cargo xtask demo`: build the app and serve it on http://127.0.0.1:8080.
-pub fn demo() -> Result {
+/// The recorded run the end-to-end tests open (see `web/e2e/recorded.test.mjs`).
+const RUN_FIXTURE: &str = "paused-client.jsonl";
+
+/// Where in the built app a recorded run is served from, for the page to fetch (`?run=`).
+const RUN_DIR: &str = "recorded";
+
+/// Copies the recorded run `file` into the built app `dist`; returns the query that opens it
+/// (`?run=recorded/NAME`). A name that would need escaping in a URL is served as `run.jsonl`.
+pub fn serve_run(dist: &Path, file: &Path) -> Result<String> {
+    let plain = |n: &&str| {
+        !n.is_empty()
+            && n.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
+    };
+    let name = file
+        .file_name()
+        .and_then(|n| n.to_str())
+        .filter(plain)
+        .unwrap_or("run.jsonl");
+    let dir = dist.join(RUN_DIR);
+    fs::create_dir_all(&dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+    fs::copy(file, dir.join(name)).map_err(|e| format!("reading {}: {e}", file.display()))?;
+    Ok(format!("?run={RUN_DIR}/{name}"))
+}
+
+/// `cargo xtask demo`: build the app and serve it on http://127.0.0.1:8080; with `run`, the page
+/// opens that recorded run (a history of `cargo xtask chaos`).
+pub fn demo(run: Option<&Path>) -> Result {
     let dist = build()?;
+    let query = match run {
+        Some(file) => serve_run(&dist, file)?,
+        None => String::new(),
+    };
     let server = Server::start(dist, DEMO_PORT).map_err(|e| {
         format!("{e}\n(is another demo already running? stop it, or open that one)")
     })?;
-    println!("\nfencepost visualizer: {}", server.url());
+    println!("\nfencepost visualizer: {}{query}", server.url());
     println!("(serving on 127.0.0.1 only; Ctrl-C to stop)");
     server.wait();
     Ok(())
@@ -300,6 +330,8 @@ pub fn test() -> Result {
     .run()?;
     let dist = build()?;
     check_size(&dist)?;
+    // The recorded run's tests also open it the way `demo --run` serves it.
+    serve_run(&dist, &root().join("web/e2e/fixtures").join(RUN_FIXTURE))?;
     step("visualizer: end-to-end tests in headless Chromium");
     let shots = target().join("web/screenshots");
     fs::create_dir_all(&shots).map_err(|e| format!("creating {}: {e}", shots.display()))?;
@@ -310,6 +342,7 @@ pub fn test() -> Result {
             "--test-concurrency=1",
             "--test-reporter=spec",
             "app.test.mjs",
+            "recorded.test.mjs",
         ],
         dist,
         &[("SHOT_DIR", shots.display().to_string())],
@@ -382,6 +415,26 @@ mod tests {
         assert_eq!(resolve(&dir, "/%2e%2e/x"), None);
         assert_eq!(resolve(&dir, "/missing"), None);
         assert_eq!(resolve(&dir, "/bad%zz"), None);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_recorded_run_is_served_where_the_query_says() {
+        let dir = std::env::temp_dir().join(format!("fencepost-run-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let run = root().join("web/e2e/fixtures").join(RUN_FIXTURE);
+        assert_eq!(
+            serve_run(&dir, &run).unwrap(),
+            "?run=recorded/paused-client.jsonl"
+        );
+        let served = resolve(&dir, "/recorded/paused-client.jsonl").unwrap();
+        assert_eq!(fs::read(served).unwrap(), fs::read(&run).unwrap());
+        // A name a URL would have to escape is served under a plain one.
+        let odd = dir.join("my run #2.jsonl");
+        fs::write(&odd, "{}").unwrap();
+        assert_eq!(serve_run(&dir, &odd).unwrap(), "?run=recorded/run.jsonl");
+        let missing = serve_run(&dir, &dir.join("nope.jsonl")).unwrap_err();
+        assert!(missing.starts_with("reading "), "{missing}");
         fs::remove_dir_all(&dir).unwrap();
     }
 

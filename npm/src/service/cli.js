@@ -30,7 +30,8 @@ Settings, from the environment:
   FENCEPOST_CORS_ORIGINS  origins whose pages may call the service, separated by commas
   FENCEPOST_WRITE_LOG     "1": print each document write as a JSON line for \`fencepost check\`
 
-SIGTERM or SIGINT stops taking requests, answers those in flight, and exits.`;
+SIGTERM or SIGINT stops taking requests, answers those in flight (acquires waiting for a lock
+at once, "held"), and exits.`;
 
 /** A refusal of the command line or the settings: printed with the usage hint, exit status 2. */
 class UsageError extends Error {}
@@ -82,6 +83,8 @@ async function serve(args) {
     stopping = true;
     console.log(`fencepost service: ${signal}: answering the requests in flight, then exiting`);
     clearInterval(sweeping);
+    // Acquires waiting for a lock are answered now, as their wait's end would, not cut off.
+    service.endWaits();
     await server.close();
     await engines.close();
     process.exit(0);

@@ -89,7 +89,7 @@ function acquire(limits, auth, lock, body, now) {
   const r = auth.acquire(leaseId, now, { ttlMs });
   if (r.ok) return { changed: true, response: granted(limits, lock, leaseId, r), counted: ["grants"] };
   if (r.reason === "held" || r.reason === "lockDelay") {
-    return unchanged(json(409, { error: "held", until: r.until }));
+    return { ...unchanged(json(409, { error: "held", until: r.until })), held: r.until };
   }
   return unchanged(json(409, { error: r.reason }));
 }
@@ -126,9 +126,10 @@ export function checkLockBody(limits, action, body) {
 }
 
 /**
- * Applies one lock operation at `now`. Returns `{ response, changed, deleteAt, counted }`: when
- * `changed`, the caller must commit `auth.snapshot()` before sending `response`, and count
- * `counted` only once that commit held. `deleteAt`: when the lock's state may be deleted if
+ * Applies one lock operation at `now`. Returns `{ response, changed, deleteAt, counted, held }`:
+ * when `changed`, the caller must commit `auth.snapshot()` before sending `response`, and count
+ * `counted` only once that commit held. `held`: for an acquire refused because another lease
+ * holds the lock (or its lock-delay runs), when that ends (unix ms); else null. `deleteAt`: when the lock's state may be deleted if
  * nothing changes it meanwhile (see `deleteAt`).
  */
 export function lockOp(limits, auth, lock, action, body, now) {
@@ -140,7 +141,7 @@ export function lockOp(limits, auth, lock, action, body, now) {
   else if (action === "renew") op = renew(limits, auth, lock, body, now);
   else op = release(auth, body, now);
   const counted = noticed ? ["expiries", ...op.counted] : op.counted;
-  return { response: op.response, changed: op.changed || noticed, deleteAt: deleteAt(limits, auth, now), counted };
+  return { response: op.response, changed: op.changed || noticed, deleteAt: deleteAt(limits, auth, now), counted, held: op.held ?? null };
 }
 
 /**

@@ -23,8 +23,19 @@ export const COUNTERS = Object.freeze(Object.keys(HELP));
 /** The response header that carries what the answer's own work counted, names separated by spaces. */
 export const COUNTED = "fencepost-counted";
 
+/** Gauges: what is so now, when a service object has it. */
+const GAUGE_HELP = {
+  waiting: "Acquires waiting now in this service object for a held lock.",
+};
+
 export class Metrics {
   #counts = Object.fromEntries(COUNTERS.map((k) => [k, 0]));
+  #gauges;
+
+  /** `gauges`: answers the gauges' values now, by name (see GAUGE_HELP); none without it. */
+  constructor(gauges = () => ({})) {
+    this.#gauges = gauges;
+  }
 
   /** Adds one to each counter named in `names` (repeats count again). */
   add(names) {
@@ -59,6 +70,10 @@ export class Metrics {
     for (const [name, help] of Object.entries(HELP)) {
       const metric = `fencepost_${name}_total`;
       out += `# HELP ${metric} ${help}\n# TYPE ${metric} counter\n${metric} ${this.#counts[name]}\n`;
+    }
+    for (const [name, value] of Object.entries(this.#gauges())) {
+      const metric = `fencepost_${name}`;
+      out += `# HELP ${metric} ${GAUGE_HELP[name]}\n# TYPE ${metric} gauge\n${metric} ${value}\n`;
     }
     return out;
   }

@@ -17,13 +17,31 @@ export const DEFAULT_IDLE_KEEP_MS = 60_000;
 export const MIN_IDLE_KEEP_MS = 1000;
 /** Upper bound of a duration a deployer may set: a day. */
 export const LONGEST_MS = 24 * 60 * 60 * 1000;
+/**
+ * The longest an acquire may wait in the service for a held lock, unless the deployer says: a
+ * client asks a fraction of its lease's TTL (the lease's safe time counts from when it asked).
+ */
+export const DEFAULT_MAX_WAIT_MS = 10_000;
+/** How many acquires one service object lets wait at once, in all and on one lock. */
+export const DEFAULT_MAX_WAITERS = 1000;
+export const DEFAULT_MAX_WAITERS_PER_LOCK = 64;
+/** The most waiting acquires a deployer may allow: each holds a connection and a timer. */
+const MOST_WAITERS = 100_000;
 
-const KNOWN = ["keys", "locks", "documents", "maxTtlMs", "idleKeepMs", "corsOrigins", "writeLog", "maxDocumentBytes", "reportCounts"];
+const KNOWN = ["keys", "locks", "documents", "maxTtlMs", "idleKeepMs", "corsOrigins", "writeLog", "maxDocumentBytes", "reportCounts", "maxWaitMs", "maxWaiters", "maxWaitersPerLock"];
 
 function duration(name, v, fallback, min, max) {
   if (v === undefined) return fallback;
   if (!Number.isSafeInteger(v) || v < min || v > max) {
     throw new RangeError(`${name} must be a whole number of milliseconds from ${min} to ${max}, got ${describe(v)}`);
+  }
+  return v;
+}
+
+function count(name, v, fallback) {
+  if (v === undefined) return fallback;
+  if (!Number.isSafeInteger(v) || v < 0 || v > MOST_WAITERS) {
+    throw new RangeError(`${name} must be a whole number from 0 to ${MOST_WAITERS}, got ${describe(v)}`);
   }
   return v;
 }
@@ -71,5 +89,8 @@ export function checkOptions(options) {
     writeLog: writeLogOf(options.writeLog),
     maxDocumentBytes: duration("maxDocumentBytes", options.maxDocumentBytes, MAX_BODY, 0, MAX_BODY),
     reportCounts: options.reportCounts === true,
+    maxWaitMs: duration("maxWaitMs", options.maxWaitMs, DEFAULT_MAX_WAIT_MS, 0, LONGEST_MS),
+    maxWaiters: count("maxWaiters", options.maxWaiters, DEFAULT_MAX_WAITERS),
+    maxWaitersPerLock: count("maxWaitersPerLock", options.maxWaitersPerLock, DEFAULT_MAX_WAITERS_PER_LOCK),
   };
 }

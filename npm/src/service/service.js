@@ -12,6 +12,7 @@ import { checkOptions } from "./options.js";
 import { answer, HttpError, readJson, readText } from "./http.js";
 import { loadAuthority, lockOp, lockState } from "./decide.js";
 import { route } from "./routes.js";
+import { Waits, waitOf } from "./waits.js";
 
 /** Attempts of a lock operation before it gives up under contention. */
 const MAX_ATTEMPTS = 64;
@@ -24,15 +25,18 @@ function backoff(attempt) {
 
 export class LeaseService {
   #o;
-  /** The counters this object answers at GET /metrics. */
-  metrics = new Metrics();
+  #waits;
+  /** The counters (and the gauge of waiting acquires) this object answers at GET /metrics. */
+  metrics = new Metrics(() => (this.#o.locks === undefined ? {} : { waiting: this.#waits.size }));
 
   /**
    * @param options `{ keys, locks?, documents?, maxTtlMs?, idleKeepMs?, corsOrigins?, writeLog?,
-   *   maxDocumentBytes?, reportCounts? }`; see service/index.d.ts.
+   *   maxDocumentBytes?, reportCounts?, maxWaitMs?, maxWaiters?, maxWaitersPerLock? }`; see
+   *   service/index.d.ts.
    */
   constructor(options) {
     this.#o = checkOptions(options);
+    this.#waits = new Waits(this.#o.locks ?? {}, this.#o);
     // A handler to pass on as it is (`Deno.serve(service.fetch)`, `export default service`).
     this.fetch = this.fetch.bind(this);
   }
@@ -49,6 +53,19 @@ export class LeaseService {
    */
   async sweep(now = Date.now()) {
     return typeof this.#o.locks?.sweep === "function" ? await this.#o.locks.sweep(now) : 0;
+  }
+
+  /** How many acquires wait in this service now. */
+  get waiting() {
+    return this.#waits.size;
+  }
+
+  /**
+   * Answers every acquire waiting for a lock now, each as its wait's end would ("held"), and
+   * every later one at once: for a host that is stopping, so that no client's wait is cut off.
+   */
+  endWaits() {
+    this.#waits.end();
   }
 
   async #serve(request) {
@@ -69,23 +86,45 @@ export class LeaseService {
     const locks = this.#o.locks;
     if (locks === undefined) throw new HttpError(404, "this service keeps no locks");
     const body = r.kind === "lock" ? await readJson(request) : null;
+    const waitMs = r.action === "acquire" ? waitOf(body, this.#o.maxWaitMs) : 0;
+    return this.#waits.run(r.name, waitMs, request.signal, (state) => this.#decide(locks, r, body, counted, state));
+  }
+
+  /**
+   * Decides a lock operation on its lock's state and commits what changed: on `state` when given
+   * (as a backend's watch delivered it), else on the newest state the backend's watch reported
+   * (`peek`) for an operation that changes the lock, else on a fresh read; a lost race reads
+   * again. Any state is as good as a read for a commit, which holds only if the lock's version
+   * is still the one decided on; an answer that commits nothing ("held", a refusal) is given
+   * from a fresh read, or from the state a watch just delivered to a waiting acquire. Answers
+   * `{ response, held, version }` (see Waits#run).
+   */
+  async #decide(locks, r, body, counted, state) {
+    let known = state ?? (r.kind === "lock" ? locks.peek?.(r.name) : undefined) ?? undefined;
+    const peeked = state === undefined && known !== undefined;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      if (attempt > 0) await backoff(attempt);
-      const { snapshot, version } = await locks.read(r.name);
+      if (attempt > 0 && known === undefined) await backoff(attempt);
+      const { snapshot, version } = known ?? (await locks.read(r.name));
       const now = Date.now();
       const auth = loadAuthority(snapshot, now);
       try {
-        if (r.kind === "lockState") return lockState(auth, now);
+        if (r.kind === "lockState") return { response: lockState(auth, now), held: null, version };
         const op = lockOp(this.#o, auth, r.name, r.action, body, now);
-        if (!op.changed) return op.response;
+        if (!op.changed && !(peeked && known !== undefined)) return { response: op.response, held: op.held, version };
         // Committed before the answer goes out, and only if nobody changed the lock meanwhile.
-        if (await locks.commit(r.name, version, auth.snapshot(), op.deleteAt)) {
+        if (op.changed && (await locks.commit(r.name, version, auth.snapshot(), op.deleteAt))) {
           counted.push(...op.counted);
-          return op.response;
+          if (op.counted.includes("releases") || op.counted.includes("expiries")) this.#waits.changed(r.name);
+          // A lock-delay noticed and committed: the version that keeps the acquire waiting is the
+          // one just written, which the read did not see; the next wake-up reads it.
+          return { response: op.response, held: op.held, version: op.held === null ? version : null };
         }
       } finally {
         auth.free();
       }
+      // A peeked state that commits nothing, or lost its race, is followed by a fresh read.
+      if (known !== undefined && peeked) attempt--;
+      known = undefined;
     }
     throw new HttpError(503, "too much contention on this lock; try again");
   }

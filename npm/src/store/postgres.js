@@ -4,10 +4,10 @@
 //
 // A write is one statement, in one round trip (see postgresWrite in sql.js): it writes the row
 // only when the fence rule admits the token, and answers a refused write with the row it locked,
-// from which the core decides what the refusal says. A serialization failure or
-// deadlock (possible under stricter isolation than the default) is a lost race, and so is a row
-// another writer made between the statement's snapshot and its insert: the write is tried again,
-// up to ATTEMPTS times.
+// from which the core decides what the refusal says. A serialization failure or deadlock
+// (possible under stricter isolation than the default, where a row another writer made after the
+// statement's snapshot is one too) is a lost race: the write is tried again, up to ATTEMPTS
+// times.
 
 import { decideStoredWrite } from "fencepost";
 import { ACCEPTED, disagreement, entry, keyOf, lost, refusal, sqlParams, storeOptions, untilSettled, writeArgs } from "./fence.js";
@@ -32,6 +32,19 @@ function statementName(text) {
   }
   const hex = (h) => (h >>> 0).toString(16).padStart(8, "0");
   return `fencepost_write_${hex(a)}${hex(b)}`;
+}
+
+/**
+ * The row a refused write was checked against, from the JSON text its statement answers
+ * (`[fence, fence_ops, sound]`, see postgresWrite in sql.js).
+ */
+function refusedRow(text, key) {
+  const found = typeof text === "string" && text !== "" ? JSON.parse(text) : null;
+  if (!Array.isArray(found) || found.length !== 3) {
+    throw new Error(`fencepost/store: the statement refused the write to ${describe(key)} without answering the row it checked (${describe(text)}); nothing was written`);
+  }
+  const [fence, fence_ops, sound] = found;
+  return { fence, fence_ops, sound };
 }
 
 export class PostgresStore {
@@ -122,12 +135,9 @@ export class PostgresStore {
       }
       // No row: written.
       if (rows.length === 0) return ACCEPTED;
-      const row = rows[0];
-      const verdict = refusal(token, op, row.here ? row : undefined, `row ${describe(k)}`);
+      const row = refusedRow(rows[0].refused, k);
+      const verdict = refusal(token, op, row, `row ${describe(k)}`);
       if (verdict !== null) return verdict;
-      // No row to read: another writer made it after this statement began, and the rule refused
-      // the write over that one. Tried again, the statement meets it.
-      if (!row.here) return lost(undefined);
       throw disagreement(k, token, row);
     });
   }

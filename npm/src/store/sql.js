@@ -60,30 +60,40 @@ function pgEntriesAfter(r) {
         ) AS candidates ORDER BY n DESC LIMIT 16) AS kept)`;
 }
 
+/** The setting that carries a refused write's row out of the conflict check (see postgresWrite). */
+const REFUSED = "'fencepost.refused'";
+
 /**
- * Postgres: whether the rule admits writing $3 over row `r` (points 2 to 5 above), with
- * idempotency key $4 when `keyed`.
+ * Postgres: true when the rule admits writing $3 over row `r` (points 2 to 5 above), with
+ * idempotency key $4 when `keyed`; false otherwise, after leaving the row in REFUSED as JSON text:
+ * `[fence, fence_ops, sound]`. set_config answers the value it set, never null, so each refusing
+ * arm is false; a CASE takes its arms in order, so only the arm that decides sets it.
  */
 function pgAdmits(r, keyed) {
-  const retry = keyed ? `\n      WHEN ${r}.fence_ops IS NOT NULL AND EXISTS (SELECT FROM ${pgEntries(r)} WHERE e.k = $4 AND e.m = $3) THEN false` : "";
+  const refused = (sound) => `set_config(${REFUSED}, json_build_array(${r}.fence, ${r}.fence_ops, ${sound})::text, true) IS NULL`;
+  const retry = keyed ? `\n      WHEN ${r}.fence_ops IS NOT NULL AND EXISTS (SELECT FROM ${pgEntries(r)} WHERE e.k = $4 AND e.m = $3) THEN ${refused(true)}` : "";
   return `CASE
-      WHEN NOT ${pgSound(r)} THEN false${retry}
-      ELSE ${r}.fence IS NULL OR ${r}.fence COLLATE "C" <= $3 END`;
+      WHEN NOT ${pgSound(r)} THEN ${refused(false)}${retry}
+      WHEN ${r}.fence IS NULL OR ${r}.fence COLLATE "C" <= $3 THEN true
+      ELSE ${refused(true)} END`;
 }
 
 /**
  * The Postgres statement of a write: one round trip, its own transaction. The insert makes the
  * row when there is none; its DO UPDATE locks the row (under READ COMMITTED, waiting for a writer
  * holding it, then taking the newest version) and writes it only when the rule admits the token;
- * a refused write leaves the row as it was (no new version, no trigger), still locked. Only for
- * a refused write does `prev` then read the row: FOR UPDATE follows it to its newest version, the
- * one the rule was checked against, so the answer is about the very row decided on.
+ * a refused write leaves the row as it was (no new version, no trigger), still locked.
  *
- * An accepted write answers no row, a refused one a row: the row (`here` null when there was none
- * to read: another writer made it after the statement began) with whether it is sound. A write
- * with an idempotency key (`keyed`, parameter 4) has a statement of its own: the work on the
- * entries makes a plan that every execution would set up, and a write without one has no use for
- * it.
+ * A refused write answers the row the rule was checked against, with whether it is sound: only
+ * the conflict check sees that very version, and RETURNING answers written rows only, so the
+ * check's refusing branch hands it on, as JSON text (`[fence, fence_ops, sound]`), in a setting
+ * local to the transaction, which the outer SELECT reads when nothing was written. The accepted
+ * path pays for no read of the table and no second plan node over it: its cost stays next to a
+ * plain upsert's. An accepted write answers no row.
+ *
+ * A write with an idempotency key (`keyed`, parameter 4) has a statement of its own: the work on
+ * the entries makes a plan that every execution would set up, and a write without one has no use
+ * for it.
  */
 export function postgresWrite(table, key, value, keyed) {
   const ops = keyed ? `'[[' || $4 || ',"' || $3 || '"]]'` : "NULL";
@@ -91,10 +101,8 @@ export function postgresWrite(table, key, value, keyed) {
     INSERT INTO ${table} AS r (${key}, ${value}, fence, fence_ops) VALUES ($1, $2, $3, ${ops})
     ON CONFLICT (${key}) DO UPDATE SET ${value} = excluded.${value}, fence = excluded.fence${keyed ? `, fence_ops = ${pgEntriesAfter("r")}` : ""}
     WHERE ${pgAdmits("r", keyed)}
-    RETURNING 1),
-  prev AS (SELECT fence, fence_ops, true AS here FROM ${table} WHERE ${key} = $1 FOR UPDATE)
-  SELECT p.here, p.fence, p.fence_ops, ${pgSound("p")} AS sound
-  FROM (SELECT) AS one LEFT JOIN prev AS p ON true WHERE NOT EXISTS (SELECT FROM w)`;
+    RETURNING 1)
+  SELECT current_setting(${REFUSED}, true) AS refused WHERE NOT EXISTS (SELECT FROM w)`;
 }
 
 /**

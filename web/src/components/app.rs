@@ -15,7 +15,9 @@ use super::help::Help;
 use super::legend::Legend;
 use super::messages::Messages;
 use super::narration::Narration;
+use super::open_run::{OpenRun, listen_for_drops, open_from_address};
 use super::play_bar::PlayBar;
+use super::recorded_card::RecordedCard;
 use super::scenario_panel::ScenarioPanel;
 use super::share_panel::SharePanel;
 use super::shortcuts::listen_for_shortcuts;
@@ -68,6 +70,15 @@ pub fn App() -> Html {
         use_effect_with((), move |_| {
             let listener = follow_pasted_links(dispatch);
             move || drop(listener)
+        });
+    }
+    // A recorded run: dropped on the page, or named by the address.
+    {
+        let dispatch = dispatch.clone();
+        use_effect_with((), move |_| {
+            open_from_address(dispatch.clone());
+            let listeners = listen_for_drops(dispatch);
+            move || drop(listeners)
         });
     }
     // The URL carries the scenario (during the tour, the chapter): see `sync_address`.
@@ -193,8 +204,8 @@ fn timelines(
         return html! {
             <Timeline run={state.run.clone()} t={head.t} upto={head.upto} end={end} zoom={zoom}
                 id="timeline-main" highlight={highlight}
-                on_lane_click={(!state.embed).then_some(on_lane_click.clone())} pending={pending} bench={bench}
-                on_drawn={Some(on_drawn.clone())} />
+                on_lane_click={(!state.embed && state.recorded.is_none()).then_some(on_lane_click.clone())} pending={pending} bench={bench}
+                on_drawn={Some(on_drawn.clone())} faults={state.recorded.as_ref().map(|r| r.faults.clone())} />
         };
     };
     let off_head = Playhead::at_time(&off.trace, head.t);
@@ -246,6 +257,9 @@ fn page(
             }
             <Messages error={messages.error.clone()} notice={messages.notice.clone()} link={messages.link.clone()}
                 undo={!state.story.clicks.is_empty()} dispatch={dispatch.clone()} />
+            if let Some(r) = &state.recorded {
+                <RecordedCard recorded={r.clone()} dispatch={dispatch.clone()} />
+            }
             if let Some(ch) = state.tour.chapter {
                 <TourCard chapter={ch} dispatch={dispatch.clone()} />
             }
@@ -288,6 +302,7 @@ fn header(state: &State, dispatch: &Dispatch) -> Html {
                 <p class="tagline">{ "Leases, frozen workers and fencing tokens — simulated, step by step." }</p>
             </div>
             <nav class="top-buttons" aria-label="Page">
+                <OpenRun dispatch={dispatch.clone()} />
                 if !state.tour.is_open() {
                     <button type="button" onclick={start_tour}>{ "Take the tour" }</button>
                 }

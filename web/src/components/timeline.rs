@@ -29,6 +29,7 @@ pub mod badge_layer;
 pub mod badge_places;
 pub mod defs;
 pub mod export;
+pub mod faults;
 pub mod geom;
 pub mod lane_labels;
 pub mod marks;
@@ -39,6 +40,7 @@ use axis::{Axis, head_label_span};
 use backdrop::Backdrop;
 use badge_layer::BadgeLayer;
 use defs::Defs;
+use faults::Faults;
 use geom::{
     AXIS_H, BASE_WIDTH, Geom, LANE_H, MIN_WIDTH, PAD_LEFT, PAD_RIGHT, coord, expected_lanes_width,
 };
@@ -80,6 +82,9 @@ pub struct TimelineProps {
     /// the playhead has not reached it, so a click ahead of the playhead shows where it landed.
     #[prop_or_default]
     pub pending: Option<(usize, u64)>,
+    /// A recorded run's faults.
+    #[prop_or_default]
+    pub faults: Option<Rc<Vec<fencepost_sim::history::recorded::Fault>>>,
 }
 
 #[component]
@@ -174,6 +179,9 @@ fn lanes(props: &TimelineProps, geom: Geom, svg_ref: NodeRef, drawn: bool) -> Ht
             if drawn {
                 <g clip-path={format!("url(#{clip_id})")}>
                     <Marks layout={layout.clone()} geom={geom} id={props.id.clone()} />
+                    if let Some(faults) = &props.faults {
+                        <Faults faults={faults.clone()} geom={geom} />
+                    }
                 </g>
                 <SafeBands layout={layout.clone()} geom={geom} upto={props.upto} />
                 <BadgeLayer layout={layout.clone()} geom={geom} upto={props.upto}

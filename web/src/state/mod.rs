@@ -8,7 +8,7 @@
 //! effects (timers, the URL, the clipboard, files) live in the components.
 //!
 //! Inside this module the arrows point one way: this file (the actions and the dispatch) uses
-//! the groups ([`edit`], [`load`], [`tour`]), which use [`page`] (the assembled state and the
+//! the groups ([`edit`], [`load`], [`tour`], [`recorded`]), which use [`page`] (the assembled state and the
 //! steps they share), which uses the parts ([`story`], [`playback`], [`messages`], [`run`]).
 
 pub mod edit;
@@ -16,6 +16,7 @@ pub mod load;
 pub mod messages;
 pub mod page;
 pub mod playback;
+pub mod recorded;
 pub mod run;
 pub mod story;
 #[cfg(test)]
@@ -31,6 +32,7 @@ pub use self::load::Load;
 pub use self::messages::{Field, Message, Messages};
 pub use self::page::{State, chapter_scenario, tour_story};
 pub use self::playback::{Play, Playback, SPEED_DEFAULT, SPEED_MAX, SPEED_MIN, ZOOM_MAX};
+pub use self::recorded::{Recorded, fault_line};
 pub use self::run::{MAX_EVENTS, Run};
 pub use self::story::{DEFAULT_PAUSE_MS, LaneClick, LaneClicks, Origin, Story};
 pub use self::tour::TourStep;
@@ -58,6 +60,17 @@ pub enum Action {
 impl State {
     /// Applies one action.
     pub fn apply(&mut self, action: Action) {
+        // A recorded run is shown until the story is changed, another loaded or the tour taken.
+        let stays = matches!(
+            &action,
+            Action::Load(Load::Recorded(..))
+                | Action::Play(_)
+                | Action::Message(_)
+                | Action::ToggleHelp
+        );
+        if !stays {
+            self.leave_recorded();
+        }
         match action {
             Action::Play(a) => {
                 let end = self.end();

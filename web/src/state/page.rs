@@ -4,10 +4,13 @@
 //! The scenario is the one thing the user edits; the trace and its layout are derived from it by
 //! running the simulator (never edited). Everything else is view state.
 
+use std::rc::Rc;
+
 use fencepost_sim::{PRESETS, Scenario, Trace, preset};
 
 use super::messages::Messages;
 use super::playback::Playback;
+use super::recorded::Recorded;
 use super::run::Run;
 use super::story::{DEFAULT_PAUSE_MS, Origin, Story, first_pause_length};
 use crate::model::{Playhead, end_time};
@@ -32,6 +35,8 @@ pub struct State {
     pub help: bool,
     /// Embedded in another page: timeline and play controls only.
     pub embed: bool,
+    /// A recorded run shown in place of the story's run.
+    pub recorded: Option<Rc<Recorded>>,
 }
 
 impl State {
@@ -47,6 +52,7 @@ impl State {
             messages: Messages::default(),
             help: false,
             embed: false,
+            recorded: None,
         }
     }
 

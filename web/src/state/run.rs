@@ -5,6 +5,8 @@ use std::rc::Rc;
 
 use fencepost_sim::{RunOptions, Scenario, Trace, run_with};
 
+use fencepost_sim::Actor;
+
 use crate::model::{Timeline, TokenStyle};
 
 /// Where the app cuts a run and says so: the run stops at the step that reaches this many events
@@ -44,5 +46,24 @@ impl Run {
             Run::of(scenario, Some(false)),
             Run::of(scenario, Some(true)),
         ]
+    }
+}
+
+impl Run {
+    /// The run a recorded history was read into: its lanes named after the processes and the
+    /// lock drawn.
+    pub fn recorded(trace: Trace, lock: &str) -> Run {
+        let mut timeline = Timeline::of(&trace, TokenStyle::Number);
+        for lane in &mut timeline.lanes {
+            lane.label = match lane.actor {
+                Actor::Lock => format!("lock {lock}"),
+                Actor::Storage => "stores".to_string(),
+                w => trace.name(w).to_string(),
+            };
+        }
+        Run {
+            trace: Rc::new(trace),
+            timeline: Rc::new(timeline),
+        }
     }
 }

@@ -99,10 +99,13 @@ use alloc::vec::Vec;
 
 mod counts;
 mod docs;
+mod draw;
 mod faults;
 mod finding;
 mod locks;
 mod parse;
+pub mod recorded;
+mod refusal;
 mod report;
 mod store;
 

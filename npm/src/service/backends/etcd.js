@@ -24,6 +24,7 @@
 
 import { describe, checkOptions, ms } from "../../common.js";
 import { BackendUnavailableError } from "../errors.js";
+import { EtcdWatches } from "./etcd-watch.js";
 
 const NAME = /^[A-Za-z0-9._~-]{1,128}$/;
 /** A mod_revision as read() answers it: etcd's int64 revision in decimal, "0" for no key. */
@@ -158,6 +159,7 @@ export class EtcdLocks {
   #fetch;
   /** The index of the endpoint tried first: the last that answered. */
   #preferred = 0;
+  #watches;
 
   /**
    * @param {{ endpoints: string[] | string, prefix?: string, timeoutMs?: number,
@@ -186,6 +188,39 @@ export class EtcdLocks {
     if (typeof f !== "function") throw new TypeError(`options.fetch must be a function, got ${describe(f)}`);
     // Called bare: workerd and browsers refuse a fetch called with another `this`.
     this.#fetch = (url, init) => f(url, init);
+    this.#watches = new EtcdWatches((body, signal) => this.#openWatch(body, signal), (lock, kv) => this.#decode(lock, kv).snapshot);
+  }
+
+  /**
+   * Calls `onChange(state, before)` when `lock` changes after `version` (as read() answered it; null:
+   * unknown, so at once): `state` is the lock's new `{ snapshot, version }`, or null when it must
+   * be read again; `before`: the change came before this call. Answers the function that stops
+   * watching, or null when the lock cannot be watched now (see etcd-watch.js).
+   */
+  watch(lock, version, onChange) {
+    const key = this.#key(lockName(lock));
+    if (version !== null && (typeof version !== "string" || !VERSION.test(version))) {
+      throw new RangeError(`version must be the version read() answered (a decimal revision) or null, got ${describe(version)}`);
+    }
+    return this.#watches.watch(lock, key, version, onChange);
+  }
+
+  /**
+   * The newest state of `lock` its watch reported (while acquires wait on it, and a little
+   * after), or null: see EtcdWatches#peek.
+   */
+  peek(lock) {
+    return this.#watches.peek(lockName(lock));
+  }
+
+  /** Opens a watch stream on the endpoint that answered last (a failure ends it; see EtcdWatches). */
+  #openWatch(body, signal) {
+    return this.#fetch(`${this.#endpoints[this.#preferred]}/v3/watch`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "grpc-metadata-hasleader": "true" },
+      body: JSON.stringify(body),
+      signal,
+    });
   }
 
   /** The stored snapshot of `lock` (null: none) and its version (the key's mod_revision). */
