@@ -29,7 +29,6 @@ const modules :List(Workerd.Worker.Module) = [
   (name = "examples/cloudflare/src/fencepost", esModule = embed "../../npm/dist/workerd.js"),
   (name = "examples/cloudflare/src/api.js", esModule = embed "../../npm/dist/api.js"),
   (name = "examples/cloudflare/src/common.js", esModule = embed "../../npm/dist/common.js"),
-  (name = "examples/cloudflare/src/fencepost_bg.js", esModule = embed "../../npm/dist/fencepost_bg.js"),
   (name = "examples/cloudflare/src/fencepost_bg.wasm", wasm = embed "../../npm/dist/fencepost_bg.wasm"),
   (name = "examples/cloudflare/src/fencepost/store", esModule = embed "../../npm/dist/store/index.js"),
   (name = "examples/cloudflare/src/fencepost/fence.js", esModule = embed "../../npm/dist/store/fence.js"),

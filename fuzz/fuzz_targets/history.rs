@@ -1,8 +1,5 @@
 #![no_main]
 
-#[path = "../src/explore.rs"]
-mod check;
-
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    check::history(data);
+    fencepost_fuzz_checks::explore::history(data);
 });

@@ -1,8 +1,5 @@
 #![no_main]
 
-#[path = "../src/scenario.rs"]
-mod check;
-
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    check::scenario(data);
+    fencepost_fuzz_checks::scenario::scenario(data);
 });

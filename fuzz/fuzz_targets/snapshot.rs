@@ -1,5 +1,5 @@
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    fencepost_fuzz::snapshot(data);
+    fencepost_fuzz_checks::snapshot(data);
 });

@@ -1,8 +1,5 @@
 #![no_main]
 
-#[path = "../src/explore.rs"]
-mod check;
-
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    check::template(data);
+    fencepost_fuzz_checks::explore::template(data);
 });

@@ -1,6 +1,7 @@
 // Shared by the package's two modules (fencepost and fencepost/sim): loading a WebAssembly module
-// into its wasm-bindgen glue, and checking and describing arguments. `cargo xtask dist` copies this file
-// next to each module's api.js and inlines it into each CommonJS build.
+// into its wasm-bindgen glue, and checking and describing arguments. `cargo xtask dist` bundles it
+// into each module's API (and the client's), in both formats, and copies it beside the store's
+// and the service's modules, which import it as it is.
 
 /** The largest unsigned 64-bit integer. */
 export const U64_MAX = 0xffff_ffff_ffff_ffffn;

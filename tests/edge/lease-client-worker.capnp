@@ -26,8 +26,6 @@ const holder :Workerd.Worker = (
     (name = "npm/dist/client.js", esModule = embed "../../npm/dist/client.js"),
     (name = "npm/dist/workerd.js", esModule = embed "../../npm/dist/workerd.js"),
     (name = "npm/dist/api.js", esModule = embed "../../npm/dist/api.js"),
-    (name = "npm/dist/common.js", esModule = embed "../../npm/dist/common.js"),
-    (name = "npm/dist/fencepost_bg.js", esModule = embed "../../npm/dist/fencepost_bg.js"),
     (name = "npm/dist/fencepost_bg.wasm", wasm = embed "../../npm/dist/fencepost_bg.wasm"),
   ],
   bindings = [ (name = "LEASES", service = "leases") ],

@@ -5,8 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::Result;
-use crate::npm::npm_ci;
-use crate::tools::{Cmd, root, step};
+use crate::tools::{Cmd, npm_ci, root, step};
 
 /// The test files of tests/edge, run together.
 const TESTS: &[&str] = &[

@@ -43,7 +43,7 @@ enum Task {
         #[arg(long, value_name = "FILE")]
         run: Option<std::path::PathBuf>,
     },
-    /// Everything CI checks: fmt, clippy, tests, no_std builds, the npm package, the edge
+    /// Everything CI checks: fmt, clippy, source shape, tests, no_std builds, the npm package, the edge
     /// services, a short fault campaign, the visualizer end to end in headless Chromium
     Test,
     /// Benchmarks (ns/op, ratios against a baseline measured in the same run), then the
@@ -166,6 +166,7 @@ fn test() -> Result {
         "warnings",
     ])
     .run()?;
+    shape::check()?;
     tools::step("tests");
     Cmd::cargo(&["test", "--workspace", "--all-features"]).run()?;
     tools::step("no_std builds");
@@ -519,6 +520,7 @@ mod tests {
                 "test-web",
                 "test-store",
                 "test-service",
+                "shape",
                 "bench-npm",
                 "bench-web",
                 "bench-store",

@@ -199,6 +199,34 @@ pub fn ensure_targets() -> Result {
     Ok(())
 }
 
+/// A cheap, stable fingerprint of some bytes (FNV-1a), to tell when a lock file changed.
+fn fingerprint(bytes: &[u8]) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
+/// Runs `npm ci` in `dir` unless its node_modules was installed from the same lock file already.
+pub fn npm_ci(dir: &Path) -> Result {
+    let lock_file = dir.join("package-lock.json");
+    let lock =
+        std::fs::read(&lock_file).map_err(|e| format!("reading {}: {e}", lock_file.display()))?;
+    let stamp = dir.join("node_modules").join(".fencepost-lock");
+    let want = fingerprint(&lock);
+    if std::fs::read_to_string(&stamp).ok().as_deref() == Some(want.as_str()) {
+        return Ok(());
+    }
+    step(&format!("npm ci in {}", dir.display()));
+    Cmd::new("npm")
+        .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
+        .cwd(dir)
+        .run()?;
+    std::fs::write(&stamp, want).map_err(|e| format!("writing {}: {e}", stamp.display()))
+}
+
 /// The cargo-fuzz release `cargo xtask fuzz` installs (it builds with the pinned stable toolchain).
 pub const CARGO_FUZZ_VERSION: &str = "0.13.2";
 
@@ -253,6 +281,19 @@ pub fn apt_install(package: &str) -> Result {
         .run()
 }
 
+/// Debian's Chromium, for the browser tests (installed with apt-get when missing; needs root).
+pub fn ensure_chromium() -> Result {
+    if Path::new("/usr/bin/chromium").exists() {
+        return Ok(());
+    }
+    step("installing Chromium (apt-get)");
+    Cmd::new("apt-get").arg("update").run()?;
+    Cmd::new("apt-get")
+        .args(["install", "-y", "chromium", "chromium-driver"])
+        .env("DEBIAN_FRONTEND", "noninteractive")
+        .run()
+}
+
 /// `program` from PATH, with Debian's `package` installed first when it is missing.
 pub fn debian_program(program: &str, package: &str) -> Result<PathBuf> {
     if let Some(found) = on_path(program) {
@@ -261,4 +302,15 @@ pub fn debian_program(program: &str, package: &str) -> Result<PathBuf> {
     apt_install(package)?;
     on_path(program)
         .ok_or_else(|| format!("apt-get installed {package}, but `{program}` is not on PATH"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fingerprint_tells_locks_apart() {
+        assert_eq!(fingerprint(b""), "cbf29ce484222325");
+        assert_ne!(fingerprint(b"a"), fingerprint(b"b"));
+    }
 }

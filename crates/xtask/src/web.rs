@@ -67,7 +67,7 @@ fn ensure_trunk() -> Result {
 /// playwright-core, from web/e2e's lock file.
 fn ensure_e2e_deps() -> Result<PathBuf> {
     let dir = root().join("web/e2e");
-    npm::npm_ci(&dir)?;
+    tools::npm_ci(&dir)?;
     Ok(dir)
 }
 
@@ -295,7 +295,7 @@ pub fn demo(run: Option<&Path>) -> Result {
 }
 
 fn node_with_server(script: &[&str], dist: PathBuf, env: &[(&str, String)]) -> Result {
-    npm::ensure_chromium()?;
+    tools::ensure_chromium()?;
     let e2e = ensure_e2e_deps()?;
     // Port 0: the system picks a free one; the server stops when dropped, on every path out.
     let server = Server::start(dist, 0)?;

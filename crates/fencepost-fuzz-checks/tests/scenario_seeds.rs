@@ -2,8 +2,7 @@
 //! `cargo xtask test` exercises it. A seed added without a line here fails the test.
 #![cfg(not(target_arch = "wasm32"))]
 
-#[path = "../../../fuzz/src/scenario.rs"]
-mod check;
+use fencepost_fuzz_checks::scenario as check;
 
 /// Seed file -> whether it is a valid scenario.
 const EXPECTED: &[(&str, usize)] = &[

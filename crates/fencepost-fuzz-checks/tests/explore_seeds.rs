@@ -2,8 +2,7 @@
 //! Rust, so every `cargo xtask test` exercises them. A seed added without a line here fails.
 #![cfg(not(target_arch = "wasm32"))]
 
-#[path = "../../../fuzz/src/explore.rs"]
-mod check;
+use fencepost_fuzz_checks::explore as check;
 
 fn run_seeds(target: &str, f: fn(&[u8]) -> usize) -> Vec<(String, usize)> {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))

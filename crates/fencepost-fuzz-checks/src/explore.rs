@@ -1,11 +1,8 @@
 //! The explorer parsers' fuzz checks: template JSON and history lines. Any bytes either fail with
 //! an error that says what is wrong, or parse into something that behaves: a template re-parses
 //! from its own JSON and derives valid scenarios that run; a history is checked line by line
-//! without a panic, every line counted. Shared by the `template` and `history` fuzz targets and
-//! crates/fencepost-sim/tests/explore_fuzz_seeds.rs.
-
-// Each target uses one of the two checks.
-#![allow(dead_code)]
+//! without a panic, every line counted. Used by the `template` and `history` fuzz targets and
+//! tests/explore_seeds.rs.
 
 use fencepost_sim::history::{About, FindingKind, HistoryChecker};
 use fencepost_sim::template::Template;

@@ -4,10 +4,7 @@
 //! and passing with every `cargo xtask test`, and pins what each seed is: how many of its target's
 //! parsers accept it. A seed added without a line here fails the test.
 
-#![cfg(all(feature = "signed", feature = "std"))]
-
-#[path = "../../../fuzz/src/lib.rs"]
-mod fuzz_checks;
+use fencepost_fuzz_checks as fuzz_checks;
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -1,14 +1,11 @@
-//! What the fuzz targets check, one function per target.
+//! The core parsers' fuzz checks (`token`, `signed_token`, `snapshot`). Each function feeds the
+//! input to fencepost's parsers and panics only on a real bug: a parser that answers differently
+//! from its documented rules, a value that does not re-encode to the bytes it came from, or a
+//! decoded snapshot that cannot be restored (or, restored, issues a token it may already have
+//! granted). Refusing an input is never a failure; panicking inside fencepost is.
 //!
-//! Each function feeds the input to fencepost's parsers and panics only on a real bug: a parser
-//! that answers differently from its documented rules, a value that does not re-encode to the
-//! bytes it came from, or a decoded snapshot that cannot be restored (or, restored, issues a token
-//! it may already have granted). Refusing an input is never a failure; panicking inside fencepost
-//! is.
-//!
-//! The same file is compiled into fencepost's test suite (`crates/fencepost/tests/fuzz_seeds.rs`),
-//! which runs every committed seed under `fuzz/corpus/` on stable Rust. Each function returns how
-//! many of its parsers accepted the input, so that test can tell the seeds reach past the errors.
+//! Each function returns how many of its parsers accepted the input, so the seeds' test
+//! (tests/parser_seeds.rs) can tell the seeds reach past the errors.
 
 use core::fmt::Debug;
 

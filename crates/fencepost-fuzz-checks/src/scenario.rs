@@ -1,6 +1,6 @@
 //! The scenario parser's fuzz check: any bytes either fail with an error that names what is wrong,
 //! or give a scenario that round-trips through JSON and runs to the end without a panic.
-//! Shared by the `scenario` fuzz target and crates/fencepost-sim/tests/fuzz_seeds.rs.
+//! Used by the `scenario` fuzz target and tests/scenario_seeds.rs.
 
 use fencepost_sim::engine::STEP_EVENTS;
 use fencepost_sim::{RunOptions, Scenario, run_with};
