@@ -151,12 +151,15 @@ describe("a recorded run", () => {
     const p = await page();
     const input = p.locator(".open-run input[type=file]");
     await input.setInputFiles({ name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("hello\n{\"t\":\n") });
+    // The page reads a file asynchronously: wait for the message about this file, not the last.
+    await p.locator(".messages .error-text", { hasText: "notes.txt" }).waitFor();
     assert.equal(
       await text(p, ".messages .error-text"),
       "Could not open notes.txt: no line of this file is a history line (2 lines); line 1: malformed, skipped: expected a JSON object.",
     );
     const log = '{"t":1,"resource":"r","writer":"A","token":33,"result":"ok"}\n';
     await input.setInputFiles({ name: "writes.jsonl", mimeType: "application/jsonl", buffer: Buffer.from(log) });
+    await p.locator(".messages .error-text", { hasText: "writes.jsonl" }).waitFor();
     assert.equal(
       await text(p, ".messages .error-text"),
       "Could not open writes.jsonl: no client was granted a lock in these 1 lines (a store's write log alone has no lanes to draw; fencepost check reads it).",
