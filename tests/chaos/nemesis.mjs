@@ -86,10 +86,14 @@ async function engine(ctx, entry, fault) {
 }
 
 async function proxy(ctx, entry, fault) {
+  const mode = entry.nemesis.slice("proxy-".length);
   const free = ctx.proxies.filter((p) => !ctx.down.has(p.name));
   if (free.length === 0) return ctx.skip(entry, "every proxy busy");
-  const p = choose(free, entry.pick);
-  const mode = entry.nemesis.slice("proxy-".length);
+  // A hold is for a lock whose service other clients still reach by another way: they take the
+  // lock once its lease runs out, and the held write, delivered late, meets their token. A host
+  // with one way in (workerd, Deno) stays where it was until the hold ends.
+  const elsewhere = free.filter((p) => ctx.proxies.some((o) => o !== p && o.group === p.group));
+  const p = choose(mode === "hold" && elsewhere.length > 0 ? elsewhere : free, entry.pick);
   ctx.down.add(p.name);
   p.proxy.set(mode, ctx.delayMs);
   fault(p.name, "start", mode === "delay" ? { delay_ms: ctx.delayMs } : {});

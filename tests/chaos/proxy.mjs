@@ -5,11 +5,20 @@
 //   pass   bytes flow both ways
 //   hold   bytes are kept in both directions and flow again, in order, when the mode changes
 //   delay  every chunk is passed on `delayMs` later (order kept)
+//
+// In hold and delay, a client that gives up on its connection does not take back what it sent:
+// like a delayed packet, the bytes the proxy accepted from it still reach the service, in order,
+// when they would have, and only then is the service's side closed (once it answers, or after
+// `LINGER_MS`); the answer has nowhere to go and is dropped. This is how a request from a client
+// that stopped believing in its lease arrives late at the fence.
 //   drop   bytes are discarded and the connection never hears back (a black hole); those
 //          connections are cut when the mode changes, as a peer's timeout would
 //   reset  every connection, open or new, is reset (RST)
 
 import { createConnection, createServer } from "node:net";
+
+/** How long the service's side of a connection the client left stays open for its answer. */
+export const LINGER_MS = 5_000;
 
 /** One direction of one connection: chunks pass through a queue so that hold and delay keep order. */
 class Pipe {
@@ -18,6 +27,8 @@ class Pipe {
     this.to = to;
     this.queue = [];
     this.busy = false;
+    /** Called once, the next time the queue has been written out. */
+    this.onEmpty = null;
     from.on("data", (chunk) => this.push(chunk));
   }
 
@@ -37,6 +48,10 @@ class Pipe {
       if (!this.to.destroyed) this.to.write(chunk);
     }
     this.busy = false;
+    if (this.queue.length > 0 || !this.onEmpty) return;
+    const then = this.onEmpty;
+    this.onEmpty = null;
+    then();
   }
 }
 
@@ -67,17 +82,29 @@ export class FaultProxy {
     const pair = { client, upstream, pipes: [] };
     this.#pairs.add(pair);
     if (this.mode === "drop") this.#dropped.add(pair);
-    pair.pipes.push(new Pipe(this, client, upstream), new Pipe(this, upstream, client));
+    const toUpstream = new Pipe(this, client, upstream);
+    pair.pipes.push(toUpstream, new Pipe(this, upstream, client));
     const end = () => {
       this.#pairs.delete(pair);
       this.#dropped.delete(pair);
       client.destroy();
       upstream.destroy();
     };
-    for (const s of [client, upstream]) {
-      s.on("error", end);
-      s.on("close", end);
-    }
+    upstream.on("error", end);
+    upstream.on("close", end);
+    let lingering = false;
+    const gone = () => {
+      if (lingering) return;
+      if (toUpstream.queue.length === 0 || this.mode === "drop") return end();
+      lingering = true;
+      client.destroy();
+      toUpstream.onEmpty = () => {
+        upstream.once("data", end);
+        setTimeout(end, LINGER_MS).unref();
+      };
+    };
+    client.on("error", gone);
+    client.on("close", gone);
   }
 
   /** Switches the mode; `delayMs` for "delay". */

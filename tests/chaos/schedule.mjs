@@ -42,10 +42,15 @@ export const RATES = {
   "clock-slow": { within: 0.9995, beyond: 0.99 },
 };
 
-/** How long each fault lasts, in ms, from the lease TTL: a pause must outlast the lease. */
+/**
+ * How long each fault lasts, in ms, from the lease TTL: a pause must outlast the lease, and so
+ * must a held connection, for a write it holds to arrive after another client took the lock (and
+ * after its sender gave up on it) and meet the fence.
+ */
 function duration(random, nemesis, ttlMs) {
   switch (nemesis) {
     case "pause-client":
+    case "proxy-hold":
       return between(random, Math.round(ttlMs * 1.5), ttlMs * 3);
     case "clock-fast":
     case "clock-slow":

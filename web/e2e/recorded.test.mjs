@@ -4,13 +4,15 @@
 // stale write. Run by `cargo xtask test-web` with app.test.mjs (BASE_URL, SHOT_DIR); xtask copies
 // the fixture into the served app as recorded/paused-client.jsonl, as `demo --run` does.
 //
-// fixtures/paused-client.jsonl is a campaign's history in the format `cargo xtask chaos` records
-// (crates/fencepost-sim/src/history/mod.rs), written line by line as the runner writes them: the
-// runner's start and stop, the clients' beliefs (`held` before its `grant`, as the lease client
-// reports it), grants and writes, a service's and the store's own log lines, faults and the final
-// rows. client-0 holds e0 with token 41 and is paused (SIGSTOP) for 4.7 s; its lease runs out at
-// 2.09 s; client-2 takes e0 with token 42 and writes; client-0 wakes and its store write with 41
-// is refused. `fencepost check` reads it: 0 violations, 1 stale write refused.
+// fixtures/paused-client.jsonl is an excerpt of a real campaign's history, recorded by
+// `cargo xtask chaos --seconds 120 --seed 3 --clients 3` (target/chaos/seed-3/history.jsonl):
+// every line with t <= 10500, whole and in order (the first refused stale write is at 10258).
+// client-1 is granted e1 (token ...108) at 4.799 s through proxy-service-2, which holds its
+// connection from 4.873 s to 10.255 s (proxy-hold); its document write is held there, its lease
+// runs out at 6.659 s, and it gives the write up (unknown) at 8.2 s. deno-0, client-2 and
+// clock-slow-0 take e1 in turn through the other instances; when the hold ends the proxy delivers
+// the held write, and service-2 refuses it at 10.258 s: the store has token ...111. The whole
+// history passes `fencepost check` (0 stale writes accepted); the excerpt has no final rows.
 import { after, afterEach, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -23,18 +25,20 @@ const RUN = readFileSync(new URL(`./fixtures/${NAME}`, import.meta.url));
 
 // What the page must show of it, read off the file by hand.
 const EXPECTED = {
-  // Each client process a lane, between the lease service's for lock e0 and the stores'.
-  lanes: ["lock e0", "client-0", "client-1", "client-2", "stores"],
-  // The 16th event drawn (e0's events only): the store refusing client-0's token 41.
-  seq: 15,
-  mark: "✗ 41 < 42",
+  // Each client process a lane, between the lease service's for lock e1 and the stores'.
+  lanes: ["lock e1", "client-0", "client-1", "client-2", "clock-slow-0", "deno-0", "stores"],
+  // The 61st event drawn (e1's events only): service-2 refusing client-1's token ...108.
+  seq: 60,
+  mark: "✗ 1883888537492783108 < 1883888537492783111",
   sentence:
-    "client-0 wrote to store:e0 with token 41 at 5.230 s, after its lease ran out at 2.090 s while it was paused " +
-    "(0.5 s to 5.2 s); the store had already accepted token 42 from client-2 at 3.3 s, so it refused the write.",
-  clock: /^5\.230 s \/ /,
-  now: "5.230 s — the storage refuses client-0's write with token 41: it has already accepted 42 from client-2",
-  lock: /^Lock e0, one of 2 locks granted in this run: /,
-  // kill-service and restart-service of fencepost-serve-2 (the pause is client-0's lane's).
+    "client-1 wrote to e1 with token 1883888537492783108 at 10.258 s, after its lease ran out at 6.659 s; " +
+    "the store had already accepted token 1883888537492783111 from clock-slow-0 at 9.944 s, so it refused the write.",
+  clock: /^10\.258 s \/ /,
+  now:
+    "10.258 s — the storage refuses client-1's write with token 1883888537492783108: it has already accepted " +
+    "1883888537492783111 from clock-slow-0",
+  lock: /^Lock e1, one of 6 locks granted in this run: /,
+  // The proxy hold on proxy-service-2 and clock-slow-0's slow clock (client-2's pause is its lane's).
   faultSpans: 2,
 };
 
@@ -147,12 +151,15 @@ describe("a recorded run", () => {
     const p = await page();
     const input = p.locator(".open-run input[type=file]");
     await input.setInputFiles({ name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("hello\n{\"t\":\n") });
+    // The page reads a file asynchronously: wait for the message about this file, not the last.
+    await p.locator(".messages .error-text", { hasText: "notes.txt" }).waitFor();
     assert.equal(
       await text(p, ".messages .error-text"),
       "Could not open notes.txt: no line of this file is a history line (2 lines); line 1: malformed, skipped: expected a JSON object.",
     );
     const log = '{"t":1,"resource":"r","writer":"A","token":33,"result":"ok"}\n';
     await input.setInputFiles({ name: "writes.jsonl", mimeType: "application/jsonl", buffer: Buffer.from(log) });
+    await p.locator(".messages .error-text", { hasText: "writes.jsonl" }).waitFor();
     assert.equal(
       await text(p, ".messages .error-text"),
       "Could not open writes.jsonl: no client was granted a lock in these 1 lines (a store's write log alone has no lanes to draw; fencepost check reads it).",

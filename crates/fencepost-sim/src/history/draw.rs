@@ -62,6 +62,10 @@ pub(super) struct Draw<'a> {
     faults: Vec<Fault>,
     /// The first refused write: its event, resource, and the resource's highest then.
     refusal: Option<(usize, String, Option<Highest>)>,
+    /// The last answer to a write (writer, resource, token), and whether it was the store's: a
+    /// refusal is in both its client's line and the store's, drawn once, from whichever comes
+    /// first; the store's line is drawn when its client has no answer of its own (or unknown).
+    answers: BTreeMap<(u16, String, u64), (Answer, bool)>,
     ops: u32,
     msgs: u32,
     last_t: u64,
@@ -102,6 +106,7 @@ impl<'a> Draw<'a> {
             highest: BTreeMap::new(),
             faults: Vec::new(),
             refusal: None,
+            answers: BTreeMap::new(),
             ops: 0,
             msgs: 0,
             last_t: 0,
@@ -184,12 +189,27 @@ impl<'a> Draw<'a> {
                 ..
             } if self.ours(&process, token) => {
                 if let Some(w) = self.worker(&process) {
-                    self.write(w, &resource, token, answer);
+                    let key = (w, resource.to_string(), token);
+                    let drawn = self.answers.insert(key, (answer, false));
+                    if answer != Answer::Rejected || drawn != Some((Answer::Rejected, true)) {
+                        self.write(w, &resource, token, answer);
+                    }
                 }
             }
             Line::Store(l) if l.result == Outcome::Ok && self.ours(&l.writer, l.token) => {
                 if let Some(w) = self.worker(&l.writer) {
                     self.accepted(&l.resource, l.token, w);
+                }
+            }
+            // The service's word on a write its client gave up on (its own line says unknown):
+            // a request held in the network arrives after the client stopped waiting for it.
+            Line::Store(l) if l.result == Outcome::Rejected && self.ours(&l.writer, l.token) => {
+                if let Some(w) = self.worker(&l.writer) {
+                    let key = (w, l.resource.to_string(), l.token);
+                    if matches!(self.answers.get(&key), None | Some((Answer::Unknown, _))) {
+                        self.write(w, &l.resource, l.token, Answer::Rejected);
+                        self.answers.insert(key, (Answer::Rejected, true));
+                    }
                 }
             }
             Line::Fault {

@@ -7,7 +7,9 @@
 //! store refused as stale, or else the first one granted): every client process is a worker's
 //! lane (sorted by name); the lock service's lane carries that lock's grants and releases; the
 //! storage's lane the writes made with that lock's tokens (a write belongs to the lock its
-//! process was granted its token on), whatever resource they went to. Beliefs become what a
+//! process was granted its token on), whatever resource they went to; a write its client gave up
+//! on (unknown) and the store refused later, as a request held in the network arrives, is drawn
+//! refused from the store's own line. Beliefs become what a
 //! simulated worker learns: the first `held` or `uncertain` of a lease is its grant learned, the
 //! next ones its renewals, `lost` its keeper saying the lease is gone, `released` its release
 //! sent. A `pause-client` fault is a pause on its client's lane; every fault is also listed in
@@ -27,7 +29,7 @@ use core::fmt;
 
 use super::Malformed;
 use super::draw::Draw;
-use super::parse::{Answer, Event as Line, parse};
+use super::parse::{Answer, Event as Line, Outcome, parse};
 use crate::trace::Trace;
 
 pub use super::draw::{Fault, MAX_RUN_EVENTS};
@@ -171,6 +173,10 @@ impl Scan {
                     self.refused = self.tokens.get(&key).cloned();
                 }
                 self.processes.insert(process.into_owned());
+            }
+            Line::Store(l) if l.result == Outcome::Rejected && self.refused.is_none() => {
+                let key = (l.writer.into_owned(), l.token);
+                self.refused = self.tokens.get(&key).cloned();
             }
             _ => {}
         }
@@ -516,6 +522,59 @@ mod tests {
         // The pause of client-1 is its lane's, whichever lock is shown.
         assert_eq!(m.trace.events[2].detail, Detail::PauseStart { until: 1500 });
         assert_eq!(m.refusal, None);
+    }
+
+    #[test]
+    fn a_write_its_client_gave_up_on_is_refused_in_the_services_line() {
+        // client-1's request is held in the network: it records unknown at 1600; the service
+        // receives it at 1700 and refuses it.
+        let text = STORY
+            .replace(
+                r#"{"t":1600,"kind":"write","process":"client-1","resource":"d","token":1,"via":"fetch","result":"rejected","highest":2}"#,
+                r#"{"t":1600,"kind":"write","process":"client-1","resource":"d","token":1,"via":"fetch","result":"unknown"}"#,
+            )
+            .replace(
+                r#"{"t":1600,"resource":"d","writer":"client-1","token":1,"result":"rejected"}"#,
+                r#"{"t":1700,"resource":"d","writer":"client-1","token":1,"result":"rejected"}"#,
+            );
+        let run = RecordedRun::read(&text).unwrap();
+        assert_eq!(run.lock, "L");
+        let refused: Vec<_> = events(&run)
+            .into_iter()
+            .enumerate()
+            .filter(|(_, e)| matches!(e.3, Detail::WriteRejected { .. }))
+            .collect();
+        assert_eq!(
+            refused,
+            [(
+                10,
+                ev(
+                    1700,
+                    Actor::Storage,
+                    Some(1),
+                    Detail::WriteRejected {
+                        writer: 0,
+                        op: 4,
+                        reason: RejectReason::Stale,
+                        highest: Some(2)
+                    }
+                )
+            )]
+        );
+        let r = run.refusal.unwrap();
+        assert_eq!((r.seq, r.resource.as_str()), (10, "d"));
+        assert_eq!(
+            r.sentence,
+            "client-1 wrote to d with token 1 at 1.7 s, after its lease ran out at 1.1 s while it was paused \
+             (0.3 s to 1.5 s); the store had already accepted token 2 from client-2 at 1.3 s, so it \
+             refused the write."
+        );
+        // Without the service's line the write stays unknown, and nothing was refused.
+        let unknown = text.replace(
+            r#"{"t":1700,"resource":"d","writer":"client-1","token":1,"result":"rejected"}"#,
+            "",
+        );
+        assert_eq!(RecordedRun::read(&unknown).unwrap().refusal, None);
     }
 
     #[test]
