@@ -1248,8 +1248,16 @@ describe("the smaller things a learner meets", () => {
     await p.getByRole("button", { name: "Take the tour" }).click();
     await p.waitForFunction(() => document.activeElement !== document.body);
     assert.equal(await focused(p), "Next →");
-    // Keyboard only from here: Enter eight times walks to the last chapter.
-    for (let i = 0; i < 8; i++) await p.keyboard.press("Enter");
+    // Keyboard only from here: Enter eight times walks to the last chapter. Like a person, each
+    // press waits for the next chapter to be shown with the focus back on a button.
+    for (let i = 0; i < 8; i++) {
+      const step = await p.locator(".tour .tour-step").innerText();
+      await p.keyboard.press("Enter");
+      await p.waitForFunction(
+        (before) => document.querySelector(".tour .tour-step")?.innerText !== before && document.activeElement !== document.body,
+        step,
+      );
+    }
     assert.equal(await p.getByRole("region", { name: "Guided tour" }).locator("h2").innerText(), "Why auto-renew is not enough");
     await p.waitForFunction(() => document.activeElement !== document.body);
     assert.equal(await focused(p), "Finish the tour");
