@@ -1,39 +1,14 @@
 // End-to-end tests of the visualizer in headless Chromium (release build, served on 127.0.0.1).
 // Run by `cargo xtask test`: BASE_URL names the server, SHOT_DIR where screenshots go.
-import { after, afterEach, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { BASE, launch, open, playToEnd, setRange, text } from "./browser.mjs";
+import { BASE, open, playToEnd, setRange, text } from "./browser.mjs";
+import { browserSession } from "./session.mjs";
 
 const SHOTS = process.env.SHOT_DIR;
-let browser;
-let pages = [];
-
-before(async () => {
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-});
-afterEach(async () => {
-  // No page may have hit a script error (a panic in the app would be one).
-  for (const p of pages) {
-    assert.deepEqual(p.errors, [], "errors on the page");
-    await p.close();
-  }
-  pages = [];
-});
-
-async function page(path = "#preset=paused-worker") {
-  const p = await open(browser.context, path);
-  pages.push(p);
-  return p;
-}
-
-async function shot(p, name) {
-  if (SHOTS) await p.screenshot({ path: join(SHOTS, name), fullPage: true });
-}
+const { page, context, shot } = browserSession();
 
 async function download(p, button) {
   const [d] = await Promise.all([p.waitForEvent("download"), p.getByRole("button", { name: button }).click()]);
@@ -463,7 +438,7 @@ describe("sharing", () => {
     const trace = JSON.parse(first.text);
     assert.equal(trace.seed, 7);
 
-    const q = await open(browser.context, url);
+    const q = await open(context(), url);
     pages.push(q);
     assert.equal((await download(q, "Export trace JSON")).text, first.text);
     assert.deepEqual(await events(q), await events(p));
@@ -518,7 +493,7 @@ describe("sharing", () => {
     await link.waitFor();
     assert.equal(await link.inputValue(), p.url());
     assert.match(await text(p, ".messages .notice"), /^(Link copied to the clipboard\.|The browser did not allow copying; copy the link below\.)$/);
-    const q = await open(browser.context, await link.inputValue());
+    const q = await open(context(), await link.inputValue());
     pages.push(q);
     assert.equal(await q.getByLabel(/Idempotency keys on writes/).isChecked(), true);
     assert.deepEqual(await events(q), await events(p));

@@ -13,13 +13,12 @@
 // clock-slow-0 take e1 in turn through the other instances; when the hold ends the proxy delivers
 // the held write, and service-2 refuses it at 10.258 s: the store has token ...111. The whole
 // history passes `fencepost check` (0 stale writes accepted); the excerpt has no final rows.
-import { after, afterEach, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { launch, open, text } from "./browser.mjs";
+import { text } from "./browser.mjs";
+import { browserSession } from "./session.mjs";
 
-const SHOTS = process.env.SHOT_DIR;
 const NAME = "paused-client.jsonl";
 const RUN = readFileSync(new URL(`./fixtures/${NAME}`, import.meta.url));
 
@@ -42,32 +41,7 @@ const EXPECTED = {
   faultSpans: 2,
 };
 
-let browser;
-let pages = [];
-
-before(async () => {
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-});
-afterEach(async () => {
-  for (const p of pages) {
-    assert.deepEqual(p.errors, [], "errors on the page");
-    await p.close();
-  }
-  pages = [];
-});
-
-async function page(path = "#preset=paused-worker") {
-  const p = await open(browser.context, path);
-  pages.push(p);
-  return p;
-}
-
-async function shot(p, name) {
-  if (SHOTS) await p.screenshot({ path: join(SHOTS, name), fullPage: true });
-}
+const { page, context, shot } = browserSession();
 
 const labels = (p) => p.locator("#timeline-main .lane-label .lane-name").allInnerTexts();
 
