@@ -8,7 +8,7 @@ import { BASE, open, playToEnd, setRange, text } from "./browser.mjs";
 import { browserSession } from "./session.mjs";
 
 const SHOTS = process.env.SHOT_DIR;
-const { page, context, shot } = browserSession();
+const { page, context, track, shot } = browserSession();
 
 async function download(p, button) {
   const [d] = await Promise.all([p.waitForEvent("download"), p.getByRole("button", { name: button }).click()]);
@@ -439,7 +439,7 @@ describe("sharing", () => {
     assert.equal(trace.seed, 7);
 
     const q = await open(context(), url);
-    pages.push(q);
+    track(q);
     assert.equal((await download(q, "Export trace JSON")).text, first.text);
     assert.deepEqual(await events(q), await events(p));
     assert.equal(await q.getByLabel("Seed", { exact: true }).inputValue(), "7");
@@ -494,7 +494,7 @@ describe("sharing", () => {
     assert.equal(await link.inputValue(), p.url());
     assert.match(await text(p, ".messages .notice"), /^(Link copied to the clipboard\.|The browser did not allow copying; copy the link below\.)$/);
     const q = await open(context(), await link.inputValue());
-    pages.push(q);
+    track(q);
     assert.equal(await q.getByLabel(/Idempotency keys on writes/).isChecked(), true);
     assert.deepEqual(await events(q), await events(p));
   });

@@ -32,8 +32,13 @@ export function browserSession() {
       pages.push(p);
       return p;
     },
-    /** The browser's context, for a page a test opens and checks on its own. */
+    /** The browser's context, for a page a test opens by a full address. */
     context: () => browser.context,
+    /** Checks and closes `p`, a page the test opened itself, like the others. */
+    track(p) {
+      pages.push(p);
+      return p;
+    },
     /** A full-page screenshot into SHOT_DIR, when it is set. */
     async shot(p, name) {
       if (SHOTS) await p.screenshot({ path: join(SHOTS, name), fullPage: true });
