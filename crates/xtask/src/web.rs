@@ -25,12 +25,12 @@ use crate::tools::{self, Cmd, root, step};
 pub const TRUNK_VERSION: &str = "0.22.0-beta.1";
 /// The demo's address.
 pub const DEMO_PORT: u16 = 8080;
-/// Size guard of the app's wasm: its measured size (567514 B raw / 236631 B gzip) plus about 20%,
+/// Size guard of the app's wasm: its measured size (655.1 KB raw / 272.1 KB gzip) plus about 20%,
 /// so `cargo xtask test` fails on a real regression of what every visitor downloads, not on
 /// ordinary work. Raised, with the new measurement, when a feature needs the bytes.
-pub const WASM_RAW_GUARD: u64 = 660 * 1024;
+pub const WASM_RAW_GUARD: u64 = 786 * 1024;
 /// See [`WASM_RAW_GUARD`].
-pub const WASM_GZIP_GUARD: u64 = 276 * 1024;
+pub const WASM_GZIP_GUARD: u64 = 327 * 1024;
 
 fn target() -> PathBuf {
     root().join("target")
