@@ -40,7 +40,7 @@ pub fn token_decode(f: u32, n: usize) -> u64 {
 
 /// The first token of an authority started at `unix_ms` on the wall clock
 /// ([`Config::with_first_token_at`]: the core's rule for a host that may lose a lock's state), the
-/// time read as every other time of the module is ([`ms`]; the JavaScript checks it first).
+/// time read as every other time of the module is (`abi::ms`; the JavaScript checks it first).
 #[wasm_bindgen]
 #[inline(never)]
 pub fn token_first_at(unix_ms: f64) -> u64 {

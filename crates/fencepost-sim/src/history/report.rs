@@ -8,7 +8,7 @@ use super::counts::{Summary, Totals};
 use super::finding::{Finding, Malformed};
 use super::{MAX_MESSAGE, name_bytes};
 
-/// A whole check's result (see [`HistoryChecker::check_text`]).
+/// A whole check's result (see [`HistoryChecker::check_text`](super::HistoryChecker::check_text)).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct HistoryReport {
     /// Totals of the store's write log.
