@@ -66,16 +66,19 @@ const REFUSED = "'fencepost.refused'";
 /**
  * Postgres: true when the rule admits writing $3 over row `r` (points 2 to 5 above), with
  * idempotency key $4 when `keyed`; false otherwise, after leaving the row in REFUSED as JSON text:
- * `[fence, fence_ops, sound]`. set_config answers the value it set, never null, so each refusing
- * arm is false; a CASE takes its arms in order, so only the arm that decides sets it.
+ * `[fence, fence_ops, sound]`. set_config answers the value it set, never null, so the refusing
+ * arm is false. The admitting test comes first and whole: a write that is admitted (the common
+ * case) evaluates nothing else, and one arm refuses for every reason, so the statement stays one
+ * small expression (an arm per reason measured 10% slower per write on the accepted path).
+ * A CASE takes its arms in order, and the inner CASE asks about the entries only of a sound row
+ * (pgEntries' cast cannot fail then).
  */
 function pgAdmits(r, keyed) {
-  const refused = (sound) => `set_config(${REFUSED}, json_build_array(${r}.fence, ${r}.fence_ops, ${sound})::text, true) IS NULL`;
-  const retry = keyed ? `\n      WHEN ${r}.fence_ops IS NOT NULL AND EXISTS (SELECT FROM ${pgEntries(r)} WHERE e.k = $4 AND e.m = $3) THEN ${refused(true)}` : "";
-  return `CASE
-      WHEN NOT ${pgSound(r)} THEN ${refused(false)}${retry}
-      WHEN ${r}.fence IS NULL OR ${r}.fence COLLATE "C" <= $3 THEN true
-      ELSE ${refused(true)} END`;
+  const admits = `(${r}.fence IS NULL OR ${r}.fence COLLATE "C" <= $3)`;
+  const fresh = `NOT (${r}.fence_ops IS NOT NULL AND EXISTS (SELECT FROM ${pgEntries(r)} WHERE e.k = $4 AND e.m = $3))`;
+  const test = keyed ? `CASE WHEN ${pgSound(r)} THEN ${fresh} AND ${admits} ELSE false END` : `${pgSound(r)} AND ${admits}`;
+  return `CASE WHEN ${test} THEN true
+      ELSE set_config(${REFUSED}, json_build_array(${r}.fence, ${r}.fence_ops, ${pgSound(r)})::text, true) IS NULL END`;
 }
 
 /**
@@ -138,12 +141,20 @@ function sqliteEntriesAfter(r) {
         ) ORDER BY n DESC LIMIT 16))`;
 }
 
-/** SQLite: whether the rule admits writing ?3 over row `r` (as pgAdmits), with key ?4 when `keyed`. */
+/**
+ * SQLite: whether the rule admits writing ?3 over row `r` (as pgAdmits), with key ?4 when `keyed`.
+ * The first arm is the common case, a row without idempotency entries: sound when its mark is 20
+ * digits (or absent), admitted when that mark is not above the token, with no entry to retry.
+ * Every other row takes the full arms. The token is read as `excluded.fence` (the ?3 the insert
+ * was given), so a write without a key binds three parameters, not four.
+ */
 function sqliteAdmits(r, keyed) {
-  const retry = keyed ? `\n      WHEN EXISTS (SELECT 1 FROM json_each(${r}.fence_ops) AS entry_ WHERE entry_.value = '[' || ?4 || ',"' || ?3 || '"]') THEN 0` : "";
+  const token = "excluded.fence";
+  const retry = keyed ? `\n      WHEN EXISTS (SELECT 1 FROM json_each(${r}.fence_ops) AS entry_ WHERE entry_.value = '[' || ?4 || ',"' || ${token} || '"]') THEN 0` : "";
   return `CASE
+      WHEN ${r}.fence_ops IS NULL AND (${r}.fence IS NULL OR (typeof(${r}.fence) = 'text' AND length(${r}.fence) = 20 AND ${r}.fence COLLATE BINARY <= ${token} AND ${r}.fence NOT GLOB '*[^0-9]*')) THEN 1
       WHEN NOT ${sqliteSound(r)} THEN 0${retry}
-      ELSE ${r}.fence IS NULL OR ${r}.fence COLLATE BINARY <= ?3 END`;
+      ELSE ${r}.fence IS NULL OR ${r}.fence COLLATE BINARY <= ${token} END`;
 }
 
 /**
@@ -170,6 +181,16 @@ export function positional(sql) {
     return "?";
   });
   return { text, order };
+}
+
+/**
+ * The statement `text` of `positional` and its parameters in the order it binds them, as one
+ * list: `[text, ...parameters]`, ready to spread into a driver's call.
+ */
+export function bound({ text, order }, params) {
+  const out = [text];
+  for (let i = 0; i < order.length; i++) out.push(params[order[i]]);
+  return out;
 }
 
 /** SQLite: the row a refused write reports, with whether it is sound. */
