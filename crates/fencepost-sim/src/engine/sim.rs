@@ -8,7 +8,10 @@ use alloc::vec::Vec;
 use fencepost::{Authority, AuthoritySnapshot, Config, Token};
 
 use super::clock::ClockModel;
-use super::options::{RunOptions, STEP_EVENTS, live_actions};
+use super::options::RunOptions;
+// Only the debug-build checks of the run loop use these bounds.
+#[cfg(debug_assertions)]
+use super::options::{STEP_EVENTS, live_actions};
 use super::queue::{Action, Scheduled, Timer};
 use super::store::Store;
 use crate::belief::Belief;
