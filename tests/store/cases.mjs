@@ -221,4 +221,26 @@ export function cases(engine, make, raw, damage) {
     assert.deepEqual(await store.write("k", 9n, "over"), { ok: true });
     assert.deepEqual(await store.read("k"), { value: "over", token: 9n });
   });
+
+  test(`${engine}: a damaged mark that sorts below the token is not written over, on a row without idempotency entries`, async () => {
+    // The SQL stores check such a row on a path of its own (no entries to look at), so its
+    // marks are damaged here too: each sorts below the token as text, so only the check that a
+    // mark is 20 digits stands between the write and the damage.
+    const store = await make("damaged_plain");
+    assert.deepEqual(await store.write("k", 5n, "v"), { ok: true });
+    const intact = await raw("damaged_plain", "k");
+    assert.equal(intact.fence_ops, null);
+    const damaged = (found) => (e) =>
+      e.name === "StoreDamageError" &&
+      ["row", "entry"].some((noun) => e.message === `fencepost/store: ${noun} "k" fence holds ${found}, not a stored token (20 digits); it was left as it is`);
+    // 20 characters, the last one "/" (just below "0"); and a mark too short.
+    for (const mark of ["0000000000000000000/", "00"]) {
+      await damage("damaged_plain", "k", "fence", mark);
+      await assert.rejects(store.write("k", 9n, "over"), damaged(JSON.stringify(mark)));
+      assert.deepEqual(await raw("damaged_plain", "k"), { ...intact, fence: mark });
+    }
+    await damage("damaged_plain", "k", "fence", intact.fence);
+    assert.deepEqual(await store.write("k", 9n, "over"), { ok: true });
+    assert.deepEqual(await store.read("k"), { value: "over", token: 9n });
+  });
 }
