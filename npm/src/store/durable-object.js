@@ -8,7 +8,7 @@
 
 import { decideStoredWrite } from "fencepost";
 import { ACCEPTED, disagreement, entry, keyOf, refusal, sqlParams, storeOptions, writeArgs } from "./fence.js";
-import { bound, positional, sqliteRead, sqliteWrite } from "./sql.js";
+import { inOrder, positional, sqliteRead, sqliteWrite } from "./sql.js";
 import { describe } from "../common.js";
 
 export class DurableObjectSqlStore {
@@ -59,8 +59,9 @@ export class DurableObjectSqlStore {
     const { key: k, op, token } = args;
     // Token 0 is refused whatever the row holds: the core says so without reading it.
     if (token === 0n) return decideStoredWrite(null, token);
+    const write = op === undefined ? this.#sql.plain : this.#sql.keyed;
     // An upsert the rule refused wrote no row.
-    if (this.#exec(...bound(op === undefined ? this.#sql.plain : this.#sql.keyed, sqlParams(args))).rowsWritten > 0) return ACCEPTED;
+    if (this.#exec(write.text, ...inOrder(write.order, sqlParams(args))).rowsWritten > 0) return ACCEPTED;
     const row = this.#exec(this.#sql.refused, k).toArray()[0];
     const verdict = refusal(token, op, row, `row ${describe(k)}`);
     if (verdict === null) throw disagreement(k, token, row);

@@ -183,12 +183,9 @@ export function positional(sql) {
   return { text, order };
 }
 
-/**
- * The statement `text` of `positional` and its parameters in the order it binds them, as one
- * list: `[text, ...parameters]`, ready to spread into a driver's call.
- */
-export function bound({ text, order }, params) {
-  const out = [text];
+/** A write's parameters (see sqlParams) in the order `positional` says its statement binds them. */
+export function inOrder(order, params) {
+  const out = [];
   for (let i = 0; i < order.length; i++) out.push(params[order[i]]);
   return out;
 }

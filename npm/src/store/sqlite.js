@@ -12,7 +12,7 @@
 
 import { decideStoredWrite } from "fencepost";
 import { ACCEPTED, disagreement, entry, isLost, keyOf, lost, refusal, sqlParams, storeOptions, untilSettled, writeArgs } from "./fence.js";
-import { positional, sqliteRead, sqliteWrite } from "./sql.js";
+import { inOrder, positional, sqliteRead, sqliteWrite } from "./sql.js";
 import { describe } from "../common.js";
 
 function busy(error) {
@@ -76,9 +76,8 @@ export class SqliteStore {
     // Token 0 is refused whatever the row holds: the core says so without reading it.
     if (token === 0n) return decideStoredWrite(null, token);
     const st = this.#prepared();
-    const params = sqlParams(args);
     const write = op === undefined ? st.plain : st.keyed;
-    const bound = write.order.map((i) => params[i]);
+    const bound = inOrder(write.order, sqlParams(args));
     // Synchronous: a write that finds the database free is settled without waiting.
     const attempt = () => {
       try {
