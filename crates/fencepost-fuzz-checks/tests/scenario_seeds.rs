@@ -4,6 +4,8 @@
 
 use fencepost_fuzz_checks::scenario as check;
 
+mod seeds;
+
 /// Seed file -> whether it is a valid scenario.
 const EXPECTED: &[(&str, usize)] = &[
     ("bad-worker-ref.json", 0),
@@ -23,19 +25,10 @@ const EXPECTED: &[(&str, usize)] = &[
 
 #[test]
 fn every_seed_gives_its_expected_verdict() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/scenario");
-    let mut seen: Vec<(String, usize)> = std::fs::read_dir(&dir)
-        .expect("the seed folder exists")
-        .map(|e| {
-            let path = e.expect("readable entry").path();
-            let data = std::fs::read(&path).expect("readable seed");
-            let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            (name, check::scenario(&data))
-        })
-        .collect();
-    seen.sort();
-    let want: Vec<(String, usize)> = EXPECTED.iter().map(|(n, v)| (n.to_string(), *v)).collect();
-    assert_eq!(seen, want);
+    assert_eq!(
+        seeds::verdicts("scenario", check::scenario),
+        seeds::expected(EXPECTED)
+    );
 }
 
 #[test]
