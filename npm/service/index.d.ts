@@ -12,7 +12,7 @@ import type { StoredEntry, StoreWriteResult } from "fencepost/store";
 /**
  * Where each lock's state lives: an opaque snapshot of fencepost's authority (bytes), read with a
  * version and committed only if that version is unchanged. The service decides every operation
- * with fencepost's core on the state it read; a commit that lost a race makes it read again.
+ * with fencepost's core on the state it read; a commit that lost a race makes it decide again.
  */
 export interface LockBackend {
   /** The stored snapshot of `lock` (null when none) and an opaque version of it. */
@@ -24,6 +24,12 @@ export interface LockBackend {
    * state may be deleted: the lock is idle.
    */
   commit(lock: string, version: unknown, snapshot: Uint8Array, deleteAt: number): Promise<boolean>;
+  /**
+   * Optional, used instead of `commit` when present: as `commit`, but a commit that lost its race
+   * resolves to the lock's state now, read in the same round trip (as fresh as `read`), so the
+   * service decides again without reading first; null when stored.
+   */
+  commitOrRead?(lock: string, version: unknown, snapshot: Uint8Array, deleteAt: number): Promise<{ snapshot: Uint8Array | null; version: unknown } | null>;
   /** Deletes every state whose deleteAt is <= now and that did not change since; how many. */
   sweep?(now: number): Promise<number>;
   /**
@@ -184,6 +190,8 @@ export class EtcdLocks implements LockBackend {
   constructor(options: { endpoints: string | string[]; prefix?: string; timeoutMs?: number; fetch?: (input: string, init?: RequestInit) => Promise<Response> });
   read(lock: string): Promise<{ snapshot: Uint8Array | null; version: unknown }>;
   commit(lock: string, version: unknown, snapshot: Uint8Array, deleteAt: number): Promise<boolean>;
+  /** One txn: put if the key's revision is unchanged, else range the key. */
+  commitOrRead(lock: string, version: unknown, snapshot: Uint8Array, deleteAt: number): Promise<{ snapshot: Uint8Array | null; version: string } | null>;
   sweep(now: number): Promise<number>;
   /** Through a watch stream of the lock's key (`POST /v3/watch`), shared by the lock's waiters. */
   watch(lock: string, version: string | null, onChange: LockChange): (() => void) | null;

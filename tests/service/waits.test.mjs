@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { join } from "node:path";
-import { EtcdLocks, keyRingOf, LeaseService } from "fencepost/service";
+import { BackendUnavailableError, EtcdLocks, keyRingOf, LeaseService } from "fencepost/service";
 import { LeaseClient } from "fencepost/client";
 import { acquire, call, release } from "./calls.mjs";
 import { checkGrants, client } from "./cycles.mjs";
@@ -167,6 +167,89 @@ describe("etcd: bounds, a service stopping, and the package's client", () => {
     } finally {
       remove();
     }
+  });
+
+  /** How many times etcd changed `lock`'s key of service() since it was created (its kv version). */
+  async function changes(lock) {
+    const key = Buffer.from(`t/${process.pid}/waits/${lock}`).toString("base64");
+    const r = await fetch(`${etcdEndpoints().split(",")[0]}/v3/kv/range`, { method: "POST", body: JSON.stringify({ key }) });
+    return Number((await r.json()).kvs[0].version);
+  }
+
+  /** The test cluster's backend for service(), running `locks.before()` (once) before its next commit. */
+  function interfered() {
+    const etcd = new EtcdLocks({ endpoints: etcdEndpoints(), prefix: `t/${process.pid}/waits/` });
+    const locks = { before: null };
+    for (const m of ["read", "commit", "watch", "peek", "sweep"]) locks[m] = etcd[m].bind(etcd);
+    locks.commitOrRead = async (...args) => {
+      const before = locks.before;
+      locks.before = null;
+      await before?.();
+      return etcd.commitOrRead(...args);
+    };
+    return { locks, etcd };
+  }
+
+  test("a release hands the lock to the acquire waiting in its instance: one commit, the next token", async () => {
+    const s = service();
+    const lock = lockName("handover");
+    const a = (await post(s, lock, "acquire", { ttlMs: 60_000 })).json;
+    const w = tracked(post(s, lock, "acquire", { ttlMs: 60_000, waitMs: 20_000 }));
+    await until(() => s.waiting, 1);
+    const before = await changes(lock);
+    const released = await post(s, lock, "release", { leaseId: a.leaseId, token: a.token });
+    assert.deepEqual(released, { status: 200, json: { released: "free", depth: 0 } });
+    const r = await w.promise;
+    assert.equal(r.status, 200, JSON.stringify(r.json));
+    assert.equal(BigInt(r.json.token), BigInt(a.token) + 1n);
+    // The release and the grant are one change of the key.
+    assert.equal(await changes(lock), before + 1);
+    assert.deepEqual([s.metrics.get("grants"), s.metrics.get("releases"), s.waiting], [2, 1, 0]);
+    assert.equal((await post(s, lock, "release", { leaseId: r.json.leaseId, token: r.json.token })).status, 200);
+  });
+
+  test("a handover whose commit lost its race: the waiter decides again and is granted the next token", async () => {
+    const { locks, etcd } = interfered();
+    const s = service({ locks });
+    const lock = lockName("handover-lost");
+    const a = (await post(s, lock, "acquire", { ttlMs: 60_000 })).json;
+    const w = tracked(post(s, lock, "acquire", { ttlMs: 60_000, waitMs: 20_000 }));
+    await until(() => s.waiting, 1);
+    // Another instance changes the lock between the release's decision and its commit (it writes
+    // the same state again, so the release still holds when decided again).
+    locks.before = async () => {
+      const now = await etcd.read(lock);
+      assert.equal(await etcd.commit(lock, now.version, now.snapshot, Date.now() + 120_000), true);
+    };
+    const before = await changes(lock);
+    const released = await post(s, lock, "release", { leaseId: a.leaseId, token: a.token });
+    assert.deepEqual(released, { status: 200, json: { released: "free", depth: 0 } });
+    const r = await w.promise;
+    assert.equal(r.status, 200, JSON.stringify(r.json));
+    assert.equal(BigInt(r.json.token), BigInt(a.token) + 1n);
+    // The other change, then the release with its handover (one change), or the release and the
+    // waiter's own grant (two): the lost commit changed nothing.
+    assert.ok([before + 2, before + 3].includes(await changes(lock)));
+    assert.deepEqual([s.metrics.get("grants"), s.metrics.get("releases"), s.waiting], [2, 1, 0]);
+  });
+
+  test("a handover whose outcome is unknown: the release answers 503, the waiter waits on and gets the lock", async () => {
+    const { locks } = interfered();
+    const s = service({ locks });
+    const lock = lockName("handover-503");
+    const a = (await post(s, lock, "acquire", { ttlMs: 60_000 })).json;
+    const w = tracked(post(s, lock, "acquire", { ttlMs: 60_000, waitMs: 20_000 }));
+    await until(() => s.waiting, 1);
+    locks.before = () => {
+      throw new BackendUnavailableError("etcd /v3/kv/txn: the outcome of the write is unknown: a test");
+    };
+    assert.equal((await post(s, lock, "release", { leaseId: a.leaseId, token: a.token })).status, 503);
+    await sleep(100);
+    assert.deepEqual([w.settled, s.waiting], [false, 1]);
+    assert.equal((await post(s, lock, "release", { leaseId: a.leaseId, token: a.token })).status, 200);
+    const r = await w.promise;
+    assert.equal(BigInt(r.json.token), BigInt(a.token) + 1n);
+    assert.deepEqual([s.metrics.get("grants"), s.metrics.get("releases"), s.waiting], [2, 1, 0]);
   });
 
   /** A LeaseClient calling `s`, counting its acquire requests. */

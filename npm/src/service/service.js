@@ -17,6 +17,15 @@ import { Waits, waitOf } from "./waits.js";
 /** Attempts of a lock operation before it gives up under contention. */
 const MAX_ATTEMPTS = 64;
 
+/**
+ * Commits `snapshot` as `lock`'s state if its version is still `version`: null when stored, else
+ * the state that came first when the backend read it with the commit, else undefined.
+ */
+async function commitOrRead(locks, lock, version, snapshot, deleteAt) {
+  if (typeof locks.commitOrRead === "function") return await locks.commitOrRead(lock, version, snapshot, deleteAt);
+  return (await locks.commit(lock, version, snapshot, deleteAt)) ? null : undefined;
+}
+
 /** Waits a random while, longer after each lost race, so racing requests spread out. */
 function backoff(attempt) {
   const ms = Math.random() * Math.min(50, 2 ** attempt);
@@ -87,46 +96,87 @@ export class LeaseService {
     if (locks === undefined) throw new HttpError(404, "this service keeps no locks");
     const body = r.kind === "lock" ? await readJson(request) : null;
     const waitMs = r.action === "acquire" ? waitOf(body, this.#o.maxWaitMs) : 0;
-    return this.#waits.run(r.name, waitMs, request.signal, (state) => this.#decide(locks, r, body, counted, state));
+    // A release here may hand the lock to this acquire: decided on the freed authority, counted
+    // here once the release's commit holds (see Waits#handOver).
+    const take = (auth, now) => {
+      const op = lockOp(this.#o, auth, r.name, "acquire", body, now);
+      if (!op.changed || op.response.status !== 200) return null;
+      return { ...op, granted: () => counted.push(...op.counted) };
+    };
+    const decide = (state, waiting) => this.#decide(locks, r, body, counted, state, waiting);
+    return this.#waits.run(r.name, waitMs, request.signal, decide, take);
   }
 
   /**
    * Decides a lock operation on its lock's state and commits what changed: on `state` when given
    * (as a backend's watch delivered it), else on the newest state the backend's watch reported
-   * (`peek`) for an operation that changes the lock, else on a fresh read; a lost race reads
-   * again. Any state is as good as a read for a commit, which holds only if the lock's version
-   * is still the one decided on; an answer that commits nothing ("held", a refusal) is given
-   * from a fresh read, or from the state a watch just delivered to a waiting acquire. Answers
-   * `{ response, held, version }` (see Waits#run).
+   * (`peek`) for an operation on a lock, else on a fresh read; a lost race decides again on the
+   * state that beat it (when the backend answered it with the commit) or on a fresh read. Any
+   * state is as good as a read for a commit, which holds only if the lock's version is still the
+   * one decided on. An answer that commits nothing ("held", a refusal) is given from a fresh
+   * state (read, delivered by a watch, or answered by a lost commit), except a "held" to an
+   * acquire that goes on waiting (`waiting`): its wait watches the lock from the version decided
+   * on, so a newer change wakes it at once. Answers `{ response, held, version }` (see Waits#run).
    */
-  async #decide(locks, r, body, counted, state) {
+  async #decide(locks, r, body, counted, state, waiting) {
     let known = state ?? (r.kind === "lock" ? locks.peek?.(r.name) : undefined) ?? undefined;
-    const peeked = state === undefined && known !== undefined;
+    let fresh = state !== undefined;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      if (attempt > 0 && known === undefined) await backoff(attempt);
-      const { snapshot, version } = known ?? (await locks.read(r.name));
+      if (attempt > 1 || (attempt > 0 && known === undefined)) await backoff(attempt);
+      if (known === undefined) {
+        known = await locks.read(r.name);
+        fresh = true;
+      }
+      const { snapshot, version } = known;
       const now = Date.now();
       const auth = loadAuthority(snapshot, now);
+      let lost;
       try {
         if (r.kind === "lockState") return { response: lockState(auth, now), held: null, version };
         const op = lockOp(this.#o, auth, r.name, r.action, body, now);
-        if (!op.changed && !(peeked && known !== undefined)) return { response: op.response, held: op.held, version };
+        if (!op.changed && (fresh || (waiting && op.held !== null))) return { response: op.response, held: op.held, version };
         // Committed before the answer goes out, and only if nobody changed the lock meanwhile.
-        if (op.changed && (await locks.commit(r.name, version, auth.snapshot(), op.deleteAt))) {
-          counted.push(...op.counted);
-          if (op.counted.includes("releases") || op.counted.includes("expiries")) this.#waits.changed(r.name);
-          // A lock-delay noticed and committed: the version that keeps the acquire waiting is the
-          // one just written, which the read did not see; the next wake-up reads it.
-          return { response: op.response, held: op.held, version: op.held === null ? version : null };
+        if (op.changed) {
+          lost = await this.#commit(locks, r, version, auth, op, now);
+          if (lost === null) {
+            counted.push(...op.counted);
+            // A lock-delay noticed and committed: the version that keeps the acquire waiting is
+            // the one just written, which the read did not see; the next wake-up reads it.
+            return { response: op.response, held: op.held, version: op.held === null ? version : null };
+          }
         }
       } finally {
         auth.free();
       }
-      // A peeked state that commits nothing, or lost its race, is followed by a fresh read.
-      if (known !== undefined && peeked) attempt--;
-      known = undefined;
+      // A peeked state that commits nothing, or lost its race, costs no attempt of its own.
+      if (!fresh) attempt--;
+      known = lost;
+      fresh = lost !== undefined;
     }
     throw new HttpError(503, "too much contention on this lock; try again");
+  }
+
+  /**
+   * Commits `auth` as decided by `op` at `now`: null when stored, else what commitOrRead answers.
+   * A release that frees the lock first hands it to an acquire waiting here, if any, granted in
+   * the same commit; without a handover, the waiters learn of the change (see Waits#changed).
+   */
+  async #commit(locks, r, version, auth, op, now) {
+    const handed = r.action === "release" && auth.lease(now) === null ? this.#waits.handOver(r.name, auth, now) : null;
+    let lost;
+    try {
+      lost = await commitOrRead(locks, r.name, version, auth.snapshot(), handed?.op.deleteAt ?? op.deleteAt);
+    } catch (e) {
+      if (handed !== null) this.#waits.settle(handed.slot, null);
+      throw e;
+    }
+    if (handed !== null) {
+      if (lost === null) handed.op.granted();
+      this.#waits.settle(handed.slot, lost === null ? handed.op : null, lost ?? null);
+    } else if (lost === null && (op.counted.includes("releases") || op.counted.includes("expiries"))) {
+      this.#waits.changed(r.name);
+    }
+    return lost;
   }
 
   async #doc(request, key, counted) {

@@ -13,6 +13,13 @@
 // Of several acquires waiting on one lock in this instance, a change wakes one, the longest
 // waiting: only one of them could be granted, and waking every one would send them all to the
 // engine to race for it. The one woken and answered "held" again goes back to sleep at its place.
+//
+// A release decided in this instance hands the lock over to the longest waiting acquire here, when
+// there is one: the service decides that acquire on the released state and commits both in one
+// change, so the lock passes from holder to waiter in one commit, and no waiter of any instance
+// races for a lock that was free for no one. The waiter is claimed while that commit is in flight
+// (nothing else wakes it), then answered with its grant, or woken to decide again if the commit
+// lost its race.
 
 import { HttpError } from "./http.js";
 import { LONGEST_MS } from "./options.js";
@@ -39,15 +46,21 @@ export function waitOf(body, maxWaitMs) {
 
 /** One waiting acquire: asleep, or deciding again after a wake-up. */
 class Slot {
-  /** The resolver of the sleep in progress, or null while awake. */
+  /** What wakes the sleep in progress (nothing while it is claimed), or null while awake. */
   wake = null;
+  /** What ends the sleep in progress, claimed or not, with `{ state }` or `{ decided }`. */
+  finish = null;
+  /** A release's handover decides this acquire now: nothing else may wake it. */
+  claimed = false;
   /** A wake-up that came while awake, kept for the next sleep: `{ state }`. */
   pending = null;
   /** How many times it has found the lock held and slept: until then, an acquire like any other. */
   sleeps = 0;
 
-  constructor(lock) {
+  /** `take(auth, now)`: the acquire decided on a released authority (see Waits#handOver). */
+  constructor(lock, take) {
     this.lock = lock;
+    this.take = take;
   }
 }
 
@@ -75,22 +88,26 @@ export class Waits {
   }
 
   /**
-   * Runs a waiting acquire on `lock` for up to `waitMs`: `decide(state?)` decides it (on `state`
-   * when a watch delivered the lock's state, else on a fresh read) and answers `{ response, held,
-   * version }`, where `held` is when the lease that keeps it waiting ends, or null when `response`
-   * is final. Answers the first final response, or the last "held" one when the wait ends, the
-   * request is aborted (`signal`), the bounds are reached, or `end()` was called.
+   * Runs a waiting acquire on `lock` for up to `waitMs`: `decide(state?, waiting)` decides it (on
+   * `state` when a watch delivered the lock's state, else on a fresh read; `waiting`: a "held"
+   * will be waited on, not answered) and answers `{ response, held, version }`, where `held` is
+   * when the lease that keeps it waiting ends, or null when `response` is final. Answers the first
+   * final response, or the last "held" one when the wait ends, the request is aborted
+   * (`signal`), the bounds are reached, or `end()` was called. `take(auth, now)` decides this
+   * acquire on an authority a release just freed, for a handover (see handOver).
    */
-  async run(lock, waitMs, signal, decide) {
+  async run(lock, waitMs, signal, decide, take) {
     const deadline = Date.now() + waitMs;
     // Entered before the first decision, so a change this instance makes meanwhile is not missed.
-    const slot = waitMs > 0 ? this.#enter(lock) : null;
+    const slot = waitMs > 0 ? this.#enter(lock, take) : null;
     try {
-      let d = await decide(undefined);
-      while (slot !== null && d.held !== null && !this.#ended && !signal?.aborted && Date.now() < deadline) {
-        const state = await this.#sleep(slot, Math.min(deadline, d.held), d.version, signal);
+      const waiting = () => slot !== null && !this.#ended && !signal?.aborted && Date.now() < deadline;
+      let d = await decide(undefined, waiting());
+      while (d.held !== null && waiting()) {
+        const woken = await this.#sleep(slot, Math.min(deadline, d.held), d.version, signal);
+        if (woken.decided !== undefined) return woken.decided.response;
         if (this.#ended || signal?.aborted) break;
-        d = await decide(state ?? undefined);
+        d = await decide(woken.state ?? undefined, waiting());
       }
       return d.response;
     } finally {
@@ -106,17 +123,42 @@ export class Waits {
     if (typeof this.#locks.watch !== "function") this.#offer(lock, null);
   }
 
+  /**
+   * For a release about to commit `auth` (its lease just ended at `now`): claims the longest
+   * waiting acquire on `lock` that sleeps here and decides it on `auth` (`take`), which grants it
+   * in place. Answers `{ slot, op }` to commit with the release and then `settle`, or null (no
+   * such acquire, or it was not granted: it sleeps on, unclaimed).
+   */
+  handOver(lock, auth, now) {
+    if (this.#ended) return null;
+    const slot = this.#byLock.get(lock)?.find((s) => s.wake !== null && !s.claimed);
+    if (slot === undefined) return null;
+    const op = slot.take(auth, now);
+    if (op === null) return null;
+    slot.claimed = true;
+    return { slot, op };
+  }
+
+  /**
+   * Ends a handover: the claimed acquire is answered with `op` (its grant was committed), or,
+   * when `op` is null, wakes to decide again on `state` (the lock's state if known, else null).
+   */
+  settle(slot, op, state = null) {
+    slot.claimed = false;
+    slot.finish?.(op !== null ? { decided: op } : { state });
+  }
+
   /** Answers every wait now (a host stopping), and every later acquire at once. */
   end() {
     this.#ended = true;
     for (const slots of this.#byLock.values()) for (const s of slots) s.wake?.(null);
   }
 
-  #enter(lock) {
+  #enter(lock, take) {
     if (this.#ended || this.#count >= this.#maxWaiters) return null;
     const slots = this.#byLock.get(lock) ?? [];
     if (slots.length >= this.#maxPerLock) return null;
-    const slot = new Slot(lock);
+    const slot = new Slot(lock, take);
     slots.push(slot);
     this.#byLock.set(lock, slots);
     this.#count++;
@@ -147,39 +189,46 @@ export class Waits {
       if (slots.offered === change) return;
       slots.offered = change;
     }
-    const asleep = slots.find((s) => s.wake !== null);
+    const asleep = slots.find((s) => s.wake !== null && !s.claimed);
     if (asleep !== undefined) asleep.wake(state);
     else slots[0].pending = { state };
   }
 
   /**
-   * Sleeps until a wake-up, `until` (the held lease's end or the wait's), or the next re-read;
-   * answers the lock's state when a watch delivered it, else null. While it sleeps the backend
-   * watches the lock for any change after `version`, the version the last decision read.
+   * Sleeps until a wake-up, `until` (the held lease's end or the wait's), the next re-read, or the
+   * end of a handover; answers `{ state }`, the lock's state when a watch delivered it (else
+   * null), or `{ decided }`, the grant a handover committed. While it sleeps the backend watches
+   * the lock for any change after `version`, the version the last decision read.
    */
   #sleep(slot, until, version, signal) {
     slot.sleeps++;
     if (slot.pending !== null) {
       const { state } = slot.pending;
       slot.pending = null;
-      return Promise.resolve(state);
+      return Promise.resolve({ state });
     }
     return new Promise((resolve) => {
       let finished = false;
       let timer = null;
       let stop = null;
-      const done = (state) => {
+      const finish = (woken) => {
         if (finished) return;
         finished = true;
         clearTimeout(timer);
         signal?.removeEventListener("abort", aborted);
         slot.wake = null;
+        slot.finish = null;
         stop?.();
-        resolve(state);
+        resolve(woken);
+      };
+      // A claimed acquire is ended by its handover's settle only.
+      const done = (state) => {
+        if (!slot.claimed) finish({ state });
       };
       const aborted = () => done(null);
       signal?.addEventListener("abort", aborted, { once: true });
       slot.wake = done;
+      slot.finish = finish;
       if (typeof this.#locks.watch === "function") {
         // A change the backend reports wakes the longest waiting acquire, whichever slot's watch
         // heard it; one made before the watch began wakes this slot itself.

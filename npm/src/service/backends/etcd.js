@@ -238,6 +238,23 @@ export class EtcdLocks {
    * came first; BackendUnavailableError when etcd cannot answer or the outcome is unknown.
    */
   async commit(lock, version, snapshot, deleteAt) {
+    return (await this.#txn(lock, version, snapshot, deleteAt, false)).succeeded === true;
+  }
+
+  /**
+   * As commit(), but a commit that lost its race answers the state that beat it, read by the
+   * same txn (so as fresh as a read()): null when stored, else `{ snapshot, version }`.
+   */
+  async commitOrRead(lock, version, snapshot, deleteAt) {
+    const answer = await this.#txn(lock, version, snapshot, deleteAt, true);
+    if (answer.succeeded === true) return null;
+    const kv = answer.responses?.[0]?.response_range?.kvs?.[0];
+    if (kv === undefined) return { snapshot: null, version: "0" };
+    return { snapshot: this.#decode(lock, kv).snapshot, version: kv.mod_revision };
+  }
+
+  /** The txn of a commit: put if the revision is `version`, else (when `read`) range the key. */
+  async #txn(lock, version, snapshot, deleteAt, read) {
     const key = this.#key(lockName(lock));
     if (typeof version !== "string") {
       throw new TypeError(`version must be the version read() answered (a string), got ${describe(version)}`);
@@ -256,13 +273,10 @@ export class EtcdLocks {
       version === "0"
         ? { key, target: "CREATE", result: "EQUAL", create_revision: "0" }
         : { key, target: "MOD", result: "EQUAL", mod_revision: version };
-    const answer = await this.#call(
-      "/v3/kv/txn",
-      { compare: [compare], success: [{ request_put: { key, value: toBase64(value) } }] },
-      true,
-    );
+    const txn = { compare: [compare], success: [{ request_put: { key, value: toBase64(value) } }] };
+    if (read) txn.failure = [{ request_range: { key } }];
     // The gateway leaves out fields at their default: a failed compare has no `succeeded`.
-    return answer.succeeded === true;
+    return await this.#call("/v3/kv/txn", txn, true);
   }
 
   /**
