@@ -1,4 +1,5 @@
-// Types of `fencepost/service/node`: a Web `fetch` handler (a LeaseService's) on Node's HTTP server.
+// Types of `fencepost/service/node`: a Web `fetch` handler (a LeaseService's) on Node's HTTP server,
+// and a fetch for EtcdLocks that costs Node less than the global one.
 
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 
@@ -13,3 +14,10 @@ export function serveNode(
   handler: (request: Request) => Promise<Response>,
   options?: { port?: number; hostname?: string },
 ): Promise<{ server: Server; url: string; close(): Promise<void> }>;
+
+/**
+ * A fetch over `node:http` with a keep-alive agent, for `new EtcdLocks({ fetch })` on Node: a
+ * gateway call costs a fraction of the CPU of the global fetch. It sends what EtcdLocks sends (a
+ * POST with a string body, headers as an object, a signal) and answers a Web Response.
+ */
+export function keepAliveFetch(): (url: string, init?: { method?: string; headers?: Record<string, string>; body?: string; signal?: AbortSignal }) => Promise<Response>;

@@ -12,13 +12,23 @@ import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 
 import { BackendUnavailableError, EtcdLocks } from "fencepost/service";
+import { keepAliveFetch } from "fencepost/service/node";
 import { ENDPOINTS, healthy, kill, leader, members, pause, post, restart, resume } from "./etcd-cluster.mjs";
+
+/**
+ * The fetch every backend here sends with: the runtime's own, or, when etcd-backend-node.test.mjs
+ * runs this file, the one `fencepost serve` hands EtcdLocks on Node.
+ */
+const FETCH = process.env.FENCEPOST_TEST_ETCD_FETCH === "node" ? keepAliveFetch() : fetch;
+
+/** An EtcdLocks with `options`, sending with FETCH. */
+const etcdLocks = (options) => new EtcdLocks({ fetch: FETCH, ...options });
 
 let prefixes = 0;
 /** A backend on a prefix of its own. */
 function backend(options = {}) {
   const prefix = `t/${process.pid}/${prefixes++}/`;
-  return new EtcdLocks({ endpoints: ENDPOINTS, prefix, ...options });
+  return etcdLocks({ endpoints: ENDPOINTS, prefix, ...options });
 }
 
 const bytes = (...b) => new Uint8Array(b);
@@ -102,6 +112,23 @@ test("read, create and update: a commit succeeds only on the version it read", a
   assert.deepEqual(await backend().read("lock-1"), { snapshot: null, version: "0" });
 });
 
+test("commitOrRead: null when stored; a lost race answers the state that beat it, as read() does", async () => {
+  const b = backend();
+  assert.equal(await b.commitOrRead("l", "0", text("first"), FAR), null);
+  const first = await b.read("l");
+  assert.deepEqual(first.snapshot, text("first"));
+  // A create that lost: the state there is now.
+  assert.deepEqual(await b.commitOrRead("l", "0", text("late create"), FAR), first);
+  assert.equal(await b.commitOrRead("l", first.version, text("second"), FAR), null);
+  const second = await b.read("l");
+  assert.deepEqual(await b.commitOrRead("l", first.version, text("stale"), FAR), second);
+  // A state deleted meanwhile reads as none.
+  assert.equal(await b.sweep(FAR), 1);
+  assert.deepEqual(await b.commitOrRead("l", second.version, text("gone"), FAR), { snapshot: null, version: "0" });
+  assert.deepEqual(await b.read("l"), { snapshot: null, version: "0" });
+  await assert.rejects(b.commitOrRead("l", "01", text("x"), FAR), RangeError);
+});
+
 test("32 concurrent commits on one version: exactly one succeeds", async () => {
   const b = backend();
   for (const round of ["create", "update"]) {
@@ -138,7 +165,7 @@ function reports() {
 
 test("watch: a commit through another backend object is reported with its state; stop ends it", async () => {
   const prefix = `t/${process.pid}/${prefixes++}/`;
-  const [watcher, writer] = [0, 1].map(() => new EtcdLocks({ endpoints: ENDPOINTS, prefix }));
+  const [watcher, writer] = [0, 1].map(() => etcdLocks({ endpoints: ENDPOINTS, prefix }));
   assert.equal(await writer.commit("w", "0", text("one"), FAR), true);
   const one = await writer.read("w");
   const r = reports();
@@ -239,7 +266,7 @@ test("sweep deletes exactly the idle states", async () => {
 
 test("sweep goes through many pages and leaves values it cannot read", async () => {
   const prefix = `pages/${process.pid}/`;
-  const b = new EtcdLocks({ endpoints: ENDPOINTS, prefix });
+  const b = etcdLocks({ endpoints: ENDPOINTS, prefix });
   const names = Array.from({ length: 100 }, (_, i) => `l${String(i).padStart(3, "0")}`);
   await Promise.all(names.map((n, i) => b.commit(n, "0", text(n), i % 2 === 0 ? 10 : FAR)));
   // Something else stored under the prefix, shorter than a deleteAt.
@@ -257,7 +284,7 @@ test("sweep goes through many pages and leaves values it cannot read", async () 
 
 test("sweep never deletes a state that changed after it read it", async () => {
   const prefix = `race/${process.pid}/`;
-  const writer = new EtcdLocks({ endpoints: ENDPOINTS, prefix });
+  const writer = etcdLocks({ endpoints: ENDPOINTS, prefix });
   for (const n of ["x", "y", "z"]) assert.equal(await writer.commit(n, "0", text(n), 5), true);
   const xKey = btoa(`${prefix}x`);
   let changed = 0;
@@ -269,7 +296,7 @@ test("sweep never deletes a state that changed after it read it", async () => {
       const x = await writer.read("x");
       assert.equal(await writer.commit("x", x.version, text("x renewed"), FAR), true);
     }
-    return fetch(url, init);
+    return FETCH(url, init);
   };
   const sweeper = new EtcdLocks({ endpoints: ENDPOINTS, prefix, fetch: interleaving });
   assert.equal(await sweeper.sweep(5), 2);
@@ -291,7 +318,7 @@ test("a dead endpoint first in the list: the next member answers", async () => {
   assert.equal(await b.sweep(FAR), 1);
   assert.ok(Date.now() - started < 2000, `took ${Date.now() - started} ms`);
   // Every endpoint dead: unavailable, naming each, at once.
-  const none = new EtcdLocks({ endpoints: [await deadUrl(), await deadUrl()] });
+  const none = etcdLocks({ endpoints: [await deadUrl(), await deadUrl()] });
   for (const call of [() => none.read("l"), () => none.commit("l", "0", text("v"), FAR), () => none.sweep(1)]) {
     await assert.rejects(call, (e) => e instanceof BackendUnavailableError && /no member answered.*connection refused.*connection refused/.test(e.message));
   }
@@ -343,7 +370,7 @@ test("a paused member: a write sent to it is unknown, never retried elsewhere; t
 test("reads are linearizable: a member cut off from the quorum answers none", async () => {
   const timeoutMs = 1500;
   const [lone, ...rest] = members();
-  const b = new EtcdLocks({ endpoints: [lone.clientUrl], prefix: `lin/${process.pid}/`, timeoutMs });
+  const b = etcdLocks({ endpoints: [lone.clientUrl], prefix: `lin/${process.pid}/`, timeoutMs });
   assert.equal(await b.commit("l", "0", text("stored"), FAR), true);
   for (const m of rest) await pause(m);
   try {
@@ -367,7 +394,7 @@ test("a member killed: reads and commits go on through the others; restarted, it
   const victim = members().find((m) => m.name !== l.name);
   const prefix = `kill/${process.pid}/`;
   const first = (url) => [url, ...ENDPOINTS.filter((u) => u !== url)];
-  const b = new EtcdLocks({ endpoints: first(victim.clientUrl), prefix });
+  const b = etcdLocks({ endpoints: first(victim.clientUrl), prefix });
   assert.equal(await b.commit("k", "0", text("before"), FAR), true);
   await kill(victim);
   let version;
@@ -381,14 +408,14 @@ test("a member killed: reads and commits go on through the others; restarted, it
       ({ version } = await b.read("k"));
     }
     // A backend that never reached the dead member before tries it first, too.
-    const fresh = new EtcdLocks({ endpoints: first(victim.clientUrl), prefix });
+    const fresh = etcdLocks({ endpoints: first(victim.clientUrl), prefix });
     assert.equal(await fresh.commit("k2", "0", text("fresh"), FAR), true);
     assert.equal(await fresh.sweep(1), 0);
   } finally {
     back = await restart(victim);
   }
   assert.notEqual(back.pid, victim.pid);
-  const only = new EtcdLocks({ endpoints: [back.clientUrl], prefix });
+  const only = etcdLocks({ endpoints: [back.clientUrl], prefix });
   assert.deepEqual(await only.read("k"), { snapshot: text("during 9"), version });
   assert.deepEqual((await only.read("k2")).snapshot, text("fresh"));
   assert.equal(await only.commit("k", version, text("after"), FAR), true);

@@ -14,6 +14,7 @@ use crate::tools::{Cmd, root, step};
 const TESTS: &[&str] = &[
     "cli.test.mjs",
     "etcd-backend.test.mjs",
+    "etcd-backend-node.test.mjs",
     "instances.test.mjs",
     "waits.test.mjs",
     "faults.test.mjs",

@@ -6,6 +6,7 @@ import { PostgresStore, SqliteStore } from "fencepost/store";
 import { EtcdLocks } from "./backends/etcd.js";
 import { createdByAnyone, PostgresLocks, unavailable } from "./backends/postgres.js";
 import { BackendUnavailableError } from "./errors.js";
+import { keepAliveFetch } from "./node-fetch.js";
 
 /** The table of documents, in SQLite or Postgres. */
 const DOCUMENTS_TABLE = "fencepost_documents";
@@ -95,7 +96,7 @@ export async function open({ etcd, postgres, documents }) {
   let describe;
   if (etcd !== undefined) {
     const endpoints = etcdEndpoints(etcd);
-    locks = new EtcdLocks({ endpoints });
+    locks = new EtcdLocks({ endpoints, fetch: keepAliveFetch() });
     describe = `etcd ${endpoints.join(",")}`;
   } else {
     lockPool = await pool(postgres, "--postgres");

@@ -5,6 +5,8 @@
 import { createServer } from "node:http";
 import { Readable } from "node:stream";
 
+export { keepAliveFetch } from "./node-fetch.js";
+
 /** The Web Request of a Node request: its method, URL, headers, and its body as a stream. */
 function toRequest(req, signal) {
   const url = new URL(req.url ?? "/", `http://${req.headers.host ?? "localhost"}`);
