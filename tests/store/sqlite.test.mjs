@@ -1,5 +1,5 @@
 // fencepost/store on a real SQLite (better-sqlite3): the shared cases, the migration of an
-// existing table, 100 writers on four connections in four threads, and a process killed between
+// existing table (by several processes at once too), 100 writers on four connections in four threads, and a process killed between
 // its write and its COMMIT.
 
 import assert from "node:assert/strict";
@@ -45,6 +45,24 @@ test("SQLite: createTable adds the fence columns to an existing table and keeps 
   assert.deepEqual(await store.write("d1", 33n, "fenced"), { ok: true });
   assert.deepEqual(await store.read("d1"), { value: "fenced", token: 33n });
   assert.deepEqual(db.prepare(`SELECT author FROM documents WHERE id = 'd1'`).get(), { author: "n/a" });
+});
+
+test("SQLite: createTable by four processes' connections at once: each succeeds, the columns are added once", async () => {
+  // Tables as an earlier version made them, without the fence columns, so every caller has work.
+  const tables = Array.from({ length: 20 }, (_, i) => `racing_${i}`);
+  for (const t of tables) db.exec(`CREATE TABLE ${t} (key TEXT PRIMARY KEY NOT NULL, value TEXT)`);
+  const start = new Int32Array(new SharedArrayBuffer(4));
+  const threads = [0, 1, 2, 3].map(() => new Worker(new URL("./sqlite-create.mjs", import.meta.url), { workerData: { file, tables, start } }));
+  const results = threads.map((w) => new Promise((ok, fail) => w.on("message", (m) => m !== "ready" && ok(m)).once("error", fail)));
+  // Each table's race starts once every thread waits for it.
+  let ready = 0;
+  for (const w of threads) w.on("message", (m) => m === "ready" && ++ready % threads.length === 0 && (Atomics.add(start, 0, 1), Atomics.notify(start, 0)));
+  const outcomes = await Promise.all(results);
+  assert.deepEqual(outcomes, threads.map(() => tables.map(() => "ok")));
+  for (const t of tables) {
+    const columns = db.prepare(`SELECT name FROM pragma_table_info(?)`).all(t).map((c) => c.name);
+    assert.deepEqual(columns, ["key", "value", "fence", "fence_ops"], t);
+  }
 });
 
 test("SQLite: bad options are refused", () => {

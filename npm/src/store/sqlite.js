@@ -15,6 +15,9 @@ import { ACCEPTED, disagreement, entry, isLost, keyOf, lost, refusal, sqlParams,
 import { inOrder, positional, sqliteRead, sqliteWrite } from "./sql.js";
 import { describe } from "../common.js";
 
+/** How many times createTable tries to take a locked database's write lock (5 to 25 ms apart). */
+const LOCKED_ATTEMPTS = 400;
+
 function busy(error) {
   // better-sqlite3 names the code; node:sqlite gives the number, extended codes included (the
   // low byte: 5 SQLITE_BUSY, 6 SQLITE_LOCKED).
@@ -38,15 +41,47 @@ export class SqliteStore {
 
   /**
    * Creates the table (key, value, fence, fence_ops) if it does not exist, and adds the fence and
-   * idempotency columns to an existing one that lacks them.
+   * idempotency columns to an existing one that lacks them. Processes sharing the file may call it
+   * at once (several service instances starting): it looks and changes in one transaction that
+   * takes the write lock first, so each caller sees what an earlier one made.
    */
   async createTable() {
     const { table, key, value } = this.#config;
-    this.#db.exec(`CREATE TABLE IF NOT EXISTS ${table} (${key} TEXT PRIMARY KEY NOT NULL, ${value} TEXT)`);
-    const columns = this.#db.prepare(`SELECT name FROM pragma_table_info(?)`).all(table.slice(1, -1)).map((c) => c.name);
-    // TEXT, not INTEGER: see markText in fence.js.
-    if (!columns.includes("fence")) this.#db.exec(`ALTER TABLE ${table} ADD COLUMN fence TEXT`);
-    if (!columns.includes("fence_ops")) this.#db.exec(`ALTER TABLE ${table} ADD COLUMN fence_ops TEXT`);
+    await this.#immediate(() => {
+      this.#db.exec(`CREATE TABLE IF NOT EXISTS ${table} (${key} TEXT PRIMARY KEY NOT NULL, ${value} TEXT)`);
+      const columns = this.#db.prepare(`SELECT name FROM pragma_table_info(?)`).all(table.slice(1, -1)).map((c) => c.name);
+      // TEXT, not INTEGER: see markText in fence.js.
+      if (!columns.includes("fence")) this.#db.exec(`ALTER TABLE ${table} ADD COLUMN fence TEXT`);
+      if (!columns.includes("fence_ops")) this.#db.exec(`ALTER TABLE ${table} ADD COLUMN fence_ops TEXT`);
+    });
+  }
+
+  /**
+   * Runs `work` in a BEGIN IMMEDIATE transaction, committed, or rolled back if it throws. A
+   * database locked by another connection is tried again for a while: a driver without a busy
+   * timeout (node:sqlite's default) says so at once.
+   */
+  async #immediate(work) {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        this.#db.exec("BEGIN IMMEDIATE");
+        break;
+      } catch (error) {
+        if (!busy(error) || attempt === LOCKED_ATTEMPTS) throw error;
+        await new Promise((r) => setTimeout(r, 5 + Math.random() * 20));
+      }
+    }
+    try {
+      work();
+      this.#db.exec("COMMIT");
+    } catch (error) {
+      try {
+        this.#db.exec("ROLLBACK");
+      } catch {
+        // No transaction was open any more.
+      }
+      throw error;
+    }
   }
 
   #prepared() {
