@@ -186,8 +186,17 @@ export class PostgresLocks implements LockBackend {
 
 /** Locks in etcd v3, through its JSON gateway with plain fetch: each commit one txn comparing the key's revision. */
 export class EtcdLocks implements LockBackend {
-  /** `fetch`: the fetch to call etcd with (default the global one; in a Worker, a binding's). */
-  constructor(options: { endpoints: string | string[]; prefix?: string; timeoutMs?: number; fetch?: (input: string, init?: RequestInit) => Promise<Response> });
+  /**
+   * `fetch`: the fetch to call etcd with (default the global one; in a Worker, a binding's; on
+   * Node, `keepAliveFetch()` of `fencepost/service/node`). It is called with a POST and a string
+   * body, and reads the answer's `status` and `text()`, or, for a watch, its `body` stream.
+   */
+  constructor(options: {
+    endpoints: string | string[];
+    prefix?: string;
+    timeoutMs?: number;
+    fetch?: (input: string, init: { method: string; headers: Record<string, string>; body: string; signal: AbortSignal }) => Promise<Pick<Response, "status" | "text" | "body">>;
+  });
   read(lock: string): Promise<{ snapshot: Uint8Array | null; version: unknown }>;
   commit(lock: string, version: unknown, snapshot: Uint8Array, deleteAt: number): Promise<boolean>;
   /** One txn: put if the key's revision is unchanged, else range the key. */

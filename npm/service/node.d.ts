@@ -18,6 +18,10 @@ export function serveNode(
 /**
  * A fetch over `node:http` with a keep-alive agent, for `new EtcdLocks({ fetch })` on Node: a
  * gateway call costs a fraction of the CPU of the global fetch. It sends what EtcdLocks sends (a
- * POST with a string body, headers as an object, a signal) and answers a Web Response.
+ * string body, headers as an object, a signal). An answer of known length comes back read whole,
+ * with the members of a Response that read it; a streamed one (a watch) as a Response.
  */
-export function keepAliveFetch(): (url: string, init?: { method?: string; headers?: Record<string, string>; body?: string; signal?: AbortSignal }) => Promise<Response>;
+export function keepAliveFetch(): (
+  url: string,
+  init?: { method?: string; headers?: Record<string, string>; body?: string; signal?: AbortSignal },
+) => Promise<Pick<Response, "status" | "statusText" | "ok" | "headers" | "body" | "text" | "json" | "arrayBuffer">>;

@@ -46,6 +46,11 @@ const counted: number = service.metrics.get("grants");
 const swept: Promise<number> = service.sweep();
 
 new LeaseService({ keys, locks: new EtcdLocks({ endpoints: ["http://127.0.0.1:2379"], timeoutMs: 2000 }) });
+// The global fetch fits EtcdLocks' option, and so does a fetch answering only what it reads, as
+// keepAliveFetch of fencepost/service/node does (its declarations need Node's, not loaded here).
+new EtcdLocks({ endpoints: "http://127.0.0.1:2379", fetch: (url, init) => fetch(url, init) });
+const answer = async () => ({ status: 200, text: async () => "{}", body: null });
+new LeaseService({ keys, locks: new EtcdLocks({ endpoints: "http://127.0.0.1:2379", fetch: answer }) });
 new LeaseService({ keys, locks: new PostgresLocks({}, { table: "locks" }) });
 new LeaseService({ keys, locks: new DenoKvLocks({}) });
 
@@ -68,5 +73,7 @@ new LeaseService({ locks: new MapLocks() });
 service.metrics.get("grant");
 // @ts-expect-error: corsOrigins is a list of origins
 new LeaseService({ keys, documents, corsOrigins: "https://app.example.com" });
+// @ts-expect-error: EtcdLocks' fetch answers at least a status, text() and body
+new EtcdLocks({ endpoints: "http://127.0.0.1:2379", fetch: async () => ({ status: 200 }) });
 
 void [handler, counted, swept, out, e];

@@ -9,7 +9,7 @@ import { withCors } from "./cors.js";
 import { adoptDoc, docGet, docPut, signedToken, writeLine } from "./documents.js";
 import { COUNTED, Metrics } from "./metrics.js";
 import { checkOptions } from "./options.js";
-import { answer, HttpError, readJson, readText } from "./http.js";
+import { answer, HttpError, json, readJson, readText } from "./http.js";
 import { loadAuthority, lockOp, lockState } from "./decide.js";
 import { route } from "./routes.js";
 import { Waits, waitOf } from "./waits.js";
@@ -104,7 +104,8 @@ export class LeaseService {
       return { ...op, granted: () => counted.push(...op.counted) };
     };
     const decide = (state, waiting) => this.#decide(locks, r, body, counted, state, waiting);
-    return this.#waits.run(r.name, waitMs, request.signal, decide, take);
+    const out = await this.#waits.run(r.name, waitMs, request.signal, decide, take);
+    return json(out.status, out.body);
   }
 
   /**
