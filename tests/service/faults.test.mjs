@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { acquire, put, release, renew } from "./calls.mjs";
 import { checkGrants, client } from "./cycles.mjs";
 import { kill, leader, members, pause, restart, resume, healthy } from "./etcd-cluster.mjs";
-import { etcdEndpoints, postgresUrl, scratch, sleep, startInstance } from "./instances.mjs";
+import { etcdEndpoints, postgresUrl, scratch, sleep, startInstance, startInstances } from "./instances.mjs";
 
 /**
  * Clients over `instances` for `ms`, with `fault()` run `atMs` after they start; they go on for at
@@ -37,7 +37,7 @@ describe("etcd: three instances over three members", () => {
   let instances = [];
   before(async () => {
     const args = ["--etcd", etcdEndpoints(), "--documents", `sqlite:${join(dir, "docs.sqlite3")}`];
-    instances = await Promise.all([0, 1, 2].map(() => startInstance(args)));
+    instances = await startInstances(3, args);
   });
   after(async () => {
     for (const i of instances) await i.stop();
@@ -106,7 +106,7 @@ describe("etcd: three instances over three members", () => {
 describe("Postgres: two instances over one server", () => {
   let instances = [];
   before(async () => {
-    instances = await Promise.all([0, 1].map(() => startInstance(["--postgres", postgresUrl()])));
+    instances = await startInstances(2, ["--postgres", postgresUrl()]);
   });
   after(async () => {
     for (const i of instances) await i.stop();

@@ -83,6 +83,19 @@ export async function startInstance(args, env = {}) {
   };
 }
 
+/**
+ * Starts `count` instances of `fencepost serve` with `args` at once, as a deployment's would. If
+ * any fails, those that started are stopped before the error is thrown, so that no instance is
+ * left running (and holding the test process open) after a failed start.
+ */
+export async function startInstances(count, args) {
+  const started = await Promise.allSettled(Array.from({ length: count }, () => startInstance(args)));
+  const failed = started.find((s) => s.status === "rejected");
+  if (failed === undefined) return started.map((s) => s.value);
+  await Promise.all(started.filter((s) => s.status === "fulfilled").map((s) => s.value.stop()));
+  throw failed.reason;
+}
+
 /** `fencepost check` of `lines` (a write log): its JSON summary. */
 export function check(lines) {
   const bin = process.env.FENCEPOST_CLI;

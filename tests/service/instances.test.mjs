@@ -9,7 +9,7 @@ import { after, before, describe, test } from "node:test";
 import { join } from "node:path";
 import { acquire, getDoc, metrics, put, release } from "./calls.mjs";
 import { byLock, checkGrants, client } from "./cycles.mjs";
-import { check, etcdEndpoints, mergedWrites, postgresUrl, scratch, startInstance } from "./instances.mjs";
+import { check, etcdEndpoints, mergedWrites, postgresUrl, scratch, startInstances } from "./instances.mjs";
 
 const ENGINES = {
   "etcd (3 members), 3 instances": (dir) => ({ args: ["--etcd", etcdEndpoints(), "--documents", `sqlite:${join(dir, "docs.sqlite3")}`], count: 3 }),
@@ -22,7 +22,7 @@ for (const [title, engine] of Object.entries(ENGINES)) {
     let instances = [];
     before(async () => {
       const { args, count } = engine(dir);
-      instances = await Promise.all(Array.from({ length: count }, () => startInstance(args)));
+      instances = await startInstances(count, args);
     });
     after(async () => {
       for (const i of instances) await i.stop();

@@ -13,7 +13,7 @@ import { BackendUnavailableError, EtcdLocks, keyRingOf, LeaseService } from "fen
 import { LeaseClient } from "fencepost/client";
 import { acquire, call, release } from "./calls.mjs";
 import { checkGrants, client } from "./cycles.mjs";
-import { etcdEndpoints, KEYS, postgresUrl, scratch, sleep, startInstance } from "./instances.mjs";
+import { etcdEndpoints, KEYS, postgresUrl, scratch, sleep, startInstance, startInstances } from "./instances.mjs";
 
 /** The gauge of waiting acquires an instance answers at /metrics. */
 async function waiting(base) {
@@ -53,7 +53,7 @@ for (const [title, args] of Object.entries(ENGINES)) {
     let bases = [];
     let instances = [];
     before(async () => {
-      instances = await Promise.all([0, 1].map(() => startInstance(args(dir))));
+      instances = await startInstances(2, args(dir));
       bases = instances.map((i) => i.base);
     });
     after(async () => {
