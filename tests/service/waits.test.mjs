@@ -190,18 +190,30 @@ describe("etcd: bounds, a service stopping, and the package's client", () => {
     return { locks, etcd };
   }
 
-  test("a release hands the lock to the acquire waiting in its instance: one commit, the next token", async () => {
-    const s = service();
-    const lock = lockName("handover");
+  /** A lock of `s` held by `a`, and `w`, an acquire waiting for it in `s`. */
+  async function heldAndAwaited(s, what) {
+    const lock = lockName(what);
     const a = (await post(s, lock, "acquire", { ttlMs: 60_000 })).json;
     const w = tracked(post(s, lock, "acquire", { ttlMs: 60_000, waitMs: 20_000 }));
     await until(() => s.waiting, 1);
-    const before = await changes(lock);
+    return { lock, a, w };
+  }
+
+  /** Releases `a`'s lease through `s`, asserting it freed the lock; answers the waiter's grant. */
+  async function releasedTo(s, lock, a, w) {
     const released = await post(s, lock, "release", { leaseId: a.leaseId, token: a.token });
     assert.deepEqual(released, { status: 200, json: { released: "free", depth: 0 } });
     const r = await w.promise;
     assert.equal(r.status, 200, JSON.stringify(r.json));
     assert.equal(BigInt(r.json.token), BigInt(a.token) + 1n);
+    return r;
+  }
+
+  test("a release hands the lock to the acquire waiting in its instance: one commit, the next token", async () => {
+    const s = service();
+    const { lock, a, w } = await heldAndAwaited(s, "handover");
+    const before = await changes(lock);
+    const r = await releasedTo(s, lock, a, w);
     // The release and the grant are one change of the key.
     assert.equal(await changes(lock), before + 1);
     assert.deepEqual([s.metrics.get("grants"), s.metrics.get("releases"), s.waiting], [2, 1, 0]);
@@ -211,10 +223,7 @@ describe("etcd: bounds, a service stopping, and the package's client", () => {
   test("a handover whose commit lost its race: the waiter decides again and is granted the next token", async () => {
     const { locks, etcd } = interfered();
     const s = service({ locks });
-    const lock = lockName("handover-lost");
-    const a = (await post(s, lock, "acquire", { ttlMs: 60_000 })).json;
-    const w = tracked(post(s, lock, "acquire", { ttlMs: 60_000, waitMs: 20_000 }));
-    await until(() => s.waiting, 1);
+    const { lock, a, w } = await heldAndAwaited(s, "handover-lost");
     // Another instance changes the lock between the release's decision and its commit (it writes
     // the same state again, so the release still holds when decided again).
     locks.before = async () => {
@@ -222,11 +231,7 @@ describe("etcd: bounds, a service stopping, and the package's client", () => {
       assert.equal(await etcd.commit(lock, now.version, now.snapshot, Date.now() + 120_000), true);
     };
     const before = await changes(lock);
-    const released = await post(s, lock, "release", { leaseId: a.leaseId, token: a.token });
-    assert.deepEqual(released, { status: 200, json: { released: "free", depth: 0 } });
-    const r = await w.promise;
-    assert.equal(r.status, 200, JSON.stringify(r.json));
-    assert.equal(BigInt(r.json.token), BigInt(a.token) + 1n);
+    await releasedTo(s, lock, a, w);
     // The other change, then the release with its handover (one change), or the release and the
     // waiter's own grant (two): the lost commit changed nothing.
     assert.ok([before + 2, before + 3].includes(await changes(lock)));
@@ -236,19 +241,14 @@ describe("etcd: bounds, a service stopping, and the package's client", () => {
   test("a handover whose outcome is unknown: the release answers 503, the waiter waits on and gets the lock", async () => {
     const { locks } = interfered();
     const s = service({ locks });
-    const lock = lockName("handover-503");
-    const a = (await post(s, lock, "acquire", { ttlMs: 60_000 })).json;
-    const w = tracked(post(s, lock, "acquire", { ttlMs: 60_000, waitMs: 20_000 }));
-    await until(() => s.waiting, 1);
+    const { lock, a, w } = await heldAndAwaited(s, "handover-503");
     locks.before = () => {
       throw new BackendUnavailableError("etcd /v3/kv/txn: the outcome of the write is unknown: a test");
     };
     assert.equal((await post(s, lock, "release", { leaseId: a.leaseId, token: a.token })).status, 503);
     await sleep(100);
     assert.deepEqual([w.settled, s.waiting], [false, 1]);
-    assert.equal((await post(s, lock, "release", { leaseId: a.leaseId, token: a.token })).status, 200);
-    const r = await w.promise;
-    assert.equal(BigInt(r.json.token), BigInt(a.token) + 1n);
+    await releasedTo(s, lock, a, w);
     assert.deepEqual([s.metrics.get("grants"), s.metrics.get("releases"), s.waiting], [2, 1, 0]);
   });
 
