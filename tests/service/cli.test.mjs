@@ -1,12 +1,13 @@
 // `fencepost serve` as a user meets it: its help, a clear refusal naming each missing or bad
-// option or setting (exit status 2), an engine it cannot reach (exit 1), and SIGTERM, which lets
-// a request in flight finish before the process exits.
+// option or setting (exit status 2), an engine it cannot reach (exit 1), request bodies of every
+// framing within the service's limits, and SIGTERM, which lets a request in flight finish before
+// the process exits.
 
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { request } from "node:http";
 import { test } from "node:test";
-import { acquire } from "./calls.mjs";
+import { acquire, call, getDoc, put } from "./calls.mjs";
 import { BIN, KEYS, etcdEndpoints, freePort, postgresUrl, sleep, startInstance } from "./instances.mjs";
 
 function run(args, env = { FENCEPOST_KEYS: KEYS }) {
@@ -87,4 +88,44 @@ test("SIGTERM: the request in flight is answered, then the process exits 0", asy
   assert.match(instance.log(), /fencepost service: SIGTERM: answering the requests in flight, then exiting/);
   // It no longer listens.
   await assert.rejects(fetch(`${instance.base}/metrics`));
+});
+
+/** PUTs `parts` to /docs/:key as a chunked body (no Content-Length): `{ status, json }`. */
+function putChunked(base, key, header, parts) {
+  return new Promise((ok, fail) => {
+    const req = request(new URL(`/docs/${key}`, base), { method: "PUT", headers: { "fencing-token": header } }, (res) => {
+      let body = "";
+      res.on("data", (d) => (body += d));
+      res.on("end", () => ok({ status: res.statusCode, json: JSON.parse(body) }));
+    });
+    req.on("error", fail);
+    for (const part of parts) req.write(part);
+    req.end();
+  });
+}
+
+test("bodies: a declared length up to 64 KiB, a longer one and a chunked one, each within the service's limits", async () => {
+  const instance = await startInstance(["--postgres", postgresUrl()]);
+  try {
+    const lock = `bodies-${process.pid}`;
+    const g = await acquire(instance.base, lock, 30_000);
+    assert.equal(g.status, 200, g.text);
+    const accepted = { token: g.json.token, highest: g.json.token };
+    // Exactly the limit, read whole.
+    const full = "x".repeat(64 * 1024);
+    assert.deepEqual((await put(instance.base, lock, g.json.header, full)).json, accepted);
+    assert.equal((await getDoc(instance.base, lock)).json.data, full);
+    // One byte more, streamed to the service, which refuses it; the document is unchanged.
+    const over = await put(instance.base, lock, g.json.header, `${full}y`);
+    assert.deepEqual([over.status, over.json], [400, { error: "body is larger than 65536 bytes" }]);
+    assert.equal((await getDoc(instance.base, lock)).json.data, full);
+    // Chunked, without a length: streamed, and whole.
+    assert.deepEqual(await putChunked(instance.base, lock, g.json.header, ["chunked ", "in ", "three"]), { status: 200, json: accepted });
+    assert.equal((await getDoc(instance.base, lock)).json.data, "chunked in three");
+    // A lock call declaring 10 MiB is refused without being kept.
+    const big = await call(instance.base, "POST", `/locks/${lock}/acquire`, JSON.stringify({ pad: "x".repeat(10 * 1024 * 1024) }));
+    assert.deepEqual([big.status, big.json], [400, { error: "body is larger than 65536 bytes" }]);
+  } finally {
+    await instance.stop();
+  }
 });
