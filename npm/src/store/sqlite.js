@@ -75,12 +75,17 @@ export class SqliteStore {
       work();
       this.#db.exec("COMMIT");
     } catch (error) {
-      try {
-        this.#db.exec("ROLLBACK");
-      } catch {
-        // No transaction was open any more.
-      }
+      this.#rollback();
       throw error;
+    }
+  }
+
+  /** Rolls back the open transaction, if SQLite has not already done so. */
+  #rollback() {
+    try {
+      this.#db.exec("ROLLBACK");
+    } catch {
+      // No transaction was open any more.
     }
   }
 
@@ -133,12 +138,8 @@ export class SqliteStore {
         st.commit.run();
         return verdict;
       } catch (error) {
-        // Nothing half-written stays: the transaction is rolled back (SQLite may have done so).
-        try {
-          this.#db.exec("ROLLBACK");
-        } catch {
-          // No transaction was open any more.
-        }
+        // Nothing half-written stays: the transaction is rolled back.
+        this.#rollback();
         throw error;
       }
     };
