@@ -40,6 +40,7 @@ export function keepAliveFetch() {
         const chunks = [];
         res.on("data", (chunk) => chunks.push(chunk));
         res.once("end", () => resolve(new Answer(meta, Buffer.concat(chunks))));
+        res.once("error", failed);
         res.once("close", () => {
           if (!res.complete) failed(new Error("the connection closed before the answer ended"));
         });
