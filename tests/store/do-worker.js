@@ -16,6 +16,7 @@ export class Store {
     this.applied = 0;
     /** The benchmark's token counter and tallies. */
     this.next = 0;
+    this.marked = 0;
     this.accepted = 0;
     this.stale = 0;
   }
@@ -46,21 +47,26 @@ export class Store {
           return reply({ result, seq: result.ok ? ++this.applied : null });
         }
         case "/bench": {
-          // `n` writes to one key, fenced through the store or the same upsert without a fence;
-          // with `shared`, each fenced write takes the next token of the object's counter, as
-          // the writers of the concurrency figure do.
+          // `n` writes to one key: fenced through the store, the same upsert without a fence
+          // ("plain"), or that upsert writing the token's stored form too ("floor"); with
+          // `shared`, each fenced write takes the next token of the object's counter, as the
+          // writers of the concurrency figure do.
+          const sql = this.ctx.storage.sql;
           for (let i = 0; i < body.n; i++) {
-            if (body.fenced) {
+            if (body.kind === "fenced") {
               const token = body.shared ? BigInt(++this.next) : BigInt(body.from + i);
               const r = await this.store.write("bench", token, `v${i}`);
               if (r.ok) this.accepted++;
               else this.stale++;
-            } else {
-              this.ctx.storage.sql.exec(
-                `INSERT INTO bench (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
-                "plain",
+            } else if (body.kind === "floor") {
+              sql.exec(
+                `INSERT INTO bench (key, value, fence) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, fence = excluded.fence`,
+                "floor",
                 JSON.stringify(`v${i}`),
+                String(++this.marked).padStart(20, "0"),
               );
+            } else {
+              sql.exec(`INSERT INTO bench (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, "plain", JSON.stringify(`v${i}`));
             }
           }
           return reply({ n: body.n, accepted: this.accepted, stale: this.stale });
