@@ -28,10 +28,10 @@ import { post } from "./runtime.mjs";
 import { configure, startWorkerd } from "./workerd.mjs";
 
 /**
- * Many rounds, each a plain run beside a fenced one, and the median of their ratios: on a shared
- * machine a burst of other work spoils the round it falls in, and the halves of a round see the
- * same load. A round is thousands of writes: rounds of a few milliseconds measured the scheduler
- * (a Postgres round of 100 writes gave ratios from 0.6 to 4.8 within one run).
+ * Many rounds, each a plain run beside a floor and a fenced one, and the median of their ratios:
+ * on a shared machine a burst of other work spoils the round it falls in, and the parts of a round
+ * see the same load. A round is thousands of writes: a round of a few milliseconds measures the
+ * scheduler (Postgres rounds of 100 writes gave ratios from 0.6x to 4.8x within one run).
  */
 const ROUNDS = 15;
 const CROWD_ROUNDS = 5;
@@ -57,8 +57,8 @@ function quartiles(values) {
 /**
  * µs per write of each kind (`writers`: { plain, floor, fenced }, each `(n) => work`), the best
  * of ROUNDS (`best`), and the quartiles over the rounds of floor / plain (`floor`) and fenced /
- * plain (`fenced`); the kinds take
- * turns being first from round to round. A warm-up round runs first and is not counted.
+ * plain (`fenced`); the kinds take turns being first from round to round. A warm-up round runs
+ * first and is not counted.
  */
 async function pair(n, writers) {
   const best = { plain: Infinity, floor: Infinity, fenced: Infinity };
