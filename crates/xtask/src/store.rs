@@ -66,8 +66,9 @@ pub fn test() -> Result {
         .run()
 }
 
-/// The store benchmark: per engine a fenced write against the same plain write, and 16
-/// concurrent writers to one key (tests/store/bench.mjs in Node and workerd, bench-kv.mjs in Deno).
+/// The store benchmark: per engine a fenced write against the same plain write and against the
+/// floor (that write also storing the token), and 16 concurrent writers to one key
+/// (tests/store/bench.mjs in Node and workerd, bench-kv.mjs in Deno).
 /// Prints figures; asserts no times.
 pub fn bench() -> Result {
     dist()?;
