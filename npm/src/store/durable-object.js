@@ -7,12 +7,14 @@
 // atomic: a failure leaves nothing half-written. No race can be lost, so nothing is retried.
 
 import { decideStoredWrite } from "fencepost";
-import { ACCEPTED, disagreement, entry, keyOf, refusal, sqlParams, storeOptions, writeArgs } from "./fence.js";
-import { inOrder, positional, sqliteRead, sqliteWrite } from "./sql.js";
+import { ACCEPTED, disagreement, entry, keyOf, markText, refusal, sqlParams, storeOptions, writeArgs } from "./fence.js";
+import { sqliteRead, sqliteWrite } from "./sql.js";
 import { describe } from "../common.js";
 
 export class DurableObjectSqlStore {
   #storage;
+  /** `ctx.storage.sql`, asked for once: every statement goes to it. */
+  #db;
   #config;
   /** The statements of a write, as `sql.exec` takes them. */
   #sql;
@@ -22,17 +24,20 @@ export class DurableObjectSqlStore {
       throw new TypeError(`storage must be a Durable Object's ctx.storage with SQL enabled, got ${describe(storage)}`);
     }
     this.#storage = storage;
+    this.#db = storage.sql;
     this.#config = storeOptions(options, { sql: true });
     const { table, key, value } = this.#config;
     this.#sql = {
-      plain: positional(sqliteWrite(table, key, value, false)),
-      keyed: positional(sqliteWrite(table, key, value, true)),
+      // Numbered parameters, which sql.exec takes: each value is bound once (a bound value costs
+      // about 0.3 µs of a 3.3 µs plain upsert there).
+      plain: sqliteWrite(table, key, value, false),
+      keyed: sqliteWrite(table, key, value, true),
       refused: sqliteRead(table, key),
     };
   }
 
   #exec(sql, ...params) {
-    return this.#storage.sql.exec(sql, ...params);
+    return this.#db.exec(sql, ...params);
   }
 
   /**
@@ -56,12 +61,12 @@ export class DurableObjectSqlStore {
   async write(key, tokenOrHeader, value, options) {
     const args = writeArgs(this.#config, key, tokenOrHeader, value, options);
     if (args.ok === false) return args;
-    const { key: k, op, token } = args;
+    const { key: k, op, text, token } = args;
     // Token 0 is refused whatever the row holds: the core says so without reading it.
     if (token === 0n) return decideStoredWrite(null, token);
-    const write = op === undefined ? this.#sql.plain : this.#sql.keyed;
+    const cursor = op === undefined ? this.#db.exec(this.#sql.plain, k, text, markText(token)) : this.#db.exec(this.#sql.keyed, ...sqlParams(args));
     // An upsert the rule refused wrote no row.
-    if (this.#exec(write.text, ...inOrder(write.order, sqlParams(args))).rowsWritten > 0) return ACCEPTED;
+    if (cursor.rowsWritten > 0) return ACCEPTED;
     const row = this.#exec(this.#sql.refused, k).toArray()[0];
     const verdict = refusal(token, op, row, `row ${describe(k)}`);
     if (verdict === null) throw disagreement(k, token, row);

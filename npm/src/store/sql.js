@@ -132,12 +132,12 @@ function sqliteSound(r) {
           AND substr(entry_.value, -22, 20) NOT GLOB '*[^0-9]*' AND json_array_length(entry_.value) = 2)) END)`;
 }
 
-/** SQLite: row `r`'s entries without key ?4, then [?4, ?3], the last 16, as JSON text. */
+/** SQLite: row `r`'s entries without key ?4, then [?4, token], the last 16, as JSON text. */
 function sqliteEntriesAfter(r) {
   return `(SELECT '[' || group_concat(entry, ',' ORDER BY n) || ']' FROM (
         SELECT entry, n FROM (
           SELECT entry_.value AS entry, entry_.key AS n FROM json_each(${r}.fence_ops) AS entry_ WHERE ${sqliteKey("entry_.value")} <> ?4
-          UNION ALL SELECT '[' || ?4 || ',"' || ?3 || '"]', 9223372036854775807
+          UNION ALL SELECT '[' || ?4 || ',"' || excluded.fence || '"]', 9223372036854775807
         ) ORDER BY n DESC LIMIT 16))`;
 }
 
@@ -145,8 +145,7 @@ function sqliteEntriesAfter(r) {
  * SQLite: whether the rule admits writing ?3 over row `r` (as pgAdmits), with key ?4 when `keyed`.
  * The first arm is the common case, a row without idempotency entries: sound when its mark is 20
  * digits (or absent), admitted when that mark is not above the token, with no entry to retry.
- * Every other row takes the full arms. The token is read as `excluded.fence` (the ?3 the insert
- * was given), so a write without a key binds three parameters, not four.
+ * Every other row takes the full arms.
  */
 function sqliteAdmits(r, keyed) {
   const token = "excluded.fence";
@@ -161,7 +160,9 @@ function sqliteAdmits(r, keyed) {
  * The SQLite statement of a write (SQLite and Durable Object SQL): the row made when there is
  * none, written over when the rule admits it, left as it is otherwise (it then counts no change).
  * As on Postgres, a write with an idempotency key (`keyed`, parameter 4) has a statement of its
- * own, and one without uses parameters 1 to 3 only.
+ * own, and one without uses parameters 1 to 3 only. Past the insert's values the token is read
+ * as `excluded.fence` (what the insert was given), so a driver that binds `?` in order (see
+ * positional) binds it there only.
  */
 export function sqliteWrite(table, key, value, keyed) {
   const ops = keyed ? `'[[' || ?4 || ',"' || ?3 || '"]]'` : "NULL";
@@ -171,8 +172,9 @@ export function sqliteWrite(table, key, value, keyed) {
 }
 
 /**
- * A SQLite statement with `?1`..`?4` as plain `?` placeholders (what every driver binds: neither
- * better-sqlite3 nor Durable Object SQL takes numbered ones), and which parameter each stands for.
+ * A SQLite statement with `?1`..`?4` as plain `?` placeholders (what better-sqlite3 and
+ * node:sqlite bind: they take no numbered ones; Durable Object SQL does), and which parameter
+ * each stands for.
  */
 export function positional(sql) {
   const order = [];
