@@ -40,8 +40,14 @@ const WRITERS = 16;
 const SINGLE_GOAL = 1.15;
 /** ...and writers crowding one key keep at least this share of the plain writes' throughput. */
 const CROWD_GOAL = 0.9;
-/** The kinds of write a single-writer round times, in the order of its first round. */
-const KINDS = ["plain", "floor", "fenced"];
+/**
+ * The kinds of write a single-writer round times, in the order of its first round: the plain
+ * upsert, the floor, a fenced write, and a fenced write with an idempotency key (one of 40 in
+ * turn, so the row keeps its 16 entries, as a row written with keys for a while does).
+ */
+const KINDS = ["plain", "floor", "fenced", "keyed"];
+/** The idempotency key of the keyed kind's write `i`. */
+const opKey = (i) => ({ idempotencyKey: `op${i % 40}` });
 
 /** The median of some numbers, and the values a quarter and three quarters of the way up. */
 function quartiles(values) {
@@ -55,14 +61,14 @@ function quartiles(values) {
 }
 
 /**
- * µs per write of each kind (`writers`: { plain, floor, fenced }, each `(n) => work`), the best
- * of ROUNDS (`best`), and the quartiles over the rounds of floor / plain (`floor`) and fenced /
- * plain (`fenced`); the kinds take turns being first from round to round. A warm-up round runs
- * first and is not counted.
+ * µs per write of each kind (`writers`: a `(n) => work` for each of KINDS), the best of ROUNDS
+ * (`best`), and for each kind but plain the quartiles over the rounds of its time over plain's
+ * (`ratio`); the kinds take turns being first from round to round. A warm-up round runs first
+ * and is not counted.
  */
 async function pair(n, writers) {
-  const best = { plain: Infinity, floor: Infinity, fenced: Infinity };
-  const ratios = { floor: [], fenced: [] };
+  const best = Object.fromEntries(KINDS.map((k) => [k, Infinity]));
+  const ratios = Object.fromEntries(KINDS.map((k) => [k, []]));
   for (let r = -1; r < ROUNDS; r++) {
     const round = {};
     const first = ((r % KINDS.length) + KINDS.length) % KINDS.length;
@@ -72,11 +78,12 @@ async function pair(n, writers) {
       round[kind] = ((performance.now() - t) * 1000) / n;
     }
     if (r < 0) continue;
-    for (const kind of KINDS) best[kind] = Math.min(best[kind], round[kind]);
-    ratios.floor.push(round.floor / round.plain);
-    ratios.fenced.push(round.fenced / round.plain);
+    for (const kind of KINDS) {
+      best[kind] = Math.min(best[kind], round[kind]);
+      ratios[kind].push(round[kind] / round.plain);
+    }
   }
-  return { best, floor: quartiles(ratios.floor), fenced: quartiles(ratios.fenced) };
+  return { best, ratio: Object.fromEntries(KINDS.map((k) => [k, quartiles(ratios[k])])) };
 }
 
 /**
@@ -133,6 +140,9 @@ async function sqlite(dir) {
     fenced: async (n) => {
       for (let i = 0; i < n; i++) await store.write("fenced", ++next, `v${i}`);
     },
+    keyed: async (n) => {
+      for (let i = 0; i < n; i++) await store.write("keyed", ++next, `v${i}`, opKey(i));
+    },
   });
   await new SqliteStore(db, { table: "crowd" }).createTable();
   db.close();
@@ -183,6 +193,9 @@ async function postgres() {
       fenced: async (n) => {
         for (let i = 0; i < n; i++) await store.write("fenced", ++next, `v${i}`);
       },
+      keyed: async (n) => {
+        for (let i = 0; i < n; i++) await store.write("keyed", ++next, `v${i}`, opKey(i));
+      },
     });
     const crowdStore = new PostgresStore(pool, { table: "crowd" });
     await crowdStore.createTable();
@@ -227,6 +240,10 @@ async function durableObject(dir) {
         await post(workerd.base, "bench", "/bench", { n, kind: "fenced", from });
         from += n;
       },
+      keyed: async (n) => {
+        await post(workerd.base, "bench", "/bench", { n, kind: "keyed", from });
+        from += n;
+      },
     });
     await post(workerd.base, "crowd", "/open", { table: "bench" });
     // Requests of 1,000 writes: in requests of 200, the HTTP around them was most of the time.
@@ -258,13 +275,12 @@ try {
 
 const spread = (q) => `${q.median.toFixed(2)}x (${q.low.toFixed(2)}-${q.high.toFixed(2)})`;
 console.log(
-  `fenced write vs the same plain write, one writer, ${ROUNDS} rounds: best µs of each; median ratio to plain of a round's own, with the middle half of the rounds in brackets (goal: fenced at most ${SINGLE_GOAL}x). "floor": the plain upsert writing the token's stored form too (on SQLite in a BEGIN IMMEDIATE transaction, as the store's write is), the least a fenced write can cost:`,
+  `fenced write vs the same plain write, one writer, ${ROUNDS} rounds: best µs of each; median ratio to plain of a round's own, with the middle half of the rounds in brackets (goal: fenced at most ${SINGLE_GOAL}x). "floor": the plain upsert writing the token's stored form too (on SQLite in a BEGIN IMMEDIATE transaction, as the store's write is), the least a fenced write can cost; "keyed": a fenced write with an idempotency key, on a row keeping 16 (no goal):`,
 );
-for (const { engine, single: f } of results) {
-  const { best } = f;
-  console.log(
-    `  ${engine.padEnd(30)} plain ${best.plain.toFixed(1).padStart(7)} µs   floor ${best.floor.toFixed(1).padStart(7)} µs ${spread(f.floor)}   fenced ${best.fenced.toFixed(1).padStart(7)} µs ${spread(f.fenced)}   goal ${verdict(f.fenced.median <= SINGLE_GOAL)}`,
-  );
+for (const { engine, single } of results) {
+  const { best, ratio } = single;
+  const figure = (kind) => `${kind} ${best[kind].toFixed(1).padStart(7)} µs ${spread(ratio[kind]).padEnd(19)}`;
+  console.log(`  ${engine.padEnd(30)} plain ${best.plain.toFixed(1).padStart(7)} µs   ${figure("floor")}   ${figure("fenced")}   goal ${verdict(ratio.fenced.median <= SINGLE_GOAL).padEnd(7)}   ${figure("keyed")}`);
 }
 console.log(`${WRITERS} concurrent writers to one key, ${CROWD_ROUNDS} rounds: best of each, median ratio of a round's two (goal: fenced at least ${CROWD_GOAL}x the plain writes/s); fenced writes each take the next token of a shared counter:`);
 for (const { crowd, plain, fenced, tally, ratio } of results) {

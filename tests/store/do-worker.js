@@ -47,15 +47,15 @@ export class Store {
           return reply({ result, seq: result.ok ? ++this.applied : null });
         }
         case "/bench": {
-          // `n` writes to one key: fenced through the store, the same upsert without a fence
-          // ("plain"), or that upsert writing the token's stored form too ("floor"); with
-          // `shared`, each fenced write takes the next token of the object's counter, as the
-          // writers of the concurrency figure do.
+          // `n` writes to one key: fenced through the store (with an idempotency key, one of 40
+          // in turn: "keyed"), the same upsert without a fence ("plain"), or that upsert writing
+          // the token's stored form too ("floor"); with `shared`, each fenced write takes the
+          // next token of the object's counter, as the writers of the concurrency figure do.
           const sql = this.ctx.storage.sql;
           for (let i = 0; i < body.n; i++) {
-            if (body.kind === "fenced") {
+            if (body.kind === "fenced" || body.kind === "keyed") {
               const token = body.shared ? BigInt(++this.next) : BigInt(body.from + i);
-              const r = await this.store.write("bench", token, `v${i}`);
+              const r = body.kind === "keyed" ? await this.store.write("keyed", token, `v${i}`, { idempotencyKey: `op${i % 40}` }) : await this.store.write("bench", token, `v${i}`);
               if (r.ok) this.accepted++;
               else this.stale++;
             } else if (body.kind === "floor") {
