@@ -2,17 +2,18 @@
 // (better-sqlite3, node:sqlite, bun:sqlite): `prepare(sql)` with `get(...params)` and
 // `run(...params)` (answering `changes`), and `exec(sql)`.
 //
-// A write is one statement (see sqliteWrite in sql.js): it writes the row only when the fence
-// rule admits the token, and counts no change when it does not; only a refused write reads the
-// row, for the core to decide what it answers. Both run start to end without yielding, inside
-// `BEGIN IMMEDIATE`: the read is of the very row the statement left, and a process that dies
-// before COMMIT leaves nothing. Another connection holding the write lock makes BEGIN fail with
-// "busy" (after the driver's busy timeout); that is the lost race, tried again up to ATTEMPTS
-// times.
+// A write without an idempotency key is one statement (see sqliteWrite in sql.js): it writes the
+// row only when the fence rule admits the token, and counts no change when it does not; only a
+// refused write reads the row, for the core to decide what it answers. A write with a key reads
+// the row first, hands it to the core, and writes what the core admits (see #keyed). Either runs
+// start to end without yielding, inside `BEGIN IMMEDIATE`: what is read is the very row the
+// write replaces, and a process that dies before COMMIT leaves nothing. Another connection
+// holding the write lock makes BEGIN fail with "busy" (after the driver's busy timeout); that is
+// the lost race, tried again up to ATTEMPTS times.
 
 import { decideStoredWrite } from "fencepost";
-import { ACCEPTED, disagreement, entry, isLost, keyOf, lost, refusal, sqlParams, storeOptions, untilSettled, writeArgs } from "./fence.js";
-import { inOrder, positional, sqliteRead, sqliteWrite } from "./sql.js";
+import { ACCEPTED, decide, disagreement, entry, isLost, keyOf, lost, markText, refusal, storeOptions, untilSettled, writeArgs } from "./fence.js";
+import { sqliteKeyed, sqliteRead, sqliteWrite } from "./sql.js";
 import { describe } from "../common.js";
 
 /** How many times createTable tries to take a locked database's write lock (5 to 25 ms apart). */
@@ -92,20 +93,31 @@ export class SqliteStore {
   #prepared() {
     if (this.#statements === null) {
       const { table, key, value } = this.#config;
-      const write = (keyed) => {
-        const { text, order } = positional(sqliteWrite(table, key, value, keyed));
-        return { statement: this.#db.prepare(text), order };
-      };
+      const keyed = sqliteKeyed(table, key, value);
       this.#statements = {
         begin: this.#db.prepare("BEGIN IMMEDIATE"),
         commit: this.#db.prepare("COMMIT"),
-        plain: write(false),
-        keyed: write(true),
+        plain: this.#db.prepare(sqliteWrite(table, key, value)),
         refused: this.#db.prepare(sqliteRead(table, key)),
+        marks: this.#db.prepare(keyed.read),
+        put: this.#db.prepare(keyed.write),
         read: this.#db.prepare(`SELECT ${value} AS value, fence FROM ${table} WHERE ${key} = ?`),
       };
     }
     return this.#statements;
+  }
+
+  /**
+   * A write with an idempotency key, inside the write's transaction (see sqliteKeyed in sql.js):
+   * the row's mark and entries read, the core's decision over them, and the row written when it
+   * admits the write.
+   */
+  #keyed(st, { key, op, text, token }) {
+    const row = st.marks.get(key);
+    const { verdict, ops } = decide(token, op, row?.fence ?? null, row?.fence_ops ?? null, `row ${describe(key)}`);
+    if (!verdict.ok) return verdict;
+    st.put.run(key, text, markText(token), ops);
+    return ACCEPTED;
   }
 
   /** Writes `value` under `key` if the core admits the token; the same result shape as FenceGuard#admit. */
@@ -116,8 +128,7 @@ export class SqliteStore {
     // Token 0 is refused whatever the row holds: the core says so without reading it.
     if (token === 0n) return decideStoredWrite(null, token);
     const st = this.#prepared();
-    const write = op === undefined ? st.plain : st.keyed;
-    const bound = inOrder(write.order, sqlParams(args));
+    const mark = markText(token);
     // Synchronous: a write that finds the database free is settled without waiting.
     const attempt = () => {
       try {
@@ -129,7 +140,8 @@ export class SqliteStore {
       }
       try {
         let verdict = ACCEPTED;
-        if (write.statement.run(...bound).changes === 0) {
+        if (op !== undefined) verdict = this.#keyed(st, args);
+        else if (st.plain.run(k, args.text, mark).changes === 0) {
           const row = st.refused.get(k);
           verdict = refusal(token, op, row, `row ${describe(k)}`);
           // Inside the transaction nothing came between the statement and this read.
