@@ -15,7 +15,7 @@ import { describe } from "../common.js";
 
 export class DurableObjectSqlStore {
   #storage;
-  /** `ctx.storage.sql`, asked for once: every statement goes to it. */
+  /** `ctx.storage.sql`, asked for once: every statement goes to its `exec`. */
   #db;
   #config;
   /** The statements of a write, as `sql.exec` takes them. */
@@ -32,10 +32,6 @@ export class DurableObjectSqlStore {
     this.#sql = { plain: sqliteWrite(table, key, value), keyed: sqliteKeyed(table, key, value), refused: sqliteRead(table, key) };
   }
 
-  #exec(sql, ...params) {
-    return this.#db.exec(sql, ...params);
-  }
-
   /**
    * Creates the table (key, value, fence, fence_ops) if it does not exist, and adds the fence and
    * idempotency columns to an existing one that lacks them.
@@ -43,13 +39,13 @@ export class DurableObjectSqlStore {
   async createTable() {
     const { table, key, value } = this.#config;
     this.#storage.transactionSync(() => {
-      this.#exec(`CREATE TABLE IF NOT EXISTS ${table} (${key} TEXT PRIMARY KEY NOT NULL, ${value} TEXT)`);
-      const columns = this.#exec(`PRAGMA table_info(${table})`)
+      this.#db.exec(`CREATE TABLE IF NOT EXISTS ${table} (${key} TEXT PRIMARY KEY NOT NULL, ${value} TEXT)`);
+      const columns = this.#db.exec(`PRAGMA table_info(${table})`)
         .toArray()
         .map((c) => c.name);
       // TEXT, not INTEGER: see markText in fence.js.
-      if (!columns.includes("fence")) this.#exec(`ALTER TABLE ${table} ADD COLUMN fence TEXT`);
-      if (!columns.includes("fence_ops")) this.#exec(`ALTER TABLE ${table} ADD COLUMN fence_ops TEXT`);
+      if (!columns.includes("fence")) this.#db.exec(`ALTER TABLE ${table} ADD COLUMN fence TEXT`);
+      if (!columns.includes("fence_ops")) this.#db.exec(`ALTER TABLE ${table} ADD COLUMN fence_ops TEXT`);
     });
   }
 
@@ -63,7 +59,7 @@ export class DurableObjectSqlStore {
     if (op !== undefined) return this.#keyed(args);
     // An upsert the rule refused wrote no row.
     if (this.#db.exec(this.#sql.plain, k, text, markText(token)).rowsWritten > 0) return ACCEPTED;
-    const row = this.#exec(this.#sql.refused, k).toArray()[0];
+    const row = this.#db.exec(this.#sql.refused, k).toArray()[0];
     const verdict = refusal(token, op, row, `row ${describe(k)}`);
     if (verdict === null) throw disagreement(k, token, row);
     return verdict;
@@ -71,10 +67,10 @@ export class DurableObjectSqlStore {
 
   /** A write with an idempotency key: the row read, the core's decision, the row written if admitted. */
   #keyed({ key, op, text, token }) {
-    const row = this.#exec(this.#sql.keyed.read, key).toArray()[0];
+    const row = this.#db.exec(this.#sql.keyed.read, key).toArray()[0];
     const { verdict, ops } = decide(token, op, row?.fence ?? null, row?.fence_ops ?? null, `row ${describe(key)}`);
     if (!verdict.ok) return verdict;
-    this.#exec(this.#sql.keyed.write, key, text, markText(token), ops);
+    this.#db.exec(this.#sql.keyed.write, key, text, markText(token), ops);
     return ACCEPTED;
   }
 
@@ -87,7 +83,7 @@ export class DurableObjectSqlStore {
   async read(key) {
     const k = keyOf(key);
     const { table, key: keyCol, value: valueCol } = this.#config;
-    const row = this.#exec(`SELECT ${valueCol} AS value, fence FROM ${table} WHERE ${keyCol} = ?`, k).toArray()[0];
+    const row = this.#db.exec(`SELECT ${valueCol} AS value, fence FROM ${table} WHERE ${keyCol} = ?`, k).toArray()[0];
     return row === undefined ? null : entry(row.value, row.fence, `row ${describe(k)}`);
   }
 }

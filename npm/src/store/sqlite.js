@@ -108,6 +108,19 @@ export class SqliteStore {
   }
 
   /**
+   * A write without an idempotency key, inside the write's transaction: the one statement, and
+   * when it wrote nothing, the row it left, for the core to say why.
+   */
+  #unkeyed(st, { key, text, token }) {
+    if (st.plain.run(key, text, markText(token)).changes > 0) return ACCEPTED;
+    const row = st.refused.get(key);
+    const verdict = refusal(token, undefined, row, `row ${describe(key)}`);
+    // Inside the transaction nothing came between the statement and this read.
+    if (verdict === null) throw disagreement(key, token, row);
+    return verdict;
+  }
+
+  /**
    * A write with an idempotency key, inside the write's transaction (see sqliteKeyed in sql.js):
    * the row's mark and entries read, the core's decision over them, and the row written when it
    * admits the write.
@@ -128,7 +141,6 @@ export class SqliteStore {
     // Token 0 is refused whatever the row holds: the core says so without reading it.
     if (token === 0n) return decideStoredWrite(null, token);
     const st = this.#prepared();
-    const mark = markText(token);
     // Synchronous: a write that finds the database free is settled without waiting.
     const attempt = () => {
       try {
@@ -139,14 +151,7 @@ export class SqliteStore {
         return lost(error, { pause: true });
       }
       try {
-        let verdict = ACCEPTED;
-        if (op !== undefined) verdict = this.#keyed(st, args);
-        else if (st.plain.run(k, args.text, mark).changes === 0) {
-          const row = st.refused.get(k);
-          verdict = refusal(token, op, row, `row ${describe(k)}`);
-          // Inside the transaction nothing came between the statement and this read.
-          if (verdict === null) throw disagreement(k, token, row);
-        }
+        const verdict = op === undefined ? this.#unkeyed(st, args) : this.#keyed(st, args);
         st.commit.run();
         return verdict;
       } catch (error) {
