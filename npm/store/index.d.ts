@@ -3,7 +3,9 @@
 // Every store keeps, beside a key's value, its high-water mark (`fence`: the token as 20
 // zero-padded digits, since a u64 does not fit a signed 64-bit column) and its last 16
 // idempotency keys with their tokens (`fence_ops`). Value and mark are written in one atomic step,
-// only when the core's rule admits the token: on the SQL engines one statement compares and writes,
+// only when the core's rule admits the token: on Postgres one statement compares and writes; on
+// SQLite and Durable Object SQL one statement does so for a write without an idempotency key, and a
+// write with one is read, decided by the core and written in one transaction (or synchronous turn);
 // in Deno KV the entry is read, decided by the core and committed if unchanged. Refusals are
 // results; misuse and malformed tokens throw (TypeError / RangeError, with the core's wording; a
 // key holding U+0000 or an unpaired surrogate is a TypeError); a write that keeps losing the race for
@@ -82,7 +84,10 @@ export interface SqliteDatabase {
   exec(sql: string): unknown;
 }
 
-/** SQLite: each write is one upsert that compares in its `WHERE`, inside `BEGIN IMMEDIATE`, without yielding. */
+/**
+ * SQLite, inside `BEGIN IMMEDIATE`, without yielding: a write is one upsert that compares in its
+ * `WHERE`; with an idempotency key, a read of the row, the core's decision and a write.
+ */
 export class SqliteStore implements FencedTable {
   constructor(database: SqliteDatabase, options: SqlStoreOptions);
   createTable(): Promise<void>;
@@ -98,7 +103,10 @@ export interface DurableObjectSqlStorage {
   transactionSync<T>(closure: () => T): T;
 }
 
-/** Durable Object SQL: each write is one upsert that compares in its `WHERE`, without yielding. */
+/**
+ * Durable Object SQL, without yielding: a write is one upsert that compares in its `WHERE`; with
+ * an idempotency key, a read of the row, the core's decision and a write.
+ */
 export class DurableObjectSqlStore implements FencedTable {
   constructor(storage: DurableObjectSqlStorage, options: SqlStoreOptions);
   createTable(): Promise<void>;
