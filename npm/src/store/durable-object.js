@@ -9,7 +9,7 @@
 // can be lost, so nothing is retried.
 
 import { decideStoredWrite } from "fencepost";
-import { ACCEPTED, decide, disagreement, entry, keyOf, markText, refusal, storeOptions, writeArgs } from "./fence.js";
+import { ACCEPTED, entry, keyOf, keyedWrite, markText, refusal, storeOptions, writeArgs } from "./fence.js";
 import { sqliteKeyed, sqliteRead, sqliteWrite } from "./sql.js";
 import { describe } from "../common.js";
 
@@ -56,22 +56,13 @@ export class DurableObjectSqlStore {
     const { key: k, op, text, token } = args;
     // Token 0 is refused whatever the row holds: the core says so without reading it.
     if (token === 0n) return decideStoredWrite(null, token);
-    if (op !== undefined) return this.#keyed(args);
+    if (op !== undefined) {
+      const { read, write } = this.#sql.keyed;
+      return keyedWrite(args, (key) => this.#db.exec(read, key).toArray()[0], (...row) => this.#db.exec(write, ...row));
+    }
     // An upsert the rule refused wrote no row.
     if (this.#db.exec(this.#sql.plain, k, text, markText(token)).rowsWritten > 0) return ACCEPTED;
-    const row = this.#db.exec(this.#sql.refused, k).toArray()[0];
-    const verdict = refusal(token, op, row, `row ${describe(k)}`);
-    if (verdict === null) throw disagreement(k, token, row);
-    return verdict;
-  }
-
-  /** A write with an idempotency key: the row read, the core's decision, the row written if admitted. */
-  #keyed({ key, op, text, token }) {
-    const row = this.#db.exec(this.#sql.keyed.read, key).toArray()[0];
-    const { verdict, ops } = decide(token, op, row?.fence ?? null, row?.fence_ops ?? null, `row ${describe(key)}`);
-    if (!verdict.ok) return verdict;
-    this.#db.exec(this.#sql.keyed.write, key, text, markText(token), ops);
-    return ACCEPTED;
+    return refusal(k, token, undefined, this.#db.exec(this.#sql.refused, k).toArray()[0]);
   }
 
   /** No race is ever lost inside a Durable Object: always 0. */

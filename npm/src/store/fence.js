@@ -273,27 +273,36 @@ export function sqlParams({ key, op, text, token }) {
  * What a write that the statement did not apply answers: the core's decision over the row the
  * statement read (`row`: its `fence`, `fence_ops` and `sound`; undefined when there was none). A
  * row the statement found unsound is a StoreDamageError, named by the part the core's reading
- * finds damaged. Null when the core would admit the write over that row: the row was not the one
- * the statement decided on.
+ * finds damaged. Should the core admit the write over that very row, the SQL and the core
+ * disagree, which the differential test exists to rule out: that is an Error, and nothing was
+ * written.
  */
-export function refusal(token, op, row, where) {
+export function refusal(key, token, op, row) {
+  const where = `row ${describe(key)}`;
   if (row !== undefined && !row.sound) {
     markOf(row.fence, `${where} fence`);
     opsOf(row.fence_ops, `${where} fence_ops`);
     throw new StoreDamageError(`${where} fence_ops`, row.fence_ops, "idempotency entries");
   }
   const { verdict } = decide(token, op, row?.fence ?? null, row?.fence_ops ?? null, where);
-  return verdict.ok ? null : verdict;
+  if (!verdict.ok) return verdict;
+  throw new Error(
+    `fencepost/store: the statement refused the write of ${token} to ${describe(key)}, which the core admits over the row it read (fence ${describe(row?.fence ?? null)}, fence_ops ${describe(row?.fence_ops ?? null)}); nothing was written`,
+  );
 }
 
 /**
- * An error for a statement that refused a write the core admits over the very row it read: the
- * SQL and the core disagree, which the differential test exists to rule out. Nothing was written.
+ * A write with an idempotency key where nothing can come between a read and a write (a SQLite
+ * transaction, a Durable Object's synchronous turn): the row's mark and entries read with
+ * `readRow(key)`, the core's decision over them, and, when it admits the write,
+ * `writeRow(key, valueText, mark, entriesText)`. See sqliteKeyed in sql.js.
  */
-export function disagreement(key, token, row) {
-  return new Error(
-    `fencepost/store: the statement refused the write of ${token} to ${describe(key)}, which the core admits over the row it read (fence ${describe(row?.fence ?? null)}, fence_ops ${describe(row?.fence_ops ?? null)}); nothing was written`,
-  );
+export function keyedWrite({ key, op, text, token }, readRow, writeRow) {
+  const row = readRow(key);
+  const { verdict, ops } = decide(token, op, row?.fence ?? null, row?.fence_ops ?? null, `row ${describe(key)}`);
+  if (!verdict.ok) return verdict;
+  writeRow(key, text, markText(token), ops);
+  return ACCEPTED;
 }
 
 /**

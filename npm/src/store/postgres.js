@@ -10,7 +10,7 @@
 // times.
 
 import { decideStoredWrite } from "fencepost";
-import { ACCEPTED, disagreement, entry, keyOf, lost, refusal, sqlParams, storeOptions, untilSettled, writeArgs } from "./fence.js";
+import { ACCEPTED, entry, keyOf, lost, refusal, sqlParams, storeOptions, untilSettled, writeArgs } from "./fence.js";
 import { postgresWrite } from "./sql.js";
 import { describe } from "../common.js";
 
@@ -135,10 +135,7 @@ export class PostgresStore {
       }
       // No row: written.
       if (rows.length === 0) return ACCEPTED;
-      const row = refusedRow(rows[0].refused, k);
-      const verdict = refusal(token, op, row, `row ${describe(k)}`);
-      if (verdict !== null) return verdict;
-      throw disagreement(k, token, row);
+      return refusal(k, token, op, refusedRow(rows[0].refused, k));
     });
   }
 

@@ -5,14 +5,14 @@
 // A write without an idempotency key is one statement (see sqliteWrite in sql.js): it writes the
 // row only when the fence rule admits the token, and counts no change when it does not; only a
 // refused write reads the row, for the core to decide what it answers. A write with a key reads
-// the row first, hands it to the core, and writes what the core admits (see #keyed). Either runs
-// start to end without yielding, inside `BEGIN IMMEDIATE`: what is read is the very row the
+// the row first, hands it to the core, and writes what the core admits (see keyedWrite). Either
+// runs start to end without yielding, inside `BEGIN IMMEDIATE`: what is read is the very row the
 // write replaces, and a process that dies before COMMIT leaves nothing. Another connection
 // holding the write lock makes BEGIN fail with "busy" (after the driver's busy timeout); that is
 // the lost race, tried again up to ATTEMPTS times.
 
 import { decideStoredWrite } from "fencepost";
-import { ACCEPTED, decide, disagreement, entry, isLost, keyOf, lost, markText, refusal, storeOptions, untilSettled, writeArgs } from "./fence.js";
+import { ACCEPTED, entry, isLost, keyOf, keyedWrite, lost, markText, refusal, storeOptions, untilSettled, writeArgs } from "./fence.js";
 import { sqliteKeyed, sqliteRead, sqliteWrite } from "./sql.js";
 import { describe } from "../common.js";
 
@@ -109,28 +109,11 @@ export class SqliteStore {
 
   /**
    * A write without an idempotency key, inside the write's transaction: the one statement, and
-   * when it wrote nothing, the row it left, for the core to say why.
+   * when it wrote nothing, the row it left (nothing came between them), for the core to say why.
    */
   #unkeyed(st, { key, text, token }) {
     if (st.plain.run(key, text, markText(token)).changes > 0) return ACCEPTED;
-    const row = st.refused.get(key);
-    const verdict = refusal(token, undefined, row, `row ${describe(key)}`);
-    // Inside the transaction nothing came between the statement and this read.
-    if (verdict === null) throw disagreement(key, token, row);
-    return verdict;
-  }
-
-  /**
-   * A write with an idempotency key, inside the write's transaction (see sqliteKeyed in sql.js):
-   * the row's mark and entries read, the core's decision over them, and the row written when it
-   * admits the write.
-   */
-  #keyed(st, { key, op, text, token }) {
-    const row = st.marks.get(key);
-    const { verdict, ops } = decide(token, op, row?.fence ?? null, row?.fence_ops ?? null, `row ${describe(key)}`);
-    if (!verdict.ok) return verdict;
-    st.put.run(key, text, markText(token), ops);
-    return ACCEPTED;
+    return refusal(key, token, undefined, st.refused.get(key));
   }
 
   /** Writes `value` under `key` if the core admits the token; the same result shape as FenceGuard#admit. */
@@ -151,7 +134,7 @@ export class SqliteStore {
         return lost(error, { pause: true });
       }
       try {
-        const verdict = op === undefined ? this.#unkeyed(st, args) : this.#keyed(st, args);
+        const verdict = op === undefined ? this.#unkeyed(st, args) : keyedWrite(args, (key) => st.marks.get(key), (...row) => st.put.run(...row));
         st.commit.run();
         return verdict;
       } catch (error) {
