@@ -262,14 +262,6 @@ export function writeArgs(config, key, tokenOrHeader, value, options) {
 export const ACCEPTED = Object.freeze({ ok: true });
 
 /**
- * The write's parameters for the SQL statements (see sql.js): key, value text, mark, and the
- * idempotency key as JSON text (the form its entry holds it in), or null.
- */
-export function sqlParams({ key, op, text, token }) {
-  return [key, text, markText(token), op === undefined ? null : JSON.stringify(op)];
-}
-
-/**
  * What a write that the statement did not apply answers: the core's decision over the row the
  * statement read (`row`: its `fence`, `fence_ops` and `sound`; undefined when there was none). A
  * row the statement found unsound is a StoreDamageError, named by the part the core's reading

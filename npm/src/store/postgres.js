@@ -10,7 +10,7 @@
 // times.
 
 import { decideStoredWrite } from "fencepost";
-import { ACCEPTED, entry, keyOf, lost, refusal, sqlParams, storeOptions, untilSettled, writeArgs } from "./fence.js";
+import { ACCEPTED, entry, keyOf, lost, markText, refusal, storeOptions, untilSettled, writeArgs } from "./fence.js";
 import { postgresWrite } from "./sql.js";
 import { describe } from "../common.js";
 
@@ -32,6 +32,14 @@ function statementName(text) {
   }
   const hex = (h) => (h >>> 0).toString(16).padStart(8, "0");
   return `fencepost_write_${hex(a)}${hex(b)}`;
+}
+
+/**
+ * A write's parameters, as postgresWrite in sql.js numbers them: key, value text, mark, and the
+ * idempotency key as JSON text (the form its entry holds it in), or null.
+ */
+function sqlParams({ key, op, text, token }) {
+  return [key, text, markText(token), op === undefined ? null : JSON.stringify(op)];
 }
 
 /**
