@@ -1,6 +1,6 @@
-// Writes token argv[3] to key "k" of table "crash" through the store, and freezes (blocks its
-// event loop for good) right after the row is written, inside the open transaction, before
-// COMMIT; the test kills it there.
+// Writes token argv[3] to key argv[4] of table "crash" through the store, with idempotency key
+// argv[5] when given, and freezes (blocks its event loop for good) right after the row is
+// written, inside the open transaction, before COMMIT; the test kills it there.
 import Database from "better-sqlite3";
 import { SqliteStore } from "fencepost/store";
 
@@ -22,4 +22,5 @@ const frozen = {
     };
   },
 };
-await new SqliteStore(frozen, { table: "crash" }).write("k", BigInt(process.argv[3]), `written by ${process.argv[3]}`);
+const [, , , token, key, op] = process.argv;
+await new SqliteStore(frozen, { table: "crash" }).write(key, BigInt(token), `written by ${token}`, op === undefined ? undefined : { idempotencyKey: op });

@@ -123,13 +123,14 @@ test("SQLite: 100 writers with interleaved tokens on four connections keep the f
   assert.equal(report.filter((o) => o.finding).length, 0);
 });
 
-test("SQLite: a process killed between its write and its COMMIT loses nothing and lets nothing stale in", async () => {
-  const store = new SqliteStore(db, { table: "crash" });
-  await store.createTable();
-  assert.deepEqual(await store.write("k", 40n, "committed by 40"), { ok: true });
-  // A child process writes 50 through the store and freezes (a blocked event loop) right after
-  // the row is written, before COMMIT; then it is killed.
-  const child = spawn(process.execPath, [new URL("./sqlite-crash.mjs", import.meta.url).pathname, file, "50"], { stdio: ["ignore", "pipe", "inherit"] });
+/**
+ * Runs sqlite-crash.mjs: a child process writes `token` to `key` of table "crash" (with
+ * idempotency key `op` when given) and freezes right after the row is written, before COMMIT;
+ * then it is killed.
+ */
+async function killedBeforeCommit(token, key, op) {
+  const args = [new URL("./sqlite-crash.mjs", import.meta.url).pathname, file, token, key, ...(op === undefined ? [] : [op])];
+  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "inherit"] });
   await new Promise((resolve, reject) => {
     child.stdout.on("data", (d) => String(d).includes("written") && resolve());
     child.once("exit", (code) => reject(new Error(`the child exited (${code}) before writing`)));
@@ -137,12 +138,37 @@ test("SQLite: a process killed between its write and its COMMIT loses nothing an
   const killed = new Promise((resolve) => child.once("exit", (_code, signal) => resolve(signal)));
   child.kill("SIGKILL");
   assert.equal(await killed, "SIGKILL");
+}
+
+test("SQLite: a process killed between its write and its COMMIT loses nothing and lets nothing stale in", async () => {
+  const store = new SqliteStore(db, { table: "crash" });
+  await store.createTable();
+  assert.deepEqual(await store.write("k", 40n, "committed by 40"), { ok: true });
+  // A child process writes 50 through the store and freezes (a blocked event loop) right after
+  // the row is written, before COMMIT; then it is killed.
+  await killedBeforeCommit("50", "k");
   // Its write never happened: the committed row stands.
   assert.deepEqual(await store.read("k"), { value: "committed by 40", token: 40n });
   // Nothing stale gets in, and a newer owner (45, below the dead 50) is admitted.
   assert.deepEqual(await store.write("k", 39n, "stale"), { ok: false, reason: "stale", presented: 39n, highest: 40n });
   assert.deepEqual(await store.write("k", 45n, "after the crash"), { ok: true });
   assert.deepEqual(await store.read("k"), { value: "after the crash", token: 45n });
+});
+
+test("SQLite: a process killed between a keyed write and its COMMIT leaves the row and its entries as they were", async () => {
+  const store = new SqliteStore(db, { table: "crash" });
+  await store.createTable();
+  assert.deepEqual(await store.write("keyed", 40n, "committed by 40", { idempotencyKey: "first" }), { ok: true });
+  const before = db.prepare(`SELECT value, fence, fence_ops FROM crash WHERE key = 'keyed'`).get();
+  // The child reads the row, the core admits 50 with key "second", and the row is written; then
+  // it is frozen and killed before COMMIT.
+  await killedBeforeCommit("50", "keyed", "second");
+  assert.deepEqual(db.prepare(`SELECT value, fence, fence_ops FROM crash WHERE key = 'keyed'`).get(), before);
+  assert.deepEqual(JSON.parse(before.fence_ops), [["first", "00000000000000000040"]]);
+  // The dead write's key was never recorded: the same operation, sent again, is applied once.
+  assert.deepEqual(await store.write("keyed", 50n, "written by 50", { idempotencyKey: "second" }), { ok: true });
+  assert.deepEqual(await store.write("keyed", 50n, "written by 50", { idempotencyKey: "second" }), { ok: false, reason: "duplicate", presented: 50n });
+  assert.deepEqual(await store.read("keyed"), { value: "written by 50", token: 50n });
 });
 
 test("SQLite: a write that finds the database busy on every attempt ends in StoreContentionError", async () => {
