@@ -85,8 +85,9 @@ export interface SqliteDatabase {
 }
 
 /**
- * SQLite, inside `BEGIN IMMEDIATE`, without yielding: a write is one upsert that compares in its
- * `WHERE`; with an idempotency key, a read of the row, the core's decision and a write.
+ * SQLite, without yielding: a write without an idempotency key is one upsert that compares in its
+ * `WHERE`, committed on its own; a write with one, or over a row holding idempotency entries, is
+ * a read of the row, the core's decision and a write inside `BEGIN IMMEDIATE`.
  */
 export class SqliteStore implements FencedTable {
   constructor(database: SqliteDatabase, options: SqlStoreOptions);
@@ -104,8 +105,9 @@ export interface DurableObjectSqlStorage {
 }
 
 /**
- * Durable Object SQL, without yielding: a write is one upsert that compares in its `WHERE`; with
- * an idempotency key, a read of the row, the core's decision and a write.
+ * Durable Object SQL, without yielding: a write without an idempotency key is one upsert that
+ * compares in its `WHERE`; a write with one, or over a row holding idempotency entries, is a read
+ * of the row, the core's decision and a write.
  */
 export class DurableObjectSqlStore implements FencedTable {
   constructor(storage: DurableObjectSqlStorage, options: SqlStoreOptions);

@@ -1,6 +1,7 @@
 // Writes token argv[3] to key argv[4] of table "crash" through the store, with idempotency key
-// argv[5] when given, and freezes (blocks its event loop for good) right after the row is
-// written, inside the open transaction, before COMMIT; the test kills it there.
+// argv[5] when given, and freezes (blocks its event loop for good) right after the first
+// statement that writes the row, before the write answers (and before COMMIT, when the store
+// wrote in a transaction); the test kills it there.
 import Database from "better-sqlite3";
 import { SqliteStore } from "fencepost/store";
 
@@ -14,7 +15,9 @@ const frozen = {
       get: (...a) => statement.get(...a),
       all: (...a) => statement.all(...a),
       run(...a) {
-        statement.run(...a);
+        const done = statement.run(...a);
+        // A statement the fence rule left without a change is not the write yet.
+        if (done.changes === 0) return done;
         // A pipe's writes are synchronous on Linux: the test reads this before the freeze.
         process.stdout.write("written\n");
         Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);

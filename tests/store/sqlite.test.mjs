@@ -1,6 +1,7 @@
 // fencepost/store on a real SQLite (better-sqlite3): the shared cases, the migration of an
-// existing table (by several processes at once too), 100 writers on four connections in four threads, and a process killed between
-// its write and its COMMIT.
+// existing table (by several processes at once too), 100 writers on four connections in four
+// threads, and processes killed right after a one-statement write and between a transaction's
+// write and its COMMIT.
 
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -125,10 +126,11 @@ test("SQLite: 100 writers with interleaved tokens on four connections keep the f
 
 /**
  * Runs sqlite-crash.mjs: a child process writes `token` to `key` of table "crash" (with
- * idempotency key `op` when given) and freezes right after the row is written, before COMMIT;
- * then it is killed.
+ * idempotency key `op` when given) and freezes right after the statement that writes the row,
+ * before the write answers (and before COMMIT when the store writes in a transaction); then it
+ * is killed.
  */
-async function killedBeforeCommit(token, key, op) {
+async function killedAfterWriting(token, key, op) {
   const args = [new URL("./sqlite-crash.mjs", import.meta.url).pathname, file, token, key, ...(op === undefined ? [] : [op])];
   const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "inherit"] });
   await new Promise((resolve, reject) => {
@@ -140,19 +142,37 @@ async function killedBeforeCommit(token, key, op) {
   assert.equal(await killed, "SIGKILL");
 }
 
-test("SQLite: a process killed between its write and its COMMIT loses nothing and lets nothing stale in", async () => {
+test("SQLite: a process killed right after its one-statement write, before answering, leaves that write whole and lets nothing stale in", async () => {
   const store = new SqliteStore(db, { table: "crash" });
   await store.createTable();
   assert.deepEqual(await store.write("k", 40n, "committed by 40"), { ok: true });
   // A child process writes 50 through the store and freezes (a blocked event loop) right after
-  // the row is written, before COMMIT; then it is killed.
-  await killedBeforeCommit("50", "k");
+  // the statement, before its write answers; then it is killed. A write without an idempotency
+  // key over a row without entries is that one statement, committed on its own: value and mark
+  // are there together.
+  await killedAfterWriting("50", "k");
+  assert.deepEqual(await store.read("k"), { value: "written by 50", token: 50n });
+  // Nothing stale gets in, the dead owner's token included, and a newer one is admitted.
+  assert.deepEqual(await store.write("k", 45n, "stale"), { ok: false, reason: "stale", presented: 45n, highest: 50n });
+  assert.deepEqual(await store.write("k", 51n, "after the crash"), { ok: true });
+  assert.deepEqual(await store.read("k"), { value: "after the crash", token: 51n });
+});
+
+test("SQLite: a process killed between a write the core decided and its COMMIT loses nothing and lets nothing stale in", async () => {
+  const store = new SqliteStore(db, { table: "crash" });
+  await store.createTable();
+  // A row with an idempotency entry: a write without a key over it is the core's to decide, in
+  // a transaction.
+  assert.deepEqual(await store.write("entries", 40n, "committed by 40", { idempotencyKey: "first" }), { ok: true });
+  const before = db.prepare(`SELECT value, fence, fence_ops FROM crash WHERE key = 'entries'`).get();
+  await killedAfterWriting("50", "entries");
   // Its write never happened: the committed row stands.
-  assert.deepEqual(await store.read("k"), { value: "committed by 40", token: 40n });
+  assert.deepEqual(db.prepare(`SELECT value, fence, fence_ops FROM crash WHERE key = 'entries'`).get(), before);
   // Nothing stale gets in, and a newer owner (45, below the dead 50) is admitted.
-  assert.deepEqual(await store.write("k", 39n, "stale"), { ok: false, reason: "stale", presented: 39n, highest: 40n });
-  assert.deepEqual(await store.write("k", 45n, "after the crash"), { ok: true });
-  assert.deepEqual(await store.read("k"), { value: "after the crash", token: 45n });
+  assert.deepEqual(await store.write("entries", 39n, "stale"), { ok: false, reason: "stale", presented: 39n, highest: 40n });
+  assert.deepEqual(await store.write("entries", 45n, "after the crash"), { ok: true });
+  assert.deepEqual(await store.read("entries"), { value: "after the crash", token: 45n });
+  assert.deepEqual(JSON.parse(db.prepare(`SELECT fence_ops FROM crash WHERE key = 'entries'`).get().fence_ops), [["first", "00000000000000000040"]]);
 });
 
 test("SQLite: a process killed between a keyed write and its COMMIT leaves the row and its entries as they were", async () => {
@@ -162,7 +182,7 @@ test("SQLite: a process killed between a keyed write and its COMMIT leaves the r
   const before = db.prepare(`SELECT value, fence, fence_ops FROM crash WHERE key = 'keyed'`).get();
   // The child reads the row, the core admits 50 with key "second", and the row is written; then
   // it is frozen and killed before COMMIT.
-  await killedBeforeCommit("50", "keyed", "second");
+  await killedAfterWriting("50", "keyed", "second");
   assert.deepEqual(db.prepare(`SELECT value, fence, fence_ops FROM crash WHERE key = 'keyed'`).get(), before);
   assert.deepEqual(JSON.parse(before.fence_ops), [["first", "00000000000000000040"]]);
   // The dead write's key was never recorded: the same operation, sent again, is applied once.

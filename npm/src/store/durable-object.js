@@ -1,16 +1,17 @@
 // A fenced table in a Durable Object's SQL storage (`ctx.storage`, a class with SQL enabled).
 //
-// A write without an idempotency key is one statement (see sqliteWrite in sql.js): it writes the
-// row only when the fence rule admits the token, and writes no row when it does not; only a
-// refused write reads the row, for the core to decide what it answers. A write with a key reads
-// the row, hands it to the core and writes what the core admits (see sqliteKeyed). A Durable
+// A write without an idempotency key is first its one statement (see sqliteWrite in sql.js): it
+// writes the row only when the fence rule admits the token over a row without idempotency
+// entries, and writes no row otherwise; then the store reads the row for the core, which says why
+// it was refused, or decides the write itself over a row with entries. A write with a key reads
+// the row, hands it to the core and writes what the core admits (see decidedWrite). A Durable
 // Object runs one request's synchronous code at a time, so nothing comes between a write's
 // statements, and storage commits them together: a failure leaves nothing half-written. No race
 // can be lost, so nothing is retried.
 
 import { decideStoredWrite } from "fencepost";
-import { ACCEPTED, entry, keyOf, keyedWrite, markText, refusal, storeOptions, writeArgs } from "./fence.js";
-import { sqliteKeyed, sqliteRead, sqliteWrite } from "./sql.js";
+import { ACCEPTED, decidedWrite, entry, keyOf, leftToCore, markText, storeOptions, writeArgs } from "./fence.js";
+import { sqliteKeyed, sqliteWrite } from "./sql.js";
 import { describe } from "../common.js";
 
 export class DurableObjectSqlStore {
@@ -29,7 +30,7 @@ export class DurableObjectSqlStore {
     this.#db = storage.sql;
     this.#config = storeOptions(options, { sql: true });
     const { table, key, value } = this.#config;
-    this.#sql = { plain: sqliteWrite(table, key, value), keyed: sqliteKeyed(table, key, value), refused: sqliteRead(table, key) };
+    this.#sql = { plain: sqliteWrite(table, key, value), ...sqliteKeyed(table, key, value) };
   }
 
   /**
@@ -56,13 +57,20 @@ export class DurableObjectSqlStore {
     const { key: k, op, text, token } = args;
     // Token 0 is refused whatever the row holds: the core says so without reading it.
     if (token === 0n) return decideStoredWrite(null, token);
-    if (op !== undefined) {
-      const { read, write } = this.#sql.keyed;
-      return keyedWrite(args, (key) => this.#db.exec(read, key).toArray()[0], (...row) => this.#db.exec(write, ...row));
-    }
+    if (op !== undefined) return decidedWrite(args, this.#row(k), this.#put);
     // An upsert the rule refused wrote no row.
     if (this.#db.exec(this.#sql.plain, k, text, markText(token)).rowsWritten > 0) return ACCEPTED;
-    return refusal(k, token, undefined, this.#db.exec(this.#sql.refused, k).toArray()[0]);
+    return leftToCore(args, this.#row(k), this.#put);
+  }
+
+  /** The mark and entries of `key`'s row (undefined: none). */
+  #row(key) {
+    return this.#db.exec(this.#sql.read, key).toArray()[0];
+  }
+
+  /** Writes a row the core admitted, whole: key, value text, mark, entries text. */
+  #put = (...row) => {
+    this.#db.exec(this.#sql.write, ...row);
   }
 
   /** No race is ever lost inside a Durable Object: always 0. */

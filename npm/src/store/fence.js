@@ -114,6 +114,7 @@ export function markOf(text, where) {
 /** The idempotency entries of a stored `ops` text ([[key, mark], ...]; null: none). */
 export function opsOf(text, where) {
   if (text === null || text === undefined) return [];
+  if (typeof text !== "string") throw new StoreDamageError(where, text, "idempotency entries");
   let ops;
   try {
     ops = JSON.parse(text);
@@ -265,36 +266,56 @@ export const ACCEPTED = Object.freeze({ ok: true });
  * What a write that the statement did not apply answers: the core's decision over the row the
  * statement read (`row`: its `fence`, `fence_ops` and `sound`; undefined when there was none). A
  * row the statement found unsound is a StoreDamageError, named by the part the core's reading
- * finds damaged. Should the core admit the write over that very row, the SQL and the core
+ * finds damaged (a row read without `sound` is judged by the core's reading alone). Should the core admit the write over that very row, the SQL and the core
  * disagree, which the differential test exists to rule out: that is an Error, and nothing was
  * written.
  */
 export function refusal(key, token, op, row) {
-  const where = `row ${describe(key)}`;
-  if (row !== undefined && !row.sound) {
-    markOf(row.fence, `${where} fence`);
-    opsOf(row.fence_ops, `${where} fence_ops`);
-    throw new StoreDamageError(`${where} fence_ops`, row.fence_ops, "idempotency entries");
-  }
-  const { verdict } = decide(token, op, row?.fence ?? null, row?.fence_ops ?? null, where);
-  if (!verdict.ok) return verdict;
+  const verdict = refusedOver(key, token, op, row);
+  if (verdict !== null) return verdict;
   throw new Error(
     `fencepost/store: the statement refused the write of ${token} to ${describe(key)}, which the core admits over the row it read (fence ${describe(row?.fence ?? null)}, fence_ops ${describe(row?.fence_ops ?? null)}); nothing was written`,
   );
 }
 
 /**
- * A write with an idempotency key where nothing can come between a read and a write (a SQLite
- * transaction, a Durable Object's synchronous turn): the row's mark and entries read with
- * `readRow(key)`, the core's decision over them, and, when it admits the write,
- * `writeRow(key, valueText, mark, entriesText)`. See sqliteKeyed in sql.js.
+ * The core's refusal of writing `token` over `row` (as `refusal` reads it), or null when the core
+ * admits that write: a store that read the row after its statement, not with it, takes null for
+ * a row that changed in between.
  */
-export function keyedWrite({ key, op, text, token }, readRow, writeRow) {
-  const row = readRow(key);
+export function refusedOver(key, token, op, row) {
+  const where = `row ${describe(key)}`;
+  if (row?.sound === false) {
+    markOf(row.fence, `${where} fence`);
+    opsOf(row.fence_ops, `${where} fence_ops`);
+    throw new StoreDamageError(`${where} fence_ops`, row.fence_ops, "idempotency entries");
+  }
+  const { verdict } = decide(token, op, row?.fence ?? null, row?.fence_ops ?? null, where);
+  return verdict.ok ? null : verdict;
+}
+
+/**
+ * A write the core decides over `row`, the row's mark and entries as read (undefined: no row),
+ * where nothing can come between that read and the write (a SQLite transaction, a Durable
+ * Object's synchronous turn): the core's refusal, or, when it admits the write,
+ * `writeRow(key, valueText, mark, entriesText)` and ACCEPTED. See sqliteKeyed in sql.js.
+ */
+export function decidedWrite({ key, op, text, token }, row, writeRow) {
   const { verdict, ops } = decide(token, op, row?.fence ?? null, row?.fence_ops ?? null, `row ${describe(key)}`);
   if (!verdict.ok) return verdict;
   writeRow(key, text, markText(token), ops);
   return ACCEPTED;
+}
+
+/**
+ * A write without an idempotency key that SQLite's statement (sqliteWrite) left as it was, with
+ * `row` read after it, nothing between them: a row without entries is one the statement
+ * decides, so the core must refuse over it too (see `refusal`); any other row is the core's to
+ * decide, as decidedWrite does.
+ */
+export function leftToCore(args, row, writeRow) {
+  if (row?.fence_ops === null || row?.fence_ops === undefined) return refusal(args.key, args.token, undefined, row);
+  return decidedWrite(args, row, writeRow);
 }
 
 /**

@@ -18,8 +18,9 @@
 //
 // Postgres states the whole rule, so a write is one round trip over the network. SQLite and
 // Durable Object SQL run in the writer's process: their statement states the rule for a write
-// without an idempotency key (points 1, 2, 4 and 5 with no K), and a write with one is decided by
-// the core itself over the row read in the same transaction (see sqliteKeyed).
+// without an idempotency key over a row without entries, the write nearly every unkeyed write
+// is, and hands every other row to the core, which decides over the row read in the same
+// transaction (see sqliteWrite and sqliteKeyed); a write with a key is always decided so.
 //
 // Parameters: 1 the key, 2 the value's JSON text, 3 the token as 20 digits, 4 (Postgres) the
 // idempotency key as JSON text (JSON.stringify of it). Entries are matched by that JSON text, the
@@ -114,55 +115,33 @@ export function postgresWrite(table, key, value, keyed) {
 }
 
 /**
- * SQLite: whether the row `r` is one a fenced write could have left (as pgSound). SQLite's
- * statement names the table itself (an upsert cannot alias it), so names inside are made
- * unlike a table's: `entry_`.
- */
-function sqliteSound(r) {
-  return `(CASE
-      WHEN ${r}.fence IS NOT NULL AND NOT (typeof(${r}.fence) = 'text' AND length(${r}.fence) = 20 AND ${r}.fence NOT GLOB '*[^0-9]*') THEN 0
-      WHEN ${r}.fence_ops IS NULL THEN 1
-      WHEN typeof(${r}.fence_ops) <> 'text' OR NOT json_valid(${r}.fence_ops) THEN 0
-      WHEN json_type(${r}.fence_ops) <> 'array' THEN 0
-      ELSE NOT EXISTS (SELECT 1 FROM json_each(${r}.fence_ops) AS entry_
-        WHERE entry_.type <> 'array' OR NOT (substr(entry_.value, 1, 2) = '["' AND substr(entry_.value, -24, 2) = ',"' AND substr(entry_.value, -2) = '"]'
-          AND substr(entry_.value, -22, 20) NOT GLOB '*[^0-9]*' AND json_array_length(entry_.value) = 2)) END)`;
-}
-
-/**
- * SQLite: whether the rule admits writing the token over row `r` (as pgAdmits, with no
- * idempotency key). The first arm is the common case, a row without idempotency entries: sound
- * when its mark is 20 digits (or absent), admitted when that mark is not above the token. Every
- * other row takes the full arms. The token is read as `excluded.fence` (what the insert was
- * given), so each parameter appears once, in order.
- */
-function sqliteAdmits(r) {
-  const token = "excluded.fence";
-  return `CASE
-      WHEN ${r}.fence_ops IS NULL AND (${r}.fence IS NULL OR (typeof(${r}.fence) = 'text' AND length(${r}.fence) = 20 AND ${r}.fence COLLATE BINARY <= ${token} AND ${r}.fence NOT GLOB '*[^0-9]*')) THEN 1
-      WHEN NOT ${sqliteSound(r)} THEN 0
-      ELSE ${r}.fence IS NULL OR ${r}.fence COLLATE BINARY <= ${token} END`;
-}
-
-/**
- * The SQLite statement of a write without an idempotency key (SQLite and Durable Object SQL): the
- * row made when there is none, written over when the rule admits it, left as it is otherwise (it
- * then counts no change). Its `?` are the key, the value's JSON text and the token's 20 digits,
- * in that order (every driver binds them so).
+ * The SQLite statement of a write (SQLite and Durable Object SQL), stating the rule for the row
+ * nearly every unkeyed write finds: the row made when there is none, written over when it has no
+ * idempotency entries and a mark that is absent or 20 digits not above the token (points 2, 4
+ * and 5 for such a row); left as it is otherwise (it then counts no change), and the store hands
+ * the row to the core (see sqliteKeyed). The statement may leave to the core a write the core
+ * admits, never the other way round; the store tells the two apart (see `refusal` in fence.js).
+ *
+ * In an upsert's DO UPDATE, a bare column is the row as it was and `excluded.` the row the insert
+ * was given (the token). The mark's type is not asked: only text compares at most the token's
+ * text (a blob compares above any text), and the text of a number is never 20 digits (at most 19
+ * after a minus sign, or with a point or an exponent). Two strings of 20 digits sort alike under
+ * every collation SQLite has, so the column's own is used. The text is kept short: a Durable
+ * Object reads a statement's whole text on every call (a plain upsert padded to this statement's
+ * length took 14% longer in workerd). Its `?` are the key, the value's JSON text and the token's
+ * 20 digits, in that order (every driver binds them so).
  */
 export function sqliteWrite(table, key, value) {
-  return `INSERT INTO ${table} (${key}, ${value}, fence, fence_ops) VALUES (?, ?, ?, NULL)
-  ON CONFLICT (${key}) DO UPDATE SET ${value} = excluded.${value}, fence = excluded.fence
-  WHERE ${sqliteAdmits(table)}`;
+  return `INSERT INTO ${table}(${key},${value},fence)VALUES(?,?,?)ON CONFLICT(${key})DO UPDATE SET ${value}=excluded.${value},fence=excluded.fence WHERE fence_ops IS NULL AND(fence IS NULL OR length(fence)=20 AND fence<=excluded.fence AND ltrim(fence,'0123456789')='')`;
 }
 
 /**
- * SQLite: the two statements of a write with an idempotency key, run in one transaction (or one
+ * SQLite: the two statements of a write the core decides, run in one transaction (or one
  * synchronous turn of a Durable Object) with the core's decision between them: `read` the row's
  * mark and entries (by key), then, if the core admits the write, `write` the row whole (key, value
- * text, mark, entries text). The entries are a list to search and trim: SQLite's JSON functions
- * take about 38 µs more per write for it than the unkeyed statement needs (a row keeping 16
- * entries, better-sqlite3 in memory), the core a few.
+ * text, mark, entries text). A write with an idempotency key always takes them: the entries are a
+ * list to search and trim, and SQLite's JSON functions take about 38 µs more per write for it than
+ * the core (a row keeping 16 entries, better-sqlite3 in memory).
  */
 export function sqliteKeyed(table, key, value) {
   return {
@@ -170,9 +149,4 @@ export function sqliteKeyed(table, key, value) {
     write: `INSERT INTO ${table} (${key}, ${value}, fence, fence_ops) VALUES (?, ?, ?, ?)
   ON CONFLICT (${key}) DO UPDATE SET ${value} = excluded.${value}, fence = excluded.fence, fence_ops = excluded.fence_ops`,
   };
-}
-
-/** SQLite: the row a refused write reports, with whether it is sound. */
-export function sqliteRead(table, key) {
-  return `SELECT fence, fence_ops, ${sqliteSound(table)} AS sound FROM ${table} WHERE ${key} = ?`;
 }

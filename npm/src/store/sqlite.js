@@ -2,18 +2,22 @@
 // (better-sqlite3, node:sqlite, bun:sqlite): `prepare(sql)` with `get(...params)` and
 // `run(...params)` (answering `changes`), and `exec(sql)`.
 //
-// A write without an idempotency key is one statement (see sqliteWrite in sql.js): it writes the
-// row only when the fence rule admits the token, and counts no change when it does not; only a
-// refused write reads the row, for the core to decide what it answers. A write with a key reads
-// the row first, hands it to the core, and writes what the core admits (see keyedWrite). Either
-// runs start to end without yielding, inside `BEGIN IMMEDIATE`: what is read is the very row the
-// write replaces, and a process that dies before COMMIT leaves nothing. Another connection
-// holding the write lock makes BEGIN fail with "busy" (after the driver's busy timeout); that is
-// the lost race, tried again up to ATTEMPTS times.
+// A write without an idempotency key is first its one statement (see sqliteWrite in sql.js),
+// committed on its own: a statement is atomic and durable by itself, so the write is there whole
+// or not at all, and an accepted write (the common one) costs that statement alone. It writes
+// only when the fence rule admits the token over a row without idempotency entries; otherwise it
+// counts no change and the store reads the row for the core, which says why it was refused. A
+// write the core might admit over that row (one with entries, or a row changed since the
+// statement), and every write with an idempotency key, is decided by the core over the row read
+// inside `BEGIN IMMEDIATE` and written there when admitted (see decidedWrite): what is read is
+// the very row the write replaces, and a process that dies before COMMIT leaves nothing. Another
+// connection holding the write lock makes the statement or BEGIN fail with "busy" (after the
+// driver's busy timeout); that is a lost race, tried again (in a transaction) up to ATTEMPTS
+// times.
 
 import { decideStoredWrite } from "fencepost";
-import { ACCEPTED, entry, isLost, keyOf, keyedWrite, lost, markText, refusal, storeOptions, untilSettled, writeArgs } from "./fence.js";
-import { sqliteKeyed, sqliteRead, sqliteWrite } from "./sql.js";
+import { ACCEPTED, decidedWrite, entry, isLost, keyOf, leftToCore, lost, markText, refusedOver, storeOptions, untilSettled, writeArgs } from "./fence.js";
+import { sqliteKeyed, sqliteWrite } from "./sql.js";
 import { describe } from "../common.js";
 
 /** How many times createTable tries to take a locked database's write lock (5 to 25 ms apart). */
@@ -98,7 +102,6 @@ export class SqliteStore {
         begin: this.#db.prepare("BEGIN IMMEDIATE"),
         commit: this.#db.prepare("COMMIT"),
         plain: this.#db.prepare(sqliteWrite(table, key, value)),
-        refused: this.#db.prepare(sqliteRead(table, key)),
         marks: this.#db.prepare(keyed.read),
         put: this.#db.prepare(keyed.write),
         read: this.#db.prepare(`SELECT ${value} AS value, fence FROM ${table} WHERE ${key} = ?`),
@@ -108,12 +111,31 @@ export class SqliteStore {
   }
 
   /**
-   * A write without an idempotency key, inside the write's transaction: the one statement, and
-   * when it wrote nothing, the row it left (nothing came between them), for the core to say why.
+   * A write without an idempotency key as its one statement, committed on its own, and when it
+   * wrote nothing, the core's refusal over the row read after it. null when the core would admit
+   * the write over that row: it is then decided in a transaction. A lost race when the database
+   * was busy.
    */
-  #unkeyed(st, { key, text, token }) {
-    if (st.plain.run(key, text, markText(token)).changes > 0) return ACCEPTED;
-    return refusal(key, token, undefined, st.refused.get(key));
+  #alone(st, { key, text, token }) {
+    try {
+      if (st.plain.run(key, text, markText(token)).changes > 0) return ACCEPTED;
+      return refusedOver(key, token, undefined, st.marks.get(key));
+    } catch (error) {
+      if (!busy(error)) throw error;
+      return lost(error, { pause: true });
+    }
+  }
+
+  /**
+   * A write inside the write's transaction: the core's decision over the row read there, written
+   * when admitted; without an idempotency key, the statement first, and the core only for a row
+   * it left as it was.
+   */
+  #inTransaction(st, args) {
+    const put = (...row) => st.put.run(...row);
+    if (args.op !== undefined) return decidedWrite(args, st.marks.get(args.key), put);
+    if (st.plain.run(args.key, args.text, markText(args.token)).changes > 0) return ACCEPTED;
+    return leftToCore(args, st.marks.get(args.key), put);
   }
 
   /** Writes `value` under `key` if the core admits the token; the same result shape as FenceGuard#admit. */
@@ -134,7 +156,7 @@ export class SqliteStore {
         return lost(error, { pause: true });
       }
       try {
-        const verdict = op === undefined ? this.#unkeyed(st, args) : keyedWrite(args, (key) => st.marks.get(key), (...row) => st.put.run(...row));
+        const verdict = this.#inTransaction(st, args);
         st.commit.run();
         return verdict;
       } catch (error) {
@@ -143,7 +165,7 @@ export class SqliteStore {
         throw error;
       }
     };
-    const first = attempt();
+    const first = (op === undefined ? this.#alone(st, args) : null) ?? attempt();
     return isLost(first) ? untilSettled(k, () => this.#retries++, attempt, first) : first;
   }
 
