@@ -56,12 +56,20 @@ for (const [k, block] of blocks.entries()) {
 }
 
 
+const sqlBlocks = [...section.matchAll(/```sql\n([\s\S]*?)```/g)].map((m) => m[1]);
+const statements = () => import(pathToFileURL(require.resolve("fencepost/package.json").replace(/package\.json$/, "dist/store/sql.js")));
+
 test("the README's Postgres statement is the one the store runs", async () => {
-  const sqlBlocks = [...section.matchAll(/```sql\n([\s\S]*?)```/g)].map((m) => m[1]);
-  assert.equal(sqlBlocks.length, 1);
-  const dist = require.resolve("fencepost/package.json").replace(/package\.json$/, "dist/store/sql.js");
-  const { postgresWrite } = await import(pathToFileURL(dist));
+  assert.equal(sqlBlocks.length, 2);
+  const { postgresWrite } = await statements();
   // The README names the entries' pattern instead of spelling it out.
   const run = postgresWrite("orders", "key", "value", false).replace(/\$re\$.*?\$re\$/g, "ENTRIES");
   assert.equal(sqlBlocks[0].trimEnd(), run);
+});
+
+test("the README's SQLite statement is the one the store runs, laid out to be read", async () => {
+  const { sqliteWrite } = await statements();
+  // The store's text is kept short (see sqliteWrite); no string in it holds a blank.
+  const words = (sql) => sql.replace(/\s+/g, "");
+  assert.equal(words(sqlBlocks[1]), words(sqliteWrite("orders", "key", "value")));
 });
