@@ -147,26 +147,28 @@ export class SqliteStore {
     if (token === 0n) return decideStoredWrite(null, token);
     const st = this.#prepared();
     // Synchronous: a write that finds the database free is settled without waiting.
-    const attempt = () => {
-      try {
-        st.begin.run();
-      } catch (error) {
-        if (!busy(error)) throw error;
-        // A driver without a busy timeout fails at once: pause before the next attempt.
-        return lost(error, { pause: true });
-      }
-      try {
-        const verdict = this.#inTransaction(st, args);
-        st.commit.run();
-        return verdict;
-      } catch (error) {
-        // Nothing half-written stays: the transaction is rolled back.
-        this.#rollback();
-        throw error;
-      }
-    };
-    const first = (op === undefined ? this.#alone(st, args) : null) ?? attempt();
-    return isLost(first) ? untilSettled(k, () => this.#retries++, attempt, first) : first;
+    const first = (op === undefined ? this.#alone(st, args) : null) ?? this.#attempt(st, args);
+    return isLost(first) ? untilSettled(k, () => this.#retries++, () => this.#attempt(st, args), first) : first;
+  }
+
+  /** One attempt of a write in a transaction of its own: its verdict, or a lost race (busy). */
+  #attempt(st, args) {
+    try {
+      st.begin.run();
+    } catch (error) {
+      if (!busy(error)) throw error;
+      // A driver without a busy timeout fails at once: pause before the next attempt.
+      return lost(error, { pause: true });
+    }
+    try {
+      const verdict = this.#inTransaction(st, args);
+      st.commit.run();
+      return verdict;
+    } catch (error) {
+      // Nothing half-written stays: the transaction is rolled back.
+      this.#rollback();
+      throw error;
+    }
   }
 
   /** How many times a write lost the race for its key and was read and decided again. */
