@@ -264,11 +264,11 @@ export const ACCEPTED = Object.freeze({ ok: true });
 
 /**
  * What a write that the statement did not apply answers: the core's decision over the row the
- * statement read (`row`: its `fence`, `fence_ops` and `sound`; undefined when there was none). A
- * row the statement found unsound is a StoreDamageError, named by the part the core's reading
- * finds damaged (a row read without `sound` is judged by the core's reading alone). Should the core admit the write over that very row, the SQL and the core
- * disagree, which the differential test exists to rule out: that is an Error, and nothing was
- * written.
+ * statement read (`row`: its `fence`, `fence_ops` and, from Postgres, `sound`; undefined when
+ * there was none). A row the statement found unsound is a StoreDamageError, named by the part the
+ * core's reading finds damaged; a row read without `sound` is judged by the core's reading alone.
+ * Should the core admit the write over that very row, the SQL and the core disagree, which the
+ * differential test exists to rule out: that is an Error, and nothing was written.
  */
 export function refusal(key, token, op, row) {
   const verdict = refusedOver(key, token, op, row);
