@@ -6,8 +6,11 @@
 import { decideStoredWrite } from "fencepost";
 
 export const MAX = 2n ** 64n - 1n;
-/** Tokens at the ends of the u64 range and around 2^63, where a signed column would turn. */
-export const EDGES = [1n, 2n, 2n ** 63n - 1n, 2n ** 63n, 2n ** 63n + 1n, MAX - 1n, MAX];
+/**
+ * Tokens at the ends of the u64 range, around 2^53 (where SQLite's stores stop binding a token
+ * as a number) and around 2^63, where a signed column would turn.
+ */
+export const EDGES = [1n, 2n, 2n ** 53n - 1n, 2n ** 53n, 2n ** 53n + 1n, 2n ** 63n - 1n, 2n ** 63n, 2n ** 63n + 1n, MAX - 1n, MAX];
 /** Idempotency keys: more than 16, and some whose JSON form has escapes. */
 export const OP_KEYS = [...Array.from({ length: 20 }, (_, i) => `op${i}`), 'q"uote', "back\\slash", "line\nfeed", "\u0001", "é", "\u{1F600}", "\u2028"];
 /** Keys of rows: the first is written most, so its row sees long runs. */

@@ -71,5 +71,5 @@ test("the README's SQLite statement is the one the store runs, laid out to be re
   const { sqliteWrite } = await statements();
   // The store's text is kept short (see sqliteWrite); no string in it holds a blank.
   const words = (sql) => sql.replace(/\s+/g, "");
-  assert.equal(words(sqlBlocks[1]), words(sqliteWrite("orders", "key", "value")));
+  assert.equal(words(sqlBlocks[1]), words(sqliteWrite("orders", "key", "value", false)));
 });

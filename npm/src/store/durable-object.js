@@ -10,7 +10,7 @@
 // can be lost, so nothing is retried.
 
 import { decideStoredWrite } from "fencepost";
-import { ACCEPTED, decidedWrite, entry, keyOf, leftToCore, markText, storeOptions, writeArgs } from "./fence.js";
+import { ACCEPTED, decidedWrite, entry, keyOf, leftToCore, sqliteToken, storeOptions, writeArgs } from "./fence.js";
 import { sqliteKeyed, sqliteWrite } from "./sql.js";
 import { describe } from "../common.js";
 
@@ -30,7 +30,7 @@ export class DurableObjectSqlStore {
     this.#db = storage.sql;
     this.#config = storeOptions(options, { sql: true });
     const { table, key, value } = this.#config;
-    this.#sql = { plain: sqliteWrite(table, key, value), ...sqliteKeyed(table, key, value) };
+    this.#sql = { plain: sqliteWrite(table, key, value, false), numeric: sqliteWrite(table, key, value, true), ...sqliteKeyed(table, key, value) };
   }
 
   /**
@@ -59,7 +59,8 @@ export class DurableObjectSqlStore {
     if (token === 0n) return decideStoredWrite(null, token);
     if (op !== undefined) return decidedWrite(args, this.#row(k), this.#put);
     // An upsert the rule refused wrote no row.
-    if (this.#db.exec(this.#sql.plain, k, text, markText(token)).rowsWritten > 0) return ACCEPTED;
+    const param = sqliteToken(token);
+    if (this.#db.exec(typeof param === "number" ? this.#sql.numeric : this.#sql.plain, k, text, param).rowsWritten > 0) return ACCEPTED;
     return leftToCore(args, this.#row(k), this.#put);
   }
 

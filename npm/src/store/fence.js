@@ -99,6 +99,14 @@ export function markText(token) {
   return ZEROS.slice(digits.length) + digits;
 }
 
+/**
+ * A token as SQLite's statement of a write takes it (see sqliteWrite in sql.js): a number when one
+ * holds it exactly, for the statement that writes a number as 20 digits; else its 20 digits.
+ */
+export function sqliteToken(token) {
+  return token <= MAX_SAFE ? Number(token) : markText(token);
+}
+
 /** A stored mark: a token as markText writes it. */
 const MARK = /^[0-9]{20}$/;
 

@@ -16,7 +16,7 @@
 // times.
 
 import { decideStoredWrite } from "fencepost";
-import { ACCEPTED, decidedWrite, entry, isLost, keyOf, leftToCore, lost, markText, refusedOver, storeOptions, untilSettled, writeArgs } from "./fence.js";
+import { ACCEPTED, decidedWrite, entry, isLost, keyOf, leftToCore, lost, refusedOver, sqliteToken, storeOptions, untilSettled, writeArgs } from "./fence.js";
 import { sqliteKeyed, sqliteWrite } from "./sql.js";
 import { describe } from "../common.js";
 
@@ -28,6 +28,12 @@ function busy(error) {
   // low byte: 5 SQLITE_BUSY, 6 SQLITE_LOCKED).
   const primary = typeof error?.errcode === "number" ? error.errcode & 0xff : -1;
   return error?.code === "SQLITE_BUSY" || error?.code === "SQLITE_LOCKED" || primary === 5 || primary === 6;
+}
+
+/** Runs the statement of a write without an idempotency key (see sqliteWrite): whether it wrote. */
+function written(st, { key, text, token }) {
+  const param = sqliteToken(token);
+  return (typeof param === "number" ? st.numeric : st.plain).run(key, text, param).changes > 0;
 }
 
 export class SqliteStore {
@@ -101,7 +107,8 @@ export class SqliteStore {
       this.#statements = {
         begin: this.#db.prepare("BEGIN IMMEDIATE"),
         commit: this.#db.prepare("COMMIT"),
-        plain: this.#db.prepare(sqliteWrite(table, key, value)),
+        plain: this.#db.prepare(sqliteWrite(table, key, value, false)),
+        numeric: this.#db.prepare(sqliteWrite(table, key, value, true)),
         marks: this.#db.prepare(keyed.read),
         put: this.#db.prepare(keyed.write),
         read: this.#db.prepare(`SELECT ${value} AS value, fence FROM ${table} WHERE ${key} = ?`),
@@ -116,10 +123,10 @@ export class SqliteStore {
    * the write over that row: it is then decided in a transaction. A lost race when the database
    * was busy.
    */
-  #alone(st, { key, text, token }) {
+  #alone(st, args) {
     try {
-      if (st.plain.run(key, text, markText(token)).changes > 0) return ACCEPTED;
-      return refusedOver(key, token, undefined, st.marks.get(key));
+      if (written(st, args)) return ACCEPTED;
+      return refusedOver(args.key, args.token, undefined, st.marks.get(args.key));
     } catch (error) {
       if (!busy(error)) throw error;
       return lost(error, { pause: true });
@@ -134,7 +141,7 @@ export class SqliteStore {
   #inTransaction(st, args) {
     const put = (...row) => st.put.run(...row);
     if (args.op !== undefined) return decidedWrite(args, st.marks.get(args.key), put);
-    if (st.plain.run(args.key, args.text, markText(args.token)).changes > 0) return ACCEPTED;
+    if (written(st, args)) return ACCEPTED;
     return leftToCore(args, st.marks.get(args.key), put);
   }
 
