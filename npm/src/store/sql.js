@@ -127,13 +127,13 @@ export function postgresWrite(table, key, value, keyed) {
  * text (a blob compares above any text), and the text of a number is never 20 digits (at most 19
  * after a minus sign, or with a point or an exponent). Two strings of 20 digits sort alike under
  * every collation SQLite has, so the column's own is used. The text is kept short: a Durable
- * Object reads a statement's whole text on every call (in workerd, a plain upsert padded with 240
- * blanks took 3 to 14% longer).
+ * Object reads a statement's whole text on every call (in workerd, a plain upsert padded with 150
+ * to 240 blanks took 3% to 14% longer).
  *
  * Its `?` are the key, the value's JSON text and the token, in that order (every driver binds them
  * so). The token is its 20 digits, or with `numeric` a number that holds it exactly (at most
  * 2^53 - 1, see sqliteToken), which SQLite writes as 20 digits itself: workerd and better-sqlite3
- * bind a number faster than a string (0.3 to 0.6 µs a write in workerd, against 3.4 µs for a plain
+ * bind a number faster than a string (about 0.5 µs a write in workerd, against 3.4 µs for a plain
  * upsert; 0.2 to 0.5 µs in better-sqlite3).
  */
 export function sqliteWrite(table, key, value, numeric) {
