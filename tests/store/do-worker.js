@@ -59,11 +59,12 @@ export class Store {
               if (r.ok) this.accepted++;
               else this.stale++;
             } else if (body.kind === "floor") {
+              // The token bound as the store binds it (below 2^53, a number SQLite writes as 20 digits).
               sql.exec(
-                `INSERT INTO bench (key, value, fence) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, fence = excluded.fence`,
+                `INSERT INTO bench (key, value, fence) VALUES (?, ?, printf('%020d', ?)) ON CONFLICT (key) DO UPDATE SET value = excluded.value, fence = excluded.fence`,
                 "floor",
                 JSON.stringify(`v${i}`),
-                String(++this.marked).padStart(20, "0"),
+                ++this.marked,
               );
             } else {
               sql.exec(`INSERT INTO bench (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, "plain", JSON.stringify(`v${i}`));
