@@ -4,8 +4,9 @@
 // zero-padded digits, since a u64 does not fit a signed 64-bit column) and its last 16
 // idempotency keys with their tokens (`fence_ops`). Value and mark are written in one atomic step,
 // only when the core's rule admits the token: on Postgres one statement compares and writes; on
-// SQLite and Durable Object SQL one statement does so for a write without an idempotency key, and a
-// write with one is read, decided by the core and written in one transaction (or synchronous turn);
+// SQLite and Durable Object SQL one statement does so for a write without an idempotency key over a
+// row holding none, and any other write is read, decided by the core and written in one
+// transaction (or synchronous turn);
 // in Deno KV the entry is read, decided by the core and committed if unchanged. Refusals are
 // results; misuse and malformed tokens throw (TypeError / RangeError, with the core's wording; a
 // key holding U+0000 or an unpaired surrogate is a TypeError); a write that keeps losing the race for
