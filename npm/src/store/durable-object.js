@@ -11,7 +11,7 @@
 
 import { decideStoredWrite } from "fencepost";
 import { ACCEPTED, decidedWrite, entry, keyOf, leftToCore, sqliteToken, storeOptions, writeArgs } from "./fence.js";
-import { sqliteKeyed, sqliteWrite } from "./sql.js";
+import { sqliteDecided, sqliteWrite } from "./sql.js";
 import { describe } from "../common.js";
 
 export class DurableObjectSqlStore {
@@ -30,7 +30,7 @@ export class DurableObjectSqlStore {
     this.#db = storage.sql;
     this.#config = storeOptions(options, { sql: true });
     const { table, key, value } = this.#config;
-    this.#sql = { plain: sqliteWrite(table, key, value, false), numeric: sqliteWrite(table, key, value, true), ...sqliteKeyed(table, key, value) };
+    this.#sql = { plain: sqliteWrite(table, key, value, false), numeric: sqliteWrite(table, key, value, true), ...sqliteDecided(table, key, value) };
   }
 
   /**

@@ -306,7 +306,7 @@ export function refusedOver(key, token, op, row) {
  * A write the core decides over `row`, the row's mark and entries as read (undefined: no row),
  * where nothing can come between that read and the write (a SQLite transaction, a Durable
  * Object's synchronous turn): the core's refusal, or, when it admits the write,
- * `writeRow(key, valueText, mark, entriesText)` and ACCEPTED. See sqliteKeyed in sql.js.
+ * `writeRow(key, valueText, mark, entriesText)` and ACCEPTED. See sqliteDecided in sql.js.
  */
 export function decidedWrite({ key, op, text, token }, row, writeRow) {
   const { verdict, ops } = decide(token, op, row?.fence ?? null, row?.fence_ops ?? null, `row ${describe(key)}`);

@@ -20,7 +20,7 @@
 // Durable Object SQL run in the writer's process: their statement states the rule for a write
 // without an idempotency key over a row without entries, the write nearly every unkeyed write
 // is, and hands every other row to the core, which decides over the row read in the same
-// transaction (see sqliteWrite and sqliteKeyed); a write with a key is always decided so.
+// transaction (see sqliteWrite and sqliteDecided); a write with a key is always decided so.
 //
 // Parameters: 1 the key, 2 the value's JSON text, 3 the token as 20 digits, 4 (Postgres) the
 // idempotency key as JSON text (JSON.stringify of it). Entries are matched by that JSON text, the
@@ -119,7 +119,7 @@ export function postgresWrite(table, key, value, keyed) {
  * nearly every unkeyed write finds: the row made when there is none, written over when it has no
  * idempotency entries and a mark that is absent or 20 digits not above the token (points 2, 4
  * and 5 for such a row); left as it is otherwise (it then counts no change), and the store hands
- * the row to the core (see sqliteKeyed). The statement may leave to the core a write the core
+ * the row to the core (see sqliteDecided). The statement may leave to the core a write the core
  * admits, never the other way round; the store tells the two apart (see `refusal` in fence.js).
  *
  * In an upsert's DO UPDATE, a bare column is the row as it was and `excluded.` the row the insert
@@ -149,7 +149,7 @@ export function sqliteWrite(table, key, value, numeric) {
  * list to search and trim, and SQLite's JSON functions take about 38 µs more per write for it than
  * the core (a row keeping 16 entries, better-sqlite3 in memory).
  */
-export function sqliteKeyed(table, key, value) {
+export function sqliteDecided(table, key, value) {
   return {
     read: `SELECT fence, fence_ops FROM ${table} WHERE ${key} = ?`,
     write: `INSERT INTO ${table} (${key}, ${value}, fence, fence_ops) VALUES (?, ?, ?, ?)

@@ -17,7 +17,7 @@
 
 import { decideStoredWrite } from "fencepost";
 import { ACCEPTED, decidedWrite, entry, isLost, keyOf, leftToCore, lost, refusedOver, sqliteToken, storeOptions, untilSettled, writeArgs } from "./fence.js";
-import { sqliteKeyed, sqliteWrite } from "./sql.js";
+import { sqliteDecided, sqliteWrite } from "./sql.js";
 import { describe } from "../common.js";
 
 /** How many times createTable tries to take a locked database's write lock (5 to 25 ms apart). */
@@ -103,14 +103,14 @@ export class SqliteStore {
   #prepared() {
     if (this.#statements === null) {
       const { table, key, value } = this.#config;
-      const keyed = sqliteKeyed(table, key, value);
+      const decided = sqliteDecided(table, key, value);
       this.#statements = {
         begin: this.#db.prepare("BEGIN IMMEDIATE"),
         commit: this.#db.prepare("COMMIT"),
         plain: this.#db.prepare(sqliteWrite(table, key, value, false)),
         numeric: this.#db.prepare(sqliteWrite(table, key, value, true)),
-        marks: this.#db.prepare(keyed.read),
-        put: this.#db.prepare(keyed.write),
+        marks: this.#db.prepare(decided.read),
+        put: this.#db.prepare(decided.write),
         read: this.#db.prepare(`SELECT ${value} AS value, fence FROM ${table} WHERE ${key} = ?`),
       };
     }
