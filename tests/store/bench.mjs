@@ -1,11 +1,12 @@
 // The store benchmark (`cargo xtask bench-store`, part of `cargo xtask bench`): per engine, a
 // fenced write through fencepost/store against the same write without a fence (the plain upsert
 // of the value, prepared as the store's statement is), one writer, in ROUNDS rounds after one
-// warm-up round (the ratio is the median of the rounds' own, printed with the spread of the middle
-// half; on Postgres the kinds take turns write by write within a round, see `alternating`); then WRITERS concurrent writers to one key, plain and fenced in interleaved rounds (the
-// fenced ones each taking the next token of a shared counter, so tokens interleave and some are
-// refused), with stale refusals and conflict retries counted. Each ratio is printed beside its
-// goal; nothing here fails on a time.
+// warm-up round (the ratio is the median of the rounds' own, printed with the spread of the
+// middle half; on Postgres the kinds take turns write by write within a round, see
+// `alternating`); then WRITERS concurrent writers to one key, plain and fenced in interleaved
+// rounds (the fenced ones each taking the next token of a shared counter, so tokens interleave and
+// some are refused), with stale refusals and conflict retries counted. Each ratio is printed
+// beside its goal; nothing here fails on a time.
 //
 // Beside the two, each round times a third write, the floor: the plain upsert that also writes the
 // token in the store's stored form (20 digits in the fence column), bound as the store binds it

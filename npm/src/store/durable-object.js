@@ -72,7 +72,7 @@ export class DurableObjectSqlStore {
   /** Writes a row the core admitted, whole: key, value text, mark, entries text. */
   #put = (...row) => {
     this.#db.exec(this.#sql.write, ...row);
-  }
+  };
 
   /** No race is ever lost inside a Durable Object: always 0. */
   get retries() {
